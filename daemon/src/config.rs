@@ -1,0 +1,144 @@
+//! `omnid`'s flags and the configuration they resolve to.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Parser;
+
+use crate::provider::{ApiKey, DEFAULT_BASE_URL, ProviderConfig, RequestOptions};
+
+/// The environment variable holding the Gemini API key.
+pub const API_KEY_ENV: &str = "GEMINI_API_KEY";
+
+/// `omnid`: holds LLM chat sessions so that nothing is ever lost.
+#[derive(Debug, Parser)]
+#[command(name = "omnid", version, about, long_about = None)]
+pub struct Args {
+    /// Socket to listen on [default: $OMNI_SOCKET, else $XDG_RUNTIME_DIR/omni/omnid.sock]
+    #[arg(long, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+
+    /// Directory of the session store [default: $XDG_DATA_HOME/omni, else ~/.local/share/omni]
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// Directory for diagnostic logs [default: $XDG_STATE_HOME/omni, else ~/.local/state/omni]
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: Option<PathBuf>,
+
+    /// Base URL of the Gemini API
+    #[arg(long, value_name = "URL", default_value = DEFAULT_BASE_URL)]
+    pub base_url: String,
+
+    /// Model to ask
+    #[arg(long, value_name = "NAME", default_value = "gemini-2.5-flash")]
+    pub model: String,
+
+    /// Answer from the bundled fake Gemini endpoint on 127.0.0.1 (no API key, no network).
+    /// Without --data-dir, demo sessions are kept apart from real ones (in .../omni/demo).
+    #[arg(long)]
+    pub demo: bool,
+
+    /// Ask the model for thought summaries (thinking models only)
+    #[arg(long)]
+    pub include_thoughts: bool,
+
+    /// Longest wait for response headers or for the next chunk of an answer
+    #[arg(long, value_name = "S", default_value_t = 120)]
+    pub stream_idle_timeout_secs: u64,
+
+    /// Most client connections served at once; more are refused with a clear message
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub max_connections: usize,
+
+    /// Longest wait for in-flight work after SIGTERM before exiting anyway
+    #[arg(long, value_name = "S", default_value_t = 10)]
+    pub shutdown_grace_secs: u64,
+}
+
+/// Everything the daemon needs to run, resolved from flags and environment.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The socket path.
+    pub socket: PathBuf,
+    /// The store's directory.
+    pub data_dir: PathBuf,
+    /// The diagnostic log directory.
+    pub log_dir: PathBuf,
+    /// How to reach the model.
+    pub provider: ProviderConfig,
+    /// Serve from the bundled fake endpoint.
+    pub demo: bool,
+    /// Connection cap.
+    pub max_connections: usize,
+    /// Shutdown drain deadline.
+    pub shutdown_grace: Duration,
+}
+
+fn home_subdir(xdg_var: &str, fallback: &[&str]) -> anyhow::Result<PathBuf> {
+    if let Some(dir) = std::env::var_os(xdg_var).filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir).join("omni"));
+    }
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .with_context(|| format!("neither {xdg_var} nor HOME is set"))?;
+    let mut dir = PathBuf::from(home);
+    dir.extend(fallback);
+    Ok(dir.join("omni"))
+}
+
+impl Config {
+    /// Resolves flags and environment (`OMNI_SOCKET`, `XDG_*`, `GEMINI_API_KEY`).
+    pub fn from_args(args: Args) -> anyhow::Result<Self> {
+        let socket = omni_proto::resolve_socket_path(args.socket)?;
+        let data_dir = match args.data_dir {
+            Some(dir) => dir,
+            None => {
+                let dir = home_subdir("XDG_DATA_HOME", &[".local", "share"])
+                    .context("pass --data-dir")?;
+                if args.demo { dir.join("demo") } else { dir }
+            }
+        };
+        let log_dir = match args.log_dir {
+            Some(dir) => dir,
+            None => {
+                home_subdir("XDG_STATE_HOME", &[".local", "state"]).context("pass --log-dir")?
+            }
+        };
+        let api_key = match std::env::var(API_KEY_ENV) {
+            Ok(key) if !key.trim().is_empty() => {
+                Some(ApiKey::new(&key).with_context(|| format!("{API_KEY_ENV} is not usable"))?)
+            }
+            _ => None,
+        };
+        if args.max_connections == 0 {
+            bail!("--max-connections must be at least 1");
+        }
+        if args.stream_idle_timeout_secs == 0 {
+            bail!("--stream-idle-timeout-secs must be at least 1");
+        }
+        Ok(Self {
+            socket,
+            data_dir,
+            log_dir,
+            provider: ProviderConfig {
+                base_url: args.base_url,
+                model: args.model,
+                api_key,
+                request: RequestOptions {
+                    include_thoughts: args.include_thoughts,
+                },
+                idle_timeout: Duration::from_secs(args.stream_idle_timeout_secs),
+            },
+            demo: args.demo,
+            max_connections: args.max_connections,
+            shutdown_grace: Duration::from_secs(args.shutdown_grace_secs),
+        })
+    }
+
+    /// The socket's directory, if it has one.
+    pub fn socket_dir(&self) -> Option<&Path> {
+        self.socket.parent().filter(|p| !p.as_os_str().is_empty())
+    }
+}

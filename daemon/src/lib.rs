@@ -1,0 +1,19 @@
+//! `omnid`: the Omni daemon. It owns chat sessions with a model API and keeps each one as an
+//! append-only tree in sled, so that no crash, restart, API error or undo ever loses a turn.
+//!
+//! Data flows one way on a send: client → socket → connection task → the session's actor
+//! → provider (HTTP) → events back through the actor to the client. See DESIGN.md.
+
+pub mod config;
+mod errors;
+pub mod provider;
+mod run;
+pub mod server;
+pub mod session;
+pub mod signals;
+mod state;
+pub mod store;
+mod time;
+
+pub use config::{Args, Config};
+pub use run::run;

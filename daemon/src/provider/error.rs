@@ -1,0 +1,170 @@
+//! What can go wrong talking to the model API, with everything retry logic and diagnostics
+//! need kept: the phase, the HTTP status and headers, the raw body, the cause chain.
+
+use std::error::Error as _;
+use std::io;
+
+use serde_json::Value;
+
+/// Where in the exchange a failure happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Before any response byte: connecting, sending, waiting for headers.
+    Connect,
+    /// While the answer streamed.
+    Stream,
+}
+
+/// A failure of one request to the model API.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    /// The API answered with a non-success HTTP status.
+    #[error("{}", describe_status(*status, body))]
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The response headers that matter (`retry-after`, content type, ...).
+        headers: Vec<(String, String)>,
+        /// The raw body (capped at 1 MiB).
+        body: String,
+    },
+    /// The connection failed or timed out.
+    #[error("{}: {chain}", match phase {
+        Phase::Connect => "could not reach the model API",
+        Phase::Stream => "the connection to the model API broke while the answer streamed",
+    })]
+    Transport {
+        /// Before or during the stream.
+        phase: Phase,
+        /// The error and its causes, outermost first, joined with ": ".
+        chain: String,
+        /// The transport reported a timeout.
+        timeout: bool,
+        /// The failure happened while connecting.
+        connect: bool,
+        /// The innermost I/O error kind, if any.
+        io_kind: Option<io::ErrorKind>,
+    },
+    /// The stream was not valid (cut inside an event, bad UTF-8, a chunk that is not JSON).
+    #[error("the answer stream broke off: {0}")]
+    BrokenStream(String),
+    /// The API sent an error object inside the stream.
+    #[error("the model API reported an error in the middle of the answer: {message}")]
+    InStream {
+        /// The API's message.
+        message: String,
+        /// The raw event.
+        body: String,
+    },
+    /// The API refused the prompt (`promptFeedback.blockReason`).
+    #[error("the model API blocked the prompt ({reason}); rephrase it and send again")]
+    Blocked {
+        /// The block reason.
+        reason: String,
+    },
+    /// The stream ended without a chunk carrying a finish reason.
+    #[error("the answer stream ended before the model finished (no finish reason)")]
+    NoFinishReason,
+    /// The stream finished without anything visible and without a function call.
+    #[error("the model finished ({finish_reason}) without any answer")]
+    EmptyAnswer {
+        /// The finish reason given.
+        finish_reason: String,
+    },
+}
+
+impl ProviderError {
+    /// Builds a transport error from reqwest's, keeping its whole cause chain.
+    pub fn transport(phase: Phase, error: &reqwest::Error) -> Self {
+        let mut chain = error.to_string();
+        let mut io_kind = None;
+        let mut source = error.source();
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            if !chain.contains(&text) {
+                chain.push_str(": ");
+                chain.push_str(&text);
+            }
+            if let Some(io) = cause.downcast_ref::<io::Error>() {
+                io_kind = Some(io.kind());
+            }
+            source = cause.source();
+        }
+        ProviderError::Transport {
+            phase,
+            chain,
+            timeout: error.is_timeout(),
+            connect: error.is_connect(),
+            io_kind,
+        }
+    }
+}
+
+/// The `error` object of a Gemini error body: `{"error": {...}}`, or that wrapped in a JSON
+/// array as some gateways send it.
+pub fn error_object(body: &str) -> Option<Value> {
+    let value: Value = serde_json::from_str(body).ok()?;
+    let value = match value {
+        Value::Array(mut items) if !items.is_empty() => items.swap_remove(0),
+        other => other,
+    };
+    value.get("error").cloned()
+}
+
+fn describe_status(status: u16, body: &str) -> String {
+    let reason = reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("");
+    match error_object(body) {
+        Some(error) => {
+            let api_status = error
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or(reason);
+            let message = error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("(no message)");
+            format!("the model API answered HTTP {status} {api_status}: {message}")
+        }
+        None => {
+            let excerpt: String = body.trim().chars().take(200).collect();
+            if excerpt.is_empty() {
+                format!("the model API answered HTTP {status} {reason}")
+            } else {
+                format!("the model API answered HTTP {status} {reason}: {excerpt}")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_errors_carry_the_apis_own_message() {
+        let body = r#"{"error": {"code": 400, "message": "Please ensure that function call turn comes immediately after a user turn or after a function response turn.", "status": "INVALID_ARGUMENT"}}"#;
+        let err = ProviderError::Status {
+            status: 400,
+            headers: vec![],
+            body: body.into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "the model API answered HTTP 400 INVALID_ARGUMENT: Please ensure that function call \
+             turn comes immediately after a user turn or after a function response turn."
+        );
+    }
+
+    #[test]
+    fn array_wrapped_and_non_json_bodies_are_understood() {
+        let wrapped = r#"[{"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}]"#;
+        assert!(describe_status(503, wrapped).ends_with("UNAVAILABLE: The model is overloaded."));
+        assert_eq!(
+            describe_status(502, "<html>bad gateway</html>"),
+            "the model API answered HTTP 502 Bad Gateway: <html>bad gateway</html>"
+        );
+    }
+}

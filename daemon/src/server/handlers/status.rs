@@ -1,0 +1,26 @@
+//! `Status`: version, uptime, socket, store and activity.
+
+use std::sync::atomic::Ordering;
+
+use omni_proto::{DaemonStatus, ErrorReply, PROTOCOL_VERSION, Reply};
+
+use crate::state::Daemon;
+
+pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
+    let config = &daemon.config;
+    Ok(Reply::Status(DaemonStatus {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        protocol_version: PROTOCOL_VERSION,
+        pid: std::process::id(),
+        uptime_ms: daemon.started.elapsed().as_millis() as u64,
+        socket: config.socket.display().to_string(),
+        data_dir: config.data_dir.display().to_string(),
+        log_dir: config.log_dir.display().to_string(),
+        store_bytes: daemon.store.size_on_disk(),
+        sessions: daemon.store.session_count() as u64,
+        connections: daemon.connections.load(Ordering::Relaxed),
+        sends_in_flight: daemon.sends_in_flight.load(Ordering::Relaxed),
+        model: config.provider.model.clone(),
+        base_url: config.provider.base_url.clone(),
+    }))
+}

@@ -1,0 +1,137 @@
+//! Binding the daemon's socket safely.
+//!
+//! The socket's directory is created 0700 and the socket itself 0600, the mode applied
+//! before `bind` (no umask race), so no other user can ever connect. A socket file left by a
+//! dead daemon is reclaimed; one that a live daemon answers on makes us refuse to start
+//! (we probe with a connect: overwriting would steal a running daemon's socket).
+
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+
+use interprocess::local_socket::tokio::Listener;
+use interprocess::local_socket::{GenericFilePath, ListenerOptions, ToFsName};
+use interprocess::os::unix::local_socket::ListenerOptionsExt;
+
+/// Why the socket could not be bound.
+#[derive(Debug, thiserror::Error)]
+pub enum BindError {
+    /// A live daemon answers on the socket.
+    #[error(
+        "another omnid is already listening on {}; stop it first, or pass a different --socket",
+        .0.display()
+    )]
+    AlreadyRunning(PathBuf),
+    /// Something that is not a socket sits at the path.
+    #[error("{} exists and is not a socket; refusing to replace it", .0.display())]
+    NotASocket(PathBuf),
+    /// Any other failure.
+    #[error("cannot listen on {}: {source}", path.display())]
+    Io {
+        /// The socket path.
+        path: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+}
+
+fn io_error(path: &Path) -> impl Fn(io::Error) -> BindError + '_ {
+    move |source| BindError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Fails if a live daemon answers at `path`; removes a stale socket file left by a dead one.
+pub fn reclaim_stale(path: &Path) -> Result<(), BindError> {
+    let metadata = match std::fs::symlink_metadata(path) {
+        Ok(metadata) => metadata,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_error(path)(e)),
+    };
+    if !metadata.file_type().is_socket() {
+        return Err(BindError::NotASocket(path.to_path_buf()));
+    }
+    match UnixStream::connect(path) {
+        Ok(_) => Err(BindError::AlreadyRunning(path.to_path_buf())),
+        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+            tracing::info!(socket = %path.display(), "removing a stale socket left by a dead omnid");
+            std::fs::remove_file(path).map_err(io_error(path))
+        }
+        Err(e) => Err(io_error(path)(e)),
+    }
+}
+
+/// Creates the socket's directory (0700) if needed, reclaims a stale socket, and binds a
+/// 0600 socket. The listener removes its socket file when dropped.
+pub fn bind(path: &Path) -> Result<Listener, BindError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.exists()
+    {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(io_error(path))?;
+    }
+    reclaim_stale(path)?;
+    let name = path
+        .to_fs_name::<GenericFilePath>()
+        .map_err(io_error(path))?;
+    ListenerOptions::new()
+        .name(name)
+        .mode(0o600)
+        .reclaim_name(true)
+        .create_tokio()
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::AddrInUse => BindError::AlreadyRunning(path.to_path_buf()),
+            _ => io_error(path)(e),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[tokio::test]
+    async fn socket_and_new_directory_are_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run/omni/omnid.sock");
+        let listener = bind(&path).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(path.parent().unwrap()), 0o700);
+        drop(listener);
+        assert!(
+            !path.exists(),
+            "the socket file is removed when the listener goes"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stale_socket_is_reclaimed_and_a_live_one_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("omnid.sock");
+        // A socket file nobody listens on: what a kill -9'd daemon leaves behind.
+        drop(std::os::unix::net::UnixListener::bind(&path).unwrap());
+        assert!(path.exists());
+        let live = bind(&path).unwrap();
+        let second = bind(&path).unwrap_err();
+        assert!(matches!(second, BindError::AlreadyRunning(_)), "{second}");
+        drop(live);
+    }
+
+    #[test]
+    fn a_regular_file_is_never_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("omnid.sock");
+        std::fs::write(&path, "precious").unwrap();
+        assert!(matches!(
+            reclaim_stale(&path),
+            Err(BindError::NotASocket(_))
+        ));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "precious");
+    }
+}

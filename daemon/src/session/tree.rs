@@ -1,0 +1,303 @@
+//! The session tree as plain data: who is whose parent, where the head is, and where each
+//! move would take it. No I/O, so every rule of DESIGN.md's tree is unit-tested here.
+//!
+//! Nodes are numbered 1, 2, 3 ... in creation order; [`ROOT`] (0) is the empty start of the
+//! conversation. Moves only read a few links above the head, so their cost does not grow
+//! with the session's length.
+
+use omni_proto::Role;
+
+/// A node's number within its session.
+pub type NodeId = u64;
+
+/// The empty start of every conversation; the head of a new session.
+pub const ROOT: NodeId = 0;
+
+/// Why a move is not possible. Each message says what to do instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TreeError {
+    /// `back` (or clear) at the very start of the conversation.
+    #[error("already at the start of the conversation: there is nothing to go back to")]
+    AtStart,
+    /// `undo` before any prompt.
+    #[error("nothing to undo: the conversation has no prompt yet")]
+    NothingToUndo,
+    /// `undo` when the latest prompt has no answer.
+    #[error(
+        "nothing to undo: the latest prompt (node {prompt}) has no answer; \
+         use `omnictl back` to drop the prompt as well"
+    )]
+    NoAnswerToUndo {
+        /// The latest prompt.
+        prompt: NodeId,
+    },
+    /// A node number that does not exist in this session.
+    #[error("node {0} does not exist in this session (see `omnictl history`)")]
+    UnknownNode(NodeId),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Link {
+    parent: NodeId,
+    role: Role,
+    depth: u32,
+    children: u32,
+}
+
+/// The shape of one session: every node's parent and role, and the head.
+#[derive(Debug, Clone, Default)]
+pub struct Tree {
+    links: Vec<Link>,
+    head: NodeId,
+}
+
+impl Tree {
+    /// An empty tree whose head is [`ROOT`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends a node under `parent` and returns its number. The head does not move.
+    pub fn push(&mut self, parent: NodeId, role: Role) -> Result<NodeId, TreeError> {
+        if !self.contains(parent) {
+            return Err(TreeError::UnknownNode(parent));
+        }
+        let depth = self.depth(parent) + 1;
+        if parent != ROOT {
+            self.link_mut(parent).children += 1;
+        }
+        self.links.push(Link {
+            parent,
+            role,
+            depth,
+            children: 0,
+        });
+        Ok(self.links.len() as NodeId)
+    }
+
+    /// Number of nodes (the highest node number).
+    pub fn len(&self) -> u64 {
+        self.links.len() as u64
+    }
+
+    /// True before the first prompt.
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty()
+    }
+
+    /// The node the conversation continues from.
+    pub fn head(&self) -> NodeId {
+        self.head
+    }
+
+    /// Moves the head to any existing node.
+    pub fn set_head(&mut self, node: NodeId) -> Result<(), TreeError> {
+        if !self.contains(node) {
+            return Err(TreeError::UnknownNode(node));
+        }
+        self.head = node;
+        Ok(())
+    }
+
+    /// Whether `node` exists ([`ROOT`] always does).
+    pub fn contains(&self, node: NodeId) -> bool {
+        node as usize <= self.links.len()
+    }
+
+    fn link(&self, node: NodeId) -> &Link {
+        &self.links[node as usize - 1]
+    }
+
+    fn link_mut(&mut self, node: NodeId) -> &mut Link {
+        &mut self.links[node as usize - 1]
+    }
+
+    /// The parent of an existing node; `None` for [`ROOT`] or an unknown node.
+    pub fn parent(&self, node: NodeId) -> Option<NodeId> {
+        (node != ROOT && self.contains(node)).then(|| self.link(node).parent)
+    }
+
+    /// The role of an existing node; `None` for [`ROOT`] or an unknown node.
+    pub fn role(&self, node: NodeId) -> Option<Role> {
+        (node != ROOT && self.contains(node)).then(|| self.link(node).role)
+    }
+
+    /// Nodes on the path from the start to `node` (0 for [`ROOT`]).
+    pub fn depth(&self, node: NodeId) -> u32 {
+        if node == ROOT {
+            0
+        } else {
+            self.link(node).depth
+        }
+    }
+
+    /// The path from the start to `node`, oldest first, [`ROOT`] excluded: exactly what the
+    /// model sees when `node` is the head.
+    pub fn path_to(&self, node: NodeId) -> Vec<NodeId> {
+        let mut path = Vec::with_capacity(self.depth(node) as usize);
+        let mut at = node;
+        while at != ROOT {
+            path.push(at);
+            at = self.link(at).parent;
+        }
+        path.reverse();
+        path
+    }
+
+    /// For every node (index = number - 1), whether it is on the path to the head. Nodes
+    /// that are not are *reverted* in the transcript.
+    pub fn head_path_mask(&self) -> Vec<bool> {
+        let mut mask = vec![false; self.links.len()];
+        for node in self.path_to(self.head) {
+            mask[node as usize - 1] = true;
+        }
+        mask
+    }
+
+    /// Whether `ancestor` is `node` or lies on the path to it.
+    pub fn is_on_path_to(&self, ancestor: NodeId, node: NodeId) -> bool {
+        let mut at = node;
+        while self.depth(at) > self.depth(ancestor) {
+            at = self.link(at).parent;
+        }
+        at == ancestor
+    }
+
+    /// The latest user prompt on the path to the head (function results are not prompts).
+    pub fn latest_prompt(&self) -> Option<NodeId> {
+        let mut at = self.head;
+        while at != ROOT {
+            let link = self.link(at);
+            if link.role == Role::User {
+                return Some(at);
+            }
+            at = link.parent;
+        }
+        None
+    }
+
+    /// Where `undo` moves the head: to the latest prompt, dropping its answer and any tool
+    /// chain after it, keeping the prompt itself.
+    pub fn undo_target(&self) -> Result<NodeId, TreeError> {
+        match self.latest_prompt() {
+            None => Err(TreeError::NothingToUndo),
+            Some(prompt) if prompt == self.head => Err(TreeError::NoAnswerToUndo { prompt }),
+            Some(prompt) => Ok(prompt),
+        }
+    }
+
+    /// Where `back` (deep rollback) moves the head: to the parent of the latest prompt, so
+    /// the whole round, including a broken tool chain, leaves the context.
+    pub fn back_target(&self) -> Result<NodeId, TreeError> {
+        self.latest_prompt()
+            .map(|prompt| self.link(prompt).parent)
+            .ok_or(TreeError::AtStart)
+    }
+
+    /// Where *clear turn* moves the head: one node up.
+    pub fn clear_target(&self) -> Result<NodeId, TreeError> {
+        self.parent(self.head).ok_or(TreeError::AtStart)
+    }
+
+    /// Every node without children, in creation order: the branches.
+    pub fn leaves(&self) -> Vec<NodeId> {
+        (1..=self.len())
+            .filter(|&node| self.link(node).children == 0)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Role::{Model, Tool, User};
+
+    /// Builds a linear conversation of the given roles and puts the head at its end.
+    fn linear(roles: &[Role]) -> Tree {
+        let mut tree = Tree::new();
+        let mut parent = ROOT;
+        for &role in roles {
+            parent = tree.push(parent, role).unwrap();
+        }
+        tree.set_head(parent).unwrap();
+        tree
+    }
+
+    #[test]
+    fn undo_keeps_the_prompt_and_drops_the_answer() {
+        let tree = linear(&[User, Model, User, Model]);
+        assert_eq!(tree.undo_target(), Ok(3));
+    }
+
+    #[test]
+    fn undo_drops_a_whole_tool_chain() {
+        // prompt, call, results, continuation
+        let tree = linear(&[User, Model, User, Model, Tool, Model]);
+        assert_eq!(tree.undo_target(), Ok(3));
+    }
+
+    #[test]
+    fn undo_without_an_answer_is_refused() {
+        let tree = linear(&[User, Model, User]);
+        assert_eq!(
+            tree.undo_target(),
+            Err(TreeError::NoAnswerToUndo { prompt: 3 })
+        );
+        assert_eq!(Tree::new().undo_target(), Err(TreeError::NothingToUndo));
+    }
+
+    #[test]
+    fn back_drops_the_latest_round() {
+        let tree = linear(&[User, Model, User, Model]);
+        assert_eq!(tree.back_target(), Ok(2));
+        let tree = linear(&[User, Model]);
+        assert_eq!(tree.back_target(), Ok(ROOT));
+        let tree = linear(&[User, Model, User, Model, Tool, Model]);
+        assert_eq!(
+            tree.back_target(),
+            Ok(2),
+            "the tool chain goes with its prompt"
+        );
+    }
+
+    #[test]
+    fn back_at_the_start_is_refused() {
+        assert_eq!(Tree::new().back_target(), Err(TreeError::AtStart));
+    }
+
+    #[test]
+    fn clear_drops_one_node() {
+        let tree = linear(&[User, Model, Tool]);
+        assert_eq!(tree.clear_target(), Ok(2));
+        assert_eq!(Tree::new().clear_target(), Err(TreeError::AtStart));
+    }
+
+    #[test]
+    fn a_new_prompt_after_a_rewind_forks_and_both_leaves_stay() {
+        let mut tree = linear(&[User, Model, User, Model]);
+        tree.set_head(tree.back_target().unwrap()).unwrap();
+        let fork = tree.push(tree.head(), User).unwrap();
+        tree.set_head(fork).unwrap();
+        assert_eq!(tree.leaves(), vec![4, 5]);
+        assert_eq!(tree.path_to(5), vec![1, 2, 5]);
+        assert_eq!(tree.head_path_mask(), vec![true, true, false, false, true]);
+        assert!(tree.is_on_path_to(2, 4));
+        assert!(!tree.is_on_path_to(5, 4));
+    }
+
+    #[test]
+    fn unknown_nodes_are_refused() {
+        let mut tree = linear(&[User]);
+        assert_eq!(tree.set_head(9), Err(TreeError::UnknownNode(9)));
+        assert_eq!(tree.push(7, User), Err(TreeError::UnknownNode(7)));
+        assert!(tree.set_head(ROOT).is_ok());
+    }
+
+    #[test]
+    fn depth_and_path_agree() {
+        let tree = linear(&[User, Model, User, Model, User]);
+        for node in 1..=tree.len() {
+            assert_eq!(tree.path_to(node).len() as u32, tree.depth(node));
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! What clients see of a session: transcript, branches, summaries. Pure functions over the
+//! stored records and the tree.
+
+use omni_proto::{Branch, BranchList, Entry, HistoryView, SessionSummary};
+
+use super::record::{NodeRecord, SessionRecord};
+use super::tree::Tree;
+
+/// The first line of some text, at most `max` characters (an ellipsis marks a cut).
+pub fn first_line(text: &str, max: usize) -> String {
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    clip(line, max)
+}
+
+/// The last non-empty line of some text, at most `max` characters.
+pub fn last_line(text: &str, max: usize) -> String {
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    clip(line, max)
+}
+
+fn clip(line: &str, max: usize) -> String {
+    if line.chars().count() <= max {
+        line.to_string()
+    } else {
+        let mut cut: String = line.chars().take(max.saturating_sub(1)).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+fn entry(node: NodeRecord, reverted: bool) -> Entry {
+    Entry {
+        id: node.id,
+        parent: (node.parent != 0).then_some(node.parent),
+        role: node.role,
+        text: node.text(),
+        created_at_ms: node.created_at_ms,
+        reverted,
+        model: node.model,
+        parts: node.parts,
+    }
+}
+
+/// The transcript: every node in creation order, those off the path to the head marked
+/// reverted; with `active_only`, just the path (what the model sees next).
+pub fn history(
+    record: &SessionRecord,
+    tree: &Tree,
+    nodes: Vec<NodeRecord>,
+    active_only: bool,
+) -> HistoryView {
+    let on_path = tree.head_path_mask();
+    let entries = nodes
+        .into_iter()
+        .filter_map(|node| {
+            let reverted = !on_path[node.id as usize - 1];
+            (!active_only || !reverted).then(|| entry(node, reverted))
+        })
+        .collect();
+    HistoryView {
+        session: record.id.to_string(),
+        head: tree.head(),
+        entries,
+    }
+}
+
+/// Every leaf with its length and last line.
+pub fn branches(record: &SessionRecord, tree: &Tree, nodes: &[NodeRecord]) -> BranchList {
+    let branches = tree
+        .leaves()
+        .into_iter()
+        .map(|leaf| {
+            let node = &nodes[leaf as usize - 1];
+            Branch {
+                leaf,
+                length: tree.depth(leaf),
+                role: node.role,
+                last_line: last_line(&node.text(), 72),
+                contains_head: tree.is_on_path_to(tree.head(), leaf),
+            }
+        })
+        .collect();
+    BranchList {
+        session: record.id.to_string(),
+        head: tree.head(),
+        branches,
+    }
+}
+
+/// One line of the session list.
+pub fn summary(record: &SessionRecord, current: bool) -> SessionSummary {
+    SessionSummary {
+        id: record.id.to_string(),
+        title: record.title.clone(),
+        created_at_ms: record.created_at_ms,
+        updated_at_ms: record.updated_at_ms,
+        nodes: record.nodes,
+        head: record.head,
+        current,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_clipped_with_an_ellipsis() {
+        assert_eq!(first_line("\n  hello world\nsecond", 80), "hello world");
+        assert_eq!(last_line("one\ntwo\n\n", 80), "two");
+        assert_eq!(first_line("abcdef", 4), "abc…");
+    }
+}

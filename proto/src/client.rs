@@ -1,0 +1,106 @@
+//! A small async client: connect, handshake, then request → events → reply.
+//!
+//! `omnictl`, the end-to-end tests and the benches all talk to the daemon through this.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use interprocess::local_socket::tokio::Stream;
+use interprocess::local_socket::traits::tokio::Stream as _;
+use interprocess::local_socket::{GenericFilePath, ToFsName};
+
+use crate::{
+    ErrorReply, Event, FrameError, Hello, HelloReply, PROTOCOL_VERSION, Reply, Request,
+    RequestFrame, Response, ResponseFrame, frame,
+};
+
+/// Why a client could not get an answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The socket could not be reached (missing, refused, not permitted).
+    #[error("cannot reach omnid at {}: {source}", path.display())]
+    Connect {
+        /// The socket path tried.
+        path: PathBuf,
+        /// The OS error; its kind tells missing from refused from forbidden.
+        source: io::Error,
+    },
+    /// The daemon refused the handshake (protocol mismatch).
+    #[error("{0}")]
+    Rejected(String),
+    /// The daemon closed the connection without a final reply.
+    #[error("omnid closed the connection before answering (was it stopped?)")]
+    Closed,
+    /// A frame could not be read or written.
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    /// The daemon answered with an error.
+    #[error(transparent)]
+    Daemon(#[from] ErrorReply),
+}
+
+/// A connection to `omnid` that has completed the handshake.
+pub struct Client {
+    stream: Stream,
+    next_id: u64,
+    daemon_version: String,
+}
+
+impl Client {
+    /// Connects to the daemon's socket and performs the `Hello`/`Welcome` handshake.
+    pub async fn connect(path: &Path, client_name: &str) -> Result<Self, ClientError> {
+        let connect_error = |source| ClientError::Connect {
+            path: path.to_path_buf(),
+            source,
+        };
+        let name = path
+            .to_fs_name::<GenericFilePath>()
+            .map_err(connect_error)?;
+        let mut stream = Stream::connect(name).await.map_err(connect_error)?;
+        let hello = Hello {
+            protocol_version: PROTOCOL_VERSION,
+            client: client_name.to_string(),
+        };
+        frame::write(&mut stream, &hello).await?;
+        match frame::read::<HelloReply, _>(&mut stream).await? {
+            Some(HelloReply::Welcome { daemon_version, .. }) => Ok(Self {
+                stream,
+                next_id: 1,
+                daemon_version,
+            }),
+            Some(HelloReply::Rejected { message, .. }) => Err(ClientError::Rejected(message)),
+            None => Err(ClientError::Closed),
+        }
+    }
+
+    /// The daemon's version, from the handshake.
+    pub fn daemon_version(&self) -> &str {
+        &self.daemon_version
+    }
+
+    /// Sends one request, hands every event to `on_event` as it arrives, and returns the
+    /// final reply.
+    pub async fn call(
+        &mut self,
+        request: Request,
+        mut on_event: impl FnMut(Event),
+    ) -> Result<Reply, ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        frame::write(&mut self.stream, &RequestFrame { id, request }).await?;
+        loop {
+            let frame: ResponseFrame = frame::read(&mut self.stream)
+                .await?
+                .ok_or(ClientError::Closed)?;
+            // Id 0 carries connection-level errors (e.g. a frame the daemon could not read).
+            if frame.id != id && frame.id != 0 {
+                continue;
+            }
+            match frame.response {
+                Response::Event(event) => on_event(event),
+                Response::Reply(reply) => return Ok(reply),
+                Response::Error(error) => return Err(ClientError::Daemon(error)),
+            }
+        }
+    }
+}

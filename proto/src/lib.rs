@@ -1,0 +1,36 @@
+//! The wire protocol between `omnid` and its clients.
+//!
+//! A connection is a local socket carrying *frames*: a 4-byte big-endian length followed by
+//! a bincode-2 (serde) payload. The client opens with a [`Hello`]; the daemon answers with a
+//! [`HelloReply`]. After that the client sends [`RequestFrame`]s and the daemon answers each
+//! with zero or more [`Event`]s and exactly one final [`Response::Reply`] or
+//! [`Response::Error`], all tagged with the request's id.
+//!
+//! bincode is not self-describing: changing the order or shape of any type here changes the
+//! bytes on the wire. The golden-bytes tests in `frame.rs` catch that; bump
+//! [`PROTOCOL_VERSION`] when they have to change.
+
+mod client;
+mod error;
+pub mod frame;
+mod message;
+mod socket_path;
+mod view;
+
+pub use client::{Client, ClientError};
+pub use error::{ErrorKind, ErrorReply, FrameError};
+pub use message::{
+    Event, Hello, HelloReply, MoveOp, Reply, Request, RequestFrame, Response, ResponseFrame,
+    SessionRef,
+};
+pub use socket_path::{SocketPathError, default_socket_path, resolve_socket_path};
+pub use view::{
+    Answer, Branch, BranchList, DaemonStatus, Entry, HistoryView, ModelInfo, MoveOutcome, Part,
+    PartContent, Role, SessionSummary, Usage,
+};
+
+/// Version of this wire protocol. A client and a daemon talk only if theirs are equal.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Largest payload a frame may carry (16 MiB). Checked before anything is allocated.
+pub const MAX_FRAME_LEN: usize = 16 * 1024 * 1024;

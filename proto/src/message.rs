@@ -1,0 +1,174 @@
+//! The messages a client and the daemon exchange.
+//!
+//! Variants are encoded by index: append new variants at the end, never reorder.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ErrorReply;
+use crate::view::{
+    Answer, BranchList, DaemonStatus, HistoryView, MoveOutcome, Part, SessionSummary,
+};
+
+/// First frame a client sends. Its layout is frozen across protocol versions so that a
+/// mismatch is always reported clearly instead of failing to decode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hello {
+    /// The client's [`crate::PROTOCOL_VERSION`].
+    pub protocol_version: u32,
+    /// Free-form client name and version, for the daemon's logs.
+    pub client: String,
+}
+
+/// The daemon's answer to [`Hello`]. Frozen like [`Hello`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HelloReply {
+    /// The daemon speaks the client's protocol; requests may follow.
+    Welcome {
+        /// The daemon's protocol version (equal to the client's).
+        protocol_version: u32,
+        /// The daemon's package version.
+        daemon_version: String,
+    },
+    /// The daemon cannot talk to this client; the connection closes after this frame.
+    Rejected {
+        /// The daemon's protocol version.
+        protocol_version: u32,
+        /// Why, and what to do about it.
+        message: String,
+    },
+}
+
+/// Which session a request is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SessionRef {
+    /// The most recently used session.
+    Current,
+    /// A session id, or a unique prefix of one.
+    Id(String),
+}
+
+/// A request and the id its events and reply will carry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestFrame {
+    /// Chosen by the client; echoed in every [`ResponseFrame`] for this request.
+    pub id: u64,
+    /// What the client asks for.
+    pub request: Request,
+}
+
+/// Everything a client can ask of the daemon.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Request {
+    /// Liveness check; answered with [`Reply::Pong`].
+    Ping,
+    /// Creates a session, which becomes the current one.
+    NewSession,
+    /// Sends a prompt and streams the answer as events.
+    Send {
+        /// The session to continue.
+        session: SessionRef,
+        /// The user's prompt.
+        prompt: String,
+    },
+    /// The session's transcript.
+    History {
+        /// The session to show.
+        session: SessionRef,
+        /// Only the nodes the model will see next (the path to the head).
+        active_only: bool,
+    },
+    /// Moves the session's head (undo, redo, back, checkout).
+    Move {
+        /// The session to change.
+        session: SessionRef,
+        /// Which move.
+        op: MoveOp,
+    },
+    /// Every leaf of the session's tree.
+    Branches {
+        /// The session to show.
+        session: SessionRef,
+    },
+    /// All sessions, newest first.
+    Sessions,
+    /// The daemon's health and configuration.
+    Status,
+}
+
+/// A head move a client can ask for. Every move is appended to the session's move log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MoveOp {
+    /// Drop the answer to the latest prompt, keep the prompt.
+    Undo,
+    /// Take back the last undo-type move.
+    Redo,
+    /// Drop the latest whole round (prompt, answer and any tool chain).
+    Back,
+    /// Continue from the given node (0 = the empty start of the conversation).
+    Checkout {
+        /// The node that becomes the head.
+        node: u64,
+    },
+}
+
+/// One message from the daemon about a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResponseFrame {
+    /// The id of the request this belongs to (0 for connection-level errors).
+    pub id: u64,
+    /// An event, or the final reply.
+    pub response: Response,
+}
+
+/// Either progress on a request or its final outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Response {
+    /// Progress; more frames follow.
+    Event(Event),
+    /// The request succeeded; nothing more follows for this id.
+    Reply(Reply),
+    /// The request failed; nothing more follows for this id.
+    Error(ErrorReply),
+}
+
+/// Progress while a request runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Event {
+    /// The prompt is durably stored as this node (before the model is asked).
+    PromptStored {
+        /// The session's full id.
+        session: String,
+        /// The prompt's node number.
+        node: u64,
+    },
+    /// A piece of the answer's visible text.
+    Text(String),
+    /// A piece of the model's thought summary.
+    Thought(String),
+    /// The model asked for a function call.
+    FunctionCall(Part),
+}
+
+/// The successful outcome of a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reply {
+    /// Answer to [`Request::Ping`].
+    Pong,
+    /// A session was created.
+    SessionCreated {
+        /// The new session's id.
+        session: String,
+    },
+    /// The answer was stored durably.
+    Answered(Answer),
+    /// A transcript.
+    History(HistoryView),
+    /// The head moved.
+    Moved(MoveOutcome),
+    /// The leaves of a session.
+    Branches(BranchList),
+    /// All sessions, newest first.
+    Sessions(Vec<SessionSummary>),
+    /// The daemon's status.
+    Status(DaemonStatus),
+}

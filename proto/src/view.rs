@@ -1,0 +1,255 @@
+//! Data the daemon shows to clients: parts, transcript entries, branches, sessions, status.
+//!
+//! These types also derive serde for `omnictl --json`, so field names are part of the CLI
+//! contract. Keep JSON payloads (function arguments) as JSON *strings*: bincode cannot carry
+//! `serde_json::Value`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::MoveOp;
+
+/// Who produced a node of the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// A prompt typed by the user.
+    User,
+    /// An answer from the model.
+    Model,
+    /// The results of the model's function calls, sent back on the user's side.
+    Tool,
+}
+
+impl Role {
+    /// The lowercase name used in transcripts and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Model => "model",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+/// One part of a node's content, stored exactly as it arrived from the model so it can be
+/// sent back unchanged (Gemini rejects function calls whose thought signature was dropped).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Part {
+    /// What the part holds.
+    pub content: PartContent,
+    /// The opaque `thoughtSignature` that arrived on this very part, if any.
+    pub thought_signature: Option<String>,
+}
+
+impl Part {
+    /// A plain text part without a signature.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: PartContent::Text(text.into()),
+            thought_signature: None,
+        }
+    }
+}
+
+/// The kinds of content a part can carry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartContent {
+    /// Visible text.
+    Text(String),
+    /// A thought summary (`"thought": true`).
+    Thought(String),
+    /// A function call the model asked for.
+    FunctionCall {
+        /// The call's id, when the API gave one.
+        id: Option<String>,
+        /// The function's name.
+        name: String,
+        /// The arguments as a JSON object, kept as text.
+        args_json: String,
+    },
+    /// The result of a function call, sent back to the model.
+    FunctionResponse {
+        /// The id of the call this answers, when the call had one.
+        id: Option<String>,
+        /// The function's name.
+        name: String,
+        /// The response object as JSON text.
+        response_json: String,
+    },
+    /// A part of a kind Omni does not interpret, kept as its raw JSON.
+    Other {
+        /// The part's JSON, exactly as received.
+        json: String,
+    },
+}
+
+/// Token counts the API reported for one answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens in the context sent.
+    pub prompt_tokens: u32,
+    /// Tokens in the answer.
+    pub answer_tokens: u32,
+    /// Tokens spent thinking.
+    pub thought_tokens: u32,
+    /// All tokens billed.
+    pub total_tokens: u32,
+}
+
+/// What Omni knows about how a model node was produced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    /// The model asked.
+    pub model: String,
+    /// The model version the API reported.
+    pub model_version: Option<String>,
+    /// Why the model stopped (`STOP`, `MAX_TOKENS`, ...).
+    pub finish_reason: Option<String>,
+    /// Token counts, when reported.
+    pub usage: Option<Usage>,
+    /// HTTP attempts it took.
+    pub attempts: u32,
+    /// Time from the first request to the end of the stream.
+    pub latency_ms: u64,
+    /// The stream was cut short by a shutdown; the node is kept but not in the context.
+    pub interrupted: bool,
+}
+
+/// One node of a transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The node's number within its session.
+    pub id: u64,
+    /// The parent node, or `None` at the start of the conversation.
+    pub parent: Option<u64>,
+    /// Who produced it.
+    pub role: Role,
+    /// The visible text (thoughts and calls excluded).
+    pub text: String,
+    /// Every part, as stored.
+    pub parts: Vec<Part>,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at_ms: u64,
+    /// Not on the path to the head, so not part of the model's context.
+    pub reverted: bool,
+    /// How a model node was produced.
+    pub model: Option<ModelInfo>,
+}
+
+/// A session's transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryView {
+    /// The session's id.
+    pub session: String,
+    /// The node the conversation continues from (0 = the empty start).
+    pub head: u64,
+    /// Nodes in creation order.
+    pub entries: Vec<Entry>,
+}
+
+/// A completed, durably stored answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    /// The session's id.
+    pub session: String,
+    /// The prompt's node.
+    pub prompt_node: u64,
+    /// The answer's node (the new head).
+    pub node: u64,
+    /// The answer's visible text.
+    pub text: String,
+    /// How it was produced.
+    pub model: ModelInfo,
+}
+
+/// The result of a head move.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveOutcome {
+    /// The session's id.
+    pub session: String,
+    /// The move that was made.
+    pub op: MoveOp,
+    /// The head before.
+    pub from: u64,
+    /// The head after.
+    pub to: u64,
+    /// The new head's role and first line of text, so the user sees where they are.
+    pub head_summary: String,
+}
+
+/// One leaf of a session's tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Branch {
+    /// The leaf node.
+    pub leaf: u64,
+    /// Nodes on the path from the start to the leaf.
+    pub length: u32,
+    /// The leaf's role.
+    pub role: Role,
+    /// The last line of the leaf's text.
+    pub last_line: String,
+    /// The head is on this branch (the leaf or one of its ancestors).
+    pub contains_head: bool,
+}
+
+/// Every leaf of a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BranchList {
+    /// The session's id.
+    pub session: String,
+    /// The current head.
+    pub head: u64,
+    /// The leaves, in creation order.
+    pub branches: Vec<Branch>,
+}
+
+/// One line of `omnictl sessions`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionSummary {
+    /// The session's id.
+    pub id: String,
+    /// The first line of the first prompt.
+    pub title: String,
+    /// Creation time, ms since the epoch.
+    pub created_at_ms: u64,
+    /// Last change, ms since the epoch.
+    pub updated_at_ms: u64,
+    /// Nodes in the tree.
+    pub nodes: u64,
+    /// The current head.
+    pub head: u64,
+    /// This is the most recently used session (the default for `-s`).
+    pub current: bool,
+}
+
+/// What `omnictl status` shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DaemonStatus {
+    /// The daemon's package version.
+    pub version: String,
+    /// Its protocol version.
+    pub protocol_version: u32,
+    /// Its process id.
+    pub pid: u32,
+    /// Time since it started.
+    pub uptime_ms: u64,
+    /// The socket it listens on.
+    pub socket: String,
+    /// Its data directory (the sled store).
+    pub data_dir: String,
+    /// Its log directory.
+    pub log_dir: String,
+    /// Bytes the store occupies on disk.
+    pub store_bytes: u64,
+    /// Sessions in the store.
+    pub sessions: u64,
+    /// Client connections open now (this one included).
+    pub connections: u32,
+    /// Prompts being answered now.
+    pub sends_in_flight: u32,
+    /// The model asked.
+    pub model: String,
+    /// The model API's base URL.
+    pub base_url: String,
+}

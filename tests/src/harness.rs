@@ -1,0 +1,366 @@
+//! Starts the real `omnid` on a temporary socket and data directory, pointed at a
+//! [`FakeGemini`], and runs the real `omnictl` against it.
+//!
+//! The binaries are found next to the test executable (`target/<profile>/`); `cargo test
+//! --workspace` and `cargo nextest run --workspace` build them (the daemon and ctl crates
+//! have integration tests of their own, which makes cargo build their binaries). Set
+//! `OMNID_BIN` / `OMNICTL_BIN` to test other builds.
+
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use omni_proto::{Client, ClientError, Event, Reply, Request};
+use serde_json::Value;
+use tempfile::TempDir;
+
+use crate::fake_gemini::FakeGemini;
+
+/// The API key every test daemon gets, so tests can check it never leaks.
+pub const TEST_API_KEY: &str = "test-key-SECRET-0123456789";
+
+/// Longest wait for a daemon to start listening.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+
+fn binary(name: &str, env_override: &str) -> PathBuf {
+    if let Some(path) = std::env::var_os(env_override) {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let mut dir = exe.parent().expect("a directory").to_path_buf();
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    let path = dir.join(name);
+    assert!(
+        path.exists(),
+        "{} is not built: run the tests with `cargo nextest run --workspace` \
+         (or `cargo build --workspace` first)",
+        path.display()
+    );
+    path
+}
+
+/// The `omnid` binary under test.
+pub fn omnid_bin() -> PathBuf {
+    binary("omnid", "OMNID_BIN")
+}
+
+/// The `omnictl` binary under test.
+pub fn omnictl_bin() -> PathBuf {
+    binary("omnictl", "OMNICTL_BIN")
+}
+
+/// What an `omnictl` run printed, and how it exited.
+#[derive(Debug)]
+pub struct CtlOutput {
+    /// Exit code (-1 if killed by a signal).
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl CtlOutput {
+    /// Asserts success, showing stderr if not; returns self for chaining.
+    #[track_caller]
+    pub fn ok(self) -> Self {
+        assert_eq!(
+            self.code, 0,
+            "omnictl failed:\nstdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// Stdout parsed as one JSON value.
+    #[track_caller]
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout))
+    }
+
+    /// Stdout parsed as JSON lines.
+    #[track_caller]
+    pub fn json_lines(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+            .collect()
+    }
+}
+
+/// How to start a test daemon.
+pub struct OmniBuilder {
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    fake: Option<FakeGemini>,
+}
+
+impl OmniBuilder {
+    /// Adds `omnid` arguments.
+    pub fn args(mut self, args: &[&str]) -> Self {
+        self.args.extend(args.iter().map(|a| a.to_string()));
+        self
+    }
+
+    /// Sets an environment variable for `omnid`.
+    pub fn env(mut self, name: &str, value: &str) -> Self {
+        self.env.push((name.into(), value.into()));
+        self
+    }
+
+    /// Uses this fake endpoint instead of a fresh one.
+    pub fn fake(mut self, fake: FakeGemini) -> Self {
+        self.fake = Some(fake);
+        self
+    }
+
+    /// Starts the daemon and waits until it accepts connections.
+    #[track_caller]
+    pub fn start(self) -> Omni {
+        let dir = tempfile::Builder::new()
+            .prefix("omni-test-")
+            .tempdir()
+            .expect("a temporary directory");
+        let fake = self
+            .fake
+            .unwrap_or_else(|| FakeGemini::start().expect("the fake Gemini server"));
+        let mut omni = Omni {
+            socket: dir.path().join("run/omnid.sock"),
+            data_dir: dir.path().join("data"),
+            log_dir: dir.path().join("logs"),
+            dir,
+            fake,
+            args: self.args,
+            env: self.env,
+            child: None,
+            starts: 0,
+        };
+        omni.spawn_daemon();
+        omni
+    }
+}
+
+/// A running test daemon with its own directories and fake endpoint. Killed when dropped.
+pub struct Omni {
+    /// The daemon's socket.
+    pub socket: PathBuf,
+    /// The daemon's data directory.
+    pub data_dir: PathBuf,
+    /// The daemon's log directory.
+    pub log_dir: PathBuf,
+    dir: TempDir,
+    fake: FakeGemini,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    child: Option<Child>,
+    starts: u32,
+}
+
+impl Omni {
+    /// Starts a daemon with default settings.
+    #[track_caller]
+    pub fn start() -> Self {
+        Self::builder().start()
+    }
+
+    /// A builder for a daemon with extra flags or environment.
+    pub fn builder() -> OmniBuilder {
+        OmniBuilder {
+            args: Vec::new(),
+            env: Vec::new(),
+            fake: None,
+        }
+    }
+
+    /// The fake model endpoint this daemon talks to.
+    pub fn fake(&self) -> &FakeGemini {
+        &self.fake
+    }
+
+    /// The temporary directory holding everything of this daemon.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn stderr_path(&self, start: u32) -> PathBuf {
+        self.dir.path().join(format!("omnid-{start}.stderr"))
+    }
+
+    /// The command line of this daemon (for starting a second one by hand).
+    pub fn daemon_command(&self) -> Command {
+        let mut command = Command::new(omnid_bin());
+        command
+            .arg("--socket")
+            .arg(&self.socket)
+            .arg("--data-dir")
+            .arg(&self.data_dir)
+            .arg("--log-dir")
+            .arg(&self.log_dir)
+            .arg("--base-url")
+            .arg(self.fake.url())
+            .arg("--model")
+            .arg("fake-model")
+            .args(&self.args)
+            .env_remove("OMNI_SOCKET")
+            .env("GEMINI_API_KEY", TEST_API_KEY)
+            .env("OMNI_LOG", "info,omnid=debug")
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        command
+    }
+
+    #[track_caller]
+    fn spawn_daemon(&mut self) {
+        self.starts += 1;
+        let stderr = File::create(self.stderr_path(self.starts)).expect("a stderr file");
+        let child = self
+            .daemon_command()
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .expect("omnid starts");
+        self.child = Some(child);
+        self.wait_until_listening();
+    }
+
+    #[track_caller]
+    fn wait_until_listening(&mut self) {
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            if UnixStream::connect(&self.socket).is_ok() {
+                return;
+            }
+            if let Some(child) = self.child.as_mut()
+                && let Ok(Some(status)) = child.try_wait()
+            {
+                panic!(
+                    "omnid exited during start-up ({status}):\n{}",
+                    self.daemon_stderr()
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "omnid did not start listening within {START_TIMEOUT:?}:\n{}",
+                self.daemon_stderr()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Everything the current daemon process wrote to stderr.
+    pub fn daemon_stderr(&self) -> String {
+        std::fs::read_to_string(self.stderr_path(self.starts)).unwrap_or_default()
+    }
+
+    /// The daemon's process id.
+    pub fn pid(&self) -> u32 {
+        self.child
+            .as_ref()
+            .map(Child::id)
+            .expect("a running daemon")
+    }
+
+    /// Kills the daemon with SIGKILL (a crash) and reaps it.
+    pub fn kill9(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Sends a signal (`TERM`, `INT`, `HUP`, ...) to the daemon.
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{name}"))
+            .arg(self.pid().to_string())
+            .status()
+            .expect("kill(1) runs");
+        assert!(status.success(), "kill -{name} failed");
+    }
+
+    /// Waits for the daemon to exit, at most `timeout`; `None` if it is still running.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        let child = self.child.as_mut()?;
+        loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                self.child = None;
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Starts a new daemon process on the same socket and directories.
+    #[track_caller]
+    pub fn restart(&mut self) {
+        assert!(self.child.is_none(), "stop the daemon before restarting it");
+        self.spawn_daemon();
+    }
+
+    /// Runs `omnictl --socket S ARGS...`.
+    pub fn ctl(&self, args: &[&str]) -> CtlOutput {
+        self.ctl_with_stdin(args, None)
+    }
+
+    /// Runs `omnictl` with the given standard input.
+    pub fn ctl_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> CtlOutput {
+        let mut child = Command::new(omnictl_bin())
+            .arg("--socket")
+            .arg(&self.socket)
+            .args(args)
+            .env_remove("OMNI_SOCKET")
+            .env("NO_COLOR", "1")
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("omnictl starts");
+        if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+            pipe.write_all(input.as_bytes())
+                .expect("write omnictl's stdin");
+        }
+        let output = child.wait_with_output().expect("omnictl finishes");
+        CtlOutput {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// Sends one request through the protocol client; returns its events and outcome.
+    pub fn call(&self, request: Request) -> (Vec<Event>, Result<Reply, ClientError>) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async {
+            let mut events = Vec::new();
+            let result = match Client::connect(&self.socket, "omni-tests").await {
+                Ok(mut client) => client.call(request, |e| events.push(e)).await,
+                Err(e) => Err(e),
+            };
+            (events, result)
+        })
+    }
+}
+
+impl Drop for Omni {
+    fn drop(&mut self) {
+        self.kill9();
+    }
+}

@@ -1,0 +1,9 @@
+//! Test support for Omni, shared by the end-to-end tests, the benches and `omnid --demo`:
+//!
+//! - [`fake_gemini`]: a small HTTP server on 127.0.0.1 that speaks Gemini's
+//!   `streamGenerateContent` wire format and can inject faults on a schedule.
+//! - [`harness`]: starts the real `omnid` on a temporary socket and data directory and
+//!   drives it with the real `omnictl` or the protocol client.
+
+pub mod fake_gemini;
+pub mod harness;
