@@ -97,6 +97,7 @@ pub enum Request {
 
 /// A head move a client can ask for. Every move is appended to the session's move log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MoveOp {
     /// Drop the answer to the latest prompt, keep the prompt.
     Undo,

@@ -198,16 +198,40 @@ async fn respond(
             stall,
             answer,
         } => {
-            write_head(stream, 200, &[], "text/event-stream").await?;
-            for (i, event) in answer.events(model).into_iter().enumerate() {
-                if i == chunks {
-                    tokio::time::sleep(stall).await;
-                }
-                write_event(stream, &event).await?;
-            }
-            finish(stream).await
+            stream_with_pause(
+                stream,
+                answer.events(model),
+                chunks,
+                tokio::time::sleep(stall),
+            )
+            .await
         }
+        Reply::HoldAfter {
+            chunks,
+            gate,
+            answer,
+        } => stream_with_pause(stream, answer.events(model), chunks, gate.wait()).await,
     }
+}
+
+/// Streams `events`, pausing before event number `at` until `pause` completes.
+async fn stream_with_pause(
+    stream: &mut TcpStream,
+    events: Vec<String>,
+    at: usize,
+    pause: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()> {
+    write_head(stream, 200, &[], "text/event-stream").await?;
+    let mut pause = Some(pause);
+    for (i, event) in events.iter().enumerate() {
+        if i == at
+            && let Some(pause) = pause.take()
+        {
+            pause.await;
+        }
+        write_event(stream, event).await?;
+    }
+    finish(stream).await
 }
 
 fn reason(status: u16) -> &'static str {

@@ -20,7 +20,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-pub use script::{Answer, Reply};
+pub use script::{Answer, Gate, Reply};
 
 /// One request the fake server received.
 #[derive(Debug, Clone)]

@@ -1,0 +1,95 @@
+//! `omnictl`'s command line (clap). Kept apart so completions and man pages can be
+//! generated from the same definitions.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// omnictl: talk to omnid — send prompts, undo, rewind, branch.
+#[derive(Debug, Parser)]
+#[command(name = "omnictl", version, about, long_about = None)]
+pub struct Cli {
+    /// omnid's socket [default: $OMNI_SOCKET, else $XDG_RUNTIME_DIR/omni/omnid.sock]
+    #[arg(long, global = true, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+
+    /// Print machine-readable JSON instead of text
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// What to do
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Which session a command is about.
+#[derive(Debug, Clone, Args)]
+pub struct SessionArg {
+    /// Session id or a unique prefix of one [default: the most recently used session]
+    #[arg(short = 's', long = "session", value_name = "ID")]
+    pub session: Option<String>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a session and make it the current one; prints its id
+    New,
+    /// Send a prompt and stream the answer ("-" reads the prompt from stdin)
+    Send {
+        #[command(flatten)]
+        session: SessionArg,
+        /// The prompt (several words are joined with spaces), or "-" for stdin
+        #[arg(required = true, value_name = "TEXT")]
+        text: Vec<String>,
+    },
+    /// Show the transcript; reverted turns are crossed out with [ REVERTED ]
+    History {
+        #[command(flatten)]
+        session: SessionArg,
+        /// Only what the model will see next (the path to the head)
+        #[arg(long)]
+        active: bool,
+        /// Also show the model's thought summaries
+        #[arg(long)]
+        thoughts: bool,
+    },
+    /// Drop the answer to the latest prompt, keep the prompt
+    Undo {
+        #[command(flatten)]
+        session: SessionArg,
+    },
+    /// Take the last undo or back move back
+    Redo {
+        #[command(flatten)]
+        session: SessionArg,
+    },
+    /// Drop the latest whole round: prompt, answer and any tool calls
+    Back {
+        #[command(flatten)]
+        session: SessionArg,
+    },
+    /// List every branch (leaf) with its last line and length
+    Branches {
+        #[command(flatten)]
+        session: SessionArg,
+    },
+    /// Continue from node N (0 = the start of the conversation)
+    Checkout {
+        #[command(flatten)]
+        session: SessionArg,
+        /// The node to continue from
+        #[arg(value_name = "N")]
+        node: u64,
+    },
+    /// List all sessions, newest first
+    Sessions,
+    /// Show the daemon's version, uptime, socket, store and sessions
+    Status,
+    /// Run a short real session against a private demo daemon (no API key, no network)
+    Demo {
+        /// Leave the demo daemon running afterwards and print how to reach it
+        #[arg(long)]
+        keep: bool,
+    },
+}

@@ -1,0 +1,170 @@
+//! `omnictl demo`: a real session against a private `omnid --demo`, as a user would type it.
+//!
+//! It starts `omnid --demo` (found next to this omnictl, else on PATH) on a temporary socket
+//! and data directory, then runs a short script of real `omnictl` commands against it,
+//! printing each command before its output. The daemon answers from the bundled fake Gemini
+//! endpoint, so no API key and no network are needed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::error::CtlError;
+use crate::render::style::Style;
+
+const SCRIPT: &[&[&str]] = &[
+    &["new"],
+    &["send", "Hello! Who are you?"],
+    &["send", "Remember the number 42."],
+    &["undo"],
+    &["send", "Actually, remember the number 7."],
+    &["history"],
+    &["back"],
+    &["history"],
+    &["redo"],
+    &["branches"],
+    &["status"],
+];
+
+fn find_omnid() -> Result<PathBuf, CtlError> {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join("omnid")))
+        .filter(|path| path.is_file());
+    let on_path = || {
+        std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join("omnid"))
+                .find(|path| path.is_file())
+        })
+    };
+    beside.or_else(on_path).ok_or_else(|| {
+        CtlError::failure(
+            "cannot find omnid next to omnictl or on PATH; build both with `cargo build`",
+        )
+    })
+}
+
+fn wait_for_socket(socket: &Path, daemon: &mut Child, log: &Path) -> Result<(), CtlError> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::os::unix::net::UnixStream::connect(socket).is_err() {
+        if let Ok(Some(status)) = daemon.try_wait() {
+            let log = std::fs::read_to_string(log).unwrap_or_default();
+            return Err(CtlError::failure(format!(
+                "omnid --demo exited ({status}):\n{log}"
+            )));
+        }
+        if Instant::now() > deadline {
+            return Err(CtlError::failure("omnid --demo did not start within 20 s"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+fn stop(daemon: &mut Child) {
+    let terminated = Command::new("kill")
+        .arg("-TERM")
+        .arg(daemon.id().to_string())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !terminated {
+        let _ = daemon.kill();
+    }
+    let _ = daemon.wait();
+}
+
+pub async fn run(keep: bool, json: bool) -> Result<(), CtlError> {
+    let omnid = find_omnid()?;
+    let me = std::env::current_exe()
+        .map_err(|e| CtlError::failure(format!("cannot find omnictl itself: {e}")))?;
+    let dir = tempfile::Builder::new()
+        .prefix("omni-demo-")
+        .tempdir()
+        .map_err(|e| CtlError::failure(format!("cannot create a temporary directory: {e}")))?;
+    let socket = dir.path().join("omnid.sock");
+    let log = dir.path().join("omnid.log");
+    let log_file = std::fs::File::create(&log)
+        .map_err(|e| CtlError::failure(format!("cannot create {}: {e}", log.display())))?;
+    let mut daemon = Command::new(&omnid)
+        .arg("--demo")
+        .arg("--socket")
+        .arg(&socket)
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .arg("--log-dir")
+        .arg(dir.path().join("logs"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log_file)
+        .spawn()
+        .map_err(|e| CtlError::failure(format!("cannot start {}: {e}", omnid.display())))?;
+    if let Err(error) = wait_for_socket(&socket, &mut daemon, &log) {
+        stop(&mut daemon);
+        return Err(error);
+    }
+
+    let style = Style::stdout();
+    let mut failed = None;
+    for args in SCRIPT {
+        let shown: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if a.contains(' ') {
+                    format!("\"{a}\"")
+                } else {
+                    a.to_string()
+                }
+            })
+            .collect();
+        println!(
+            "\n{}",
+            style.bold(&format!("$ omnictl {}", shown.join(" ")))
+        );
+        let mut command = Command::new(&me);
+        command.arg("--socket").arg(&socket).args(*args);
+        if json {
+            command.arg("--json");
+        }
+        match command.status() {
+            Ok(status) if status.success() => {}
+            Ok(status) => {
+                failed = Some(format!("`omnictl {}` failed ({status})", args.join(" ")));
+                break;
+            }
+            Err(e) => {
+                failed = Some(format!("cannot run omnictl: {e}"));
+                break;
+            }
+        }
+    }
+
+    if keep && failed.is_none() {
+        let kept = dir.keep();
+        println!(
+            "\nThe demo daemon keeps running (pid {}). Try it:\n  export OMNI_SOCKET={}\n  \
+             omnictl send \"your own prompt\"\nStop it with `kill {}`; its files are in {}.",
+            daemon.id(),
+            socket.display(),
+            daemon.id(),
+            kept.display()
+        );
+        return Ok(());
+    }
+    stop(&mut daemon);
+    match failed {
+        Some(message) => Err(CtlError::failure(format!(
+            "{message}; the daemon's log:\n{}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        ))),
+        None => {
+            println!(
+                "\n{}",
+                style.dim(
+                    "That was a real omnid with a real sled store; the demo model is a local fake."
+                )
+            );
+            Ok(())
+        }
+    }
+}

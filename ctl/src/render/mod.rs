@@ -1,0 +1,32 @@
+//! Everything `omnictl` prints: styles, the transcript, events and JSON.
+
+pub mod json;
+pub mod style;
+pub mod transcript;
+
+/// Milliseconds since the epoch → `2026-11-22T10:00:00Z`.
+pub fn timestamp(ms: u64) -> String {
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
+    humantime::format_rfc3339_seconds(time).to_string()
+}
+
+/// A byte count for humans.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// A duration for humans, to the second.
+pub fn duration(ms: u64) -> String {
+    humantime::format_duration(std::time::Duration::from_secs(ms / 1000)).to_string()
+}

@@ -1,0 +1,131 @@
+//! The transcript: every entry in creation order, reverted ones prefixed `[ REVERTED ]`
+//! (and dim + struck through on a colour terminal).
+
+use omni_proto::{Entry, HistoryView, PartContent};
+
+use super::style::Style;
+
+/// The prefix that marks an entry the model will not see.
+pub const REVERTED: &str = "[ REVERTED ]";
+
+/// How much of the content to show.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Detail {
+    /// Include thought summaries.
+    pub thoughts: bool,
+}
+
+/// Lines of one entry's content: text, and calls / results / thoughts as their own lines.
+fn content_lines(entry: &Entry, detail: Detail) -> Vec<String> {
+    let mut lines = Vec::new();
+    for part in &entry.parts {
+        match &part.content {
+            PartContent::Text(text) => lines.extend(text.lines().map(str::to_string)),
+            PartContent::Thought(text) if detail.thoughts => {
+                lines.extend(text.lines().map(|l| format!("(thought) {l}")))
+            }
+            PartContent::Thought(_) => {}
+            PartContent::FunctionCall {
+                name, args_json, ..
+            } => lines.push(format!("→ {name}({args_json})")),
+            PartContent::FunctionResponse {
+                name,
+                response_json,
+                ..
+            } => lines.push(format!("← {name}: {response_json}")),
+            PartContent::Other { json } => lines.push(format!("(part) {json}")),
+        }
+    }
+    if lines.is_empty() {
+        lines.push(String::new());
+    }
+    lines
+}
+
+/// Renders one entry as lines of text.
+pub fn entry(entry: &Entry, style: &Style, detail: Detail) -> String {
+    let mut label = format!("#{} {}", entry.id, style.role(entry.role));
+    if entry.model.as_ref().is_some_and(|m| m.interrupted) {
+        label.push_str(" (interrupted)");
+    }
+    let lines = content_lines(entry, detail);
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        let text = if i == 0 {
+            format!("{label}: {line}")
+        } else {
+            format!("    {line}")
+        };
+        if entry.reverted {
+            out.push_str(&style.reverted(&format!("{REVERTED} {text}")));
+        } else {
+            out.push_str(&text);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Renders a whole transcript with a header line.
+pub fn history(view: &HistoryView, style: &Style, detail: Detail) -> String {
+    let head = if view.head == 0 {
+        "the start".to_string()
+    } else {
+        format!("#{}", view.head)
+    };
+    let mut out = style.dim(&format!("session {} · head {head}\n", view.session));
+    for item in &view.entries {
+        out.push_str(&entry(item, style, detail));
+    }
+    if view.entries.is_empty() {
+        out.push_str(&style.dim("(no turns yet)\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use omni_proto::{Part, Role};
+
+    fn item(id: u64, role: Role, text: &str, reverted: bool) -> Entry {
+        Entry {
+            id,
+            parent: id.checked_sub(1).filter(|p| *p > 0),
+            role,
+            text: text.into(),
+            parts: vec![Part::text(text)],
+            created_at_ms: 0,
+            reverted,
+            model: None,
+        }
+    }
+
+    #[test]
+    fn reverted_entries_carry_the_plain_prefix_on_every_line() {
+        let view = HistoryView {
+            session: "s".into(),
+            head: 1,
+            entries: vec![
+                item(1, Role::User, "hello", false),
+                item(2, Role::Model, "line one\nline two", true),
+            ],
+        };
+        let text = history(&view, &Style::new(false), Detail::default());
+        assert_eq!(
+            text,
+            "session s · head #1\n#1 user: hello\n[ REVERTED ] #2 model: line one\n[ REVERTED ]     line two\n"
+        );
+    }
+
+    #[test]
+    fn colour_strikes_reverted_entries_through() {
+        let style = Style::new(true);
+        let text = entry(
+            &item(2, Role::Model, "gone", true),
+            &style,
+            Detail::default(),
+        );
+        assert!(text.starts_with("\x1b[2;9m[ REVERTED ] #2"), "{text:?}");
+    }
+}
