@@ -1,1 +1,338 @@
-fn main() {}
+//! `cargo bench -p omnid --bench spine`: the spine's costs, each as a ratio against a
+//! baseline measured in the same run on the same machine.
+//!
+//! 1. Request round trip through `omnid` (a `Ping`) vs a raw Unix-socket echo of a frame
+//!    of the same size.
+//! 2. `undo` + `redo` on a 100,000-turn session vs a 10-turn session (the cost must not
+//!    grow with the session's length).
+//! 3. A committed turn vs a raw `write` + `fdatasync` loop in the same directory: the
+//!    store's commit alone (node + move + session in one transaction, flushed and synced),
+//!    and a whole `send` (prompt commit, HTTP to the fake model, answer commit).
+
+#![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use omni_proto::{Client, MoveOp, Part, Reply, Request, Role, SessionRef, frame};
+use omni_tests::fake_gemini::FakeGemini;
+use omnid::session::record::{MoveKind, MoveRecord, NodeRecord, SessionRecord};
+use omnid::store::{Change, Store};
+use tokio::net::UnixStream;
+use uuid::Uuid;
+
+/// Median and 99th percentile of some samples.
+struct Stats {
+    p50: Duration,
+    p99: Duration,
+}
+
+fn stats(mut samples: Vec<Duration>) -> Stats {
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
+    Stats {
+        p50: at(0.5),
+        p99: at(0.99),
+    }
+}
+
+fn show(d: Duration) -> String {
+    let us = d.as_secs_f64() * 1e6;
+    if us < 1000.0 {
+        format!("{us:.1} µs")
+    } else {
+        format!("{:.2} ms", us / 1000.0)
+    }
+}
+
+fn report(what: &str, base_name: &str, base: &Stats, name: &str, measured: &Stats) {
+    println!(
+        "{what:<28} {base_name:>18}: p50 {:>9} p99 {:>9} | {name:>18}: p50 {:>9} p99 {:>9} | ratio {:.2}x",
+        show(base.p50),
+        show(base.p99),
+        show(measured.p50),
+        show(measured.p99),
+        measured.p50.as_secs_f64() / base.p50.as_secs_f64()
+    );
+}
+
+async fn time_n<F: AsyncFnMut()>(n: usize, mut op: F) -> Vec<Duration> {
+    let mut samples = Vec::with_capacity(n);
+    for _ in 0..n {
+        let start = Instant::now();
+        op().await;
+        samples.push(start.elapsed());
+    }
+    samples
+}
+
+/// A daemon process for the bench; killed on drop.
+struct Daemon {
+    child: Child,
+    socket: std::path::PathBuf,
+}
+
+impl Daemon {
+    fn start(dir: &Path, base_url: &str) -> Self {
+        let socket = dir.join("omnid.sock");
+        let child = Command::new(env!("CARGO_BIN_EXE_omnid"))
+            .arg("--socket")
+            .arg(&socket)
+            .arg("--data-dir")
+            .arg(dir.join("data"))
+            .arg("--log-dir")
+            .arg(dir.join("logs"))
+            .arg("--base-url")
+            .arg(base_url)
+            .env("OMNI_LOG", "warn")
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+            assert!(Instant::now() < deadline, "omnid did not start");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Self { child, socket }
+    }
+
+    async fn client(&self) -> Client {
+        Client::connect(&self.socket, "bench").await.unwrap()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn round_trip(rounds: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    // Baseline: a plain blocking thread that echoes each frame back, nothing else.
+    let echo_path = dir.path().join("echo.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&echo_path).unwrap();
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut prefix = [0u8; 4];
+        while std::io::Read::read_exact(&mut stream, &mut prefix).is_ok() {
+            let mut payload = vec![0u8; u32::from_be_bytes(prefix) as usize];
+            std::io::Read::read_exact(&mut stream, &mut payload).unwrap();
+            let mut out = prefix.to_vec();
+            out.extend_from_slice(&payload);
+            stream.write_all(&out).unwrap();
+        }
+    });
+    let ping = frame::encode(&omni_proto::RequestFrame {
+        id: 1,
+        request: Request::Ping,
+    })
+    .unwrap();
+    let mut echo = UnixStream::connect(&echo_path).await.unwrap();
+    let mut one_echo = async || {
+        let mut out = (ping.len() as u32).to_be_bytes().to_vec();
+        out.extend_from_slice(&ping);
+        tokio::io::AsyncWriteExt::write_all(&mut echo, &out)
+            .await
+            .unwrap();
+        frame::read_payload(&mut echo).await.unwrap().unwrap();
+    };
+    time_n(rounds / 10, &mut one_echo).await;
+    let base = stats(time_n(rounds, &mut one_echo).await);
+
+    let daemon = Daemon::start(dir.path(), "http://127.0.0.1:9");
+    let mut client = daemon.client().await;
+    let mut one_ping = async || {
+        assert_eq!(
+            client.call(Request::Ping, |_| {}).await.unwrap(),
+            Reply::Pong
+        );
+    };
+    time_n(rounds / 10, &mut one_ping).await;
+    let measured = stats(time_n(rounds, &mut one_ping).await);
+    report(
+        "request round trip",
+        "raw socket echo",
+        &base,
+        "omnid ping",
+        &measured,
+    );
+}
+
+/// Writes a linear session of `turns` nodes (alternating prompt and answer) straight into
+/// a store, then syncs once.
+async fn seed(data_dir: &Path, turns: u64) -> Uuid {
+    let store = Store::open(data_dir).unwrap();
+    let mut record = SessionRecord::new(Uuid::new_v4(), 1);
+    for id in 1..=turns {
+        let role = if id % 2 == 1 { Role::User } else { Role::Model };
+        let node = NodeRecord {
+            id,
+            parent: id - 1,
+            role,
+            parts: vec![Part::text(format!(
+                "turn {id}: some words that make this a realistic, short line"
+            ))],
+            created_at_ms: 1,
+            model: None,
+        };
+        record.nodes = id;
+        record.moves = id;
+        record.head = id;
+        let mv = MoveRecord {
+            seq: id,
+            kind: if role == Role::User {
+                MoveKind::Prompt
+            } else {
+                MoveKind::Answer
+            },
+            from: id - 1,
+            to: id,
+            at_ms: 1,
+            prev_redoable: None,
+            redoes: None,
+        };
+        store
+            .apply(&Change {
+                session: &record,
+                node: Some(&node),
+                mv: Some(&mv),
+            })
+            .unwrap();
+    }
+    store.sync().await.unwrap();
+    record.id
+}
+
+async fn undo_redo(turns: u64, pairs: usize) -> (Stats, Duration) {
+    let dir = tempfile::tempdir().unwrap();
+    let id = seed(&dir.path().join("data"), turns).await;
+    let daemon = Daemon::start(dir.path(), "http://127.0.0.1:9");
+    let mut client = daemon.client().await;
+    let session = SessionRef::Id(id.to_string());
+    let mut moved = async |op| {
+        let request = Request::Move {
+            session: session.clone(),
+            op,
+        };
+        client.call(request, |_| {}).await.unwrap();
+    };
+    // The first change loads the session's tree into its actor: timed on its own.
+    let start = Instant::now();
+    moved(MoveOp::Undo).await;
+    let first_touch = start.elapsed();
+    moved(MoveOp::Redo).await;
+    let samples = time_n(pairs, async || {
+        moved(MoveOp::Undo).await;
+        moved(MoveOp::Redo).await;
+    })
+    .await;
+    (stats(samples), first_touch)
+}
+
+fn fsync_loop(dir: &Path, rounds: usize) -> Stats {
+    let mut file = std::fs::File::create(dir.join("fsync-baseline")).unwrap();
+    let record = [7u8; 256];
+    let mut samples = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let start = Instant::now();
+        file.write_all(&record).unwrap();
+        file.sync_data().unwrap();
+        samples.push(start.elapsed());
+    }
+    stats(samples)
+}
+
+async fn commits(rounds: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    fsync_loop(dir.path(), rounds / 10);
+    let base = fsync_loop(dir.path(), rounds);
+
+    let store = Store::open(&dir.path().join("store")).unwrap();
+    let mut record = SessionRecord::new(Uuid::new_v4(), 1);
+    let mut id = 0;
+    let mut commit_turn = async || {
+        id += 1;
+        let node = NodeRecord {
+            id,
+            parent: id - 1,
+            role: Role::User,
+            parts: vec![Part::text("a prompt of ordinary length, about one line")],
+            created_at_ms: 1,
+            model: None,
+        };
+        record.nodes = id;
+        record.moves = id;
+        record.head = id;
+        let mv = MoveRecord {
+            seq: id,
+            kind: MoveKind::Prompt,
+            from: id - 1,
+            to: id,
+            at_ms: 1,
+            prev_redoable: None,
+            redoes: None,
+        };
+        let change = Change {
+            session: &record,
+            node: Some(&node),
+            mv: Some(&mv),
+        };
+        store.commit(&change).await.unwrap();
+    };
+    time_n(rounds / 10, &mut commit_turn).await;
+    let store_commit = stats(time_n(rounds, &mut commit_turn).await);
+    report(
+        "committed turn (store)",
+        "write+fdatasync",
+        &base,
+        "store commit",
+        &store_commit,
+    );
+
+    let fake = FakeGemini::start().unwrap();
+    let daemon = Daemon::start(dir.path(), &fake.url());
+    let mut client = daemon.client().await;
+    client.call(Request::NewSession, |_| {}).await.unwrap();
+    let mut send = async || {
+        let request = Request::Send {
+            session: SessionRef::Current,
+            prompt: "hello".into(),
+        };
+        client.call(request, |_| {}).await.unwrap();
+    };
+    let sends = rounds / 2;
+    time_n(sends / 10, &mut send).await;
+    let whole_send = stats(time_n(sends, &mut send).await);
+    report(
+        "committed turn (send)",
+        "write+fdatasync",
+        &base,
+        "whole send",
+        &whole_send,
+    );
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        println!("omni spine bench: each figure is a ratio against a baseline from this run\n");
+        round_trip(5000).await;
+        let (small, small_first) = undo_redo(10, 300).await;
+        let (large, large_first) = undo_redo(100_000, 300).await;
+        report("undo+redo", "10 turns", &small, "100,000 turns", &large);
+        println!(
+            "{:<28} first change after start-up loads the tree: 10 turns {}, 100,000 turns {}",
+            "",
+            show(small_first),
+            show(large_first)
+        );
+        commits(300).await;
+    });
+}

@@ -14,6 +14,8 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use omni_proto::{Client, ClientError, Event, Reply, Request};
+use rustix::process::Pid;
+pub use rustix::process::Signal;
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -98,6 +100,7 @@ impl CtlOutput {
 /// How to start a test daemon.
 pub struct OmniBuilder {
     args: Vec<String>,
+    base_url: Option<String>,
     env: Vec<(String, String)>,
     fake: Option<FakeGemini>,
 }
@@ -112,6 +115,12 @@ impl OmniBuilder {
     /// Sets an environment variable for `omnid`.
     pub fn env(mut self, name: &str, value: &str) -> Self {
         self.env.push((name.into(), value.into()));
+        self
+    }
+
+    /// Points the daemon at another model endpoint than its fake one.
+    pub fn base_url(mut self, url: &str) -> Self {
+        self.base_url = Some(url.into());
         self
     }
 
@@ -136,6 +145,7 @@ impl OmniBuilder {
             data_dir: dir.path().join("data"),
             log_dir: dir.path().join("logs"),
             dir,
+            base_url: self.base_url.unwrap_or_else(|| fake.url()),
             fake,
             args: self.args,
             env: self.env,
@@ -157,6 +167,7 @@ pub struct Omni {
     pub log_dir: PathBuf,
     dir: TempDir,
     fake: FakeGemini,
+    base_url: String,
     args: Vec<String>,
     env: Vec<(String, String)>,
     child: Option<Child>,
@@ -174,6 +185,7 @@ impl Omni {
     pub fn builder() -> OmniBuilder {
         OmniBuilder {
             args: Vec::new(),
+            base_url: None,
             env: Vec::new(),
             fake: None,
         }
@@ -195,16 +207,21 @@ impl Omni {
 
     /// The command line of this daemon (for starting a second one by hand).
     pub fn daemon_command(&self) -> Command {
+        self.daemon_command_on(&self.socket)
+    }
+
+    /// This daemon's command line, but listening on another socket.
+    pub fn daemon_command_on(&self, socket: &Path) -> Command {
         let mut command = Command::new(omnid_bin());
         command
             .arg("--socket")
-            .arg(&self.socket)
+            .arg(socket)
             .arg("--data-dir")
             .arg(&self.data_dir)
             .arg("--log-dir")
             .arg(&self.log_dir)
             .arg("--base-url")
-            .arg(self.fake.url())
+            .arg(&self.base_url)
             .arg("--model")
             .arg("fake-model")
             .args(&self.args)
@@ -275,14 +292,11 @@ impl Omni {
         }
     }
 
-    /// Sends a signal (`TERM`, `INT`, `HUP`, ...) to the daemon.
-    pub fn signal(&self, name: &str) {
-        let status = Command::new("kill")
-            .arg(format!("-{name}"))
-            .arg(self.pid().to_string())
-            .status()
-            .expect("kill(1) runs");
-        assert!(status.success(), "kill -{name} failed");
+    /// Sends a signal (`Signal::TERM`, `Signal::INT`, `Signal::HUP`, ...) to the daemon.
+    pub fn signal(&self, signal: Signal) {
+        let child = self.child.as_ref().expect("a running daemon");
+        rustix::process::kill_process(Pid::from_child(child), signal)
+            .expect("the signal is delivered");
     }
 
     /// Waits for the daemon to exit, at most `timeout`; `None` if it is still running.

@@ -1,5 +1,7 @@
 //! The spine end to end: real omnid, real omnictl, fake Gemini over HTTP.
 
+#![allow(clippy::unwrap_used)] // in tests a panic is the failure report
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 

@@ -62,13 +62,10 @@ fn wait_for_socket(socket: &Path, daemon: &mut Child, log: &Path) -> Result<(), 
     Ok(())
 }
 
+/// Stops the demo daemon the way a service manager would: SIGTERM, then wait.
 fn stop(daemon: &mut Child) {
-    let terminated = Command::new("kill")
-        .arg("-TERM")
-        .arg(daemon.id().to_string())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !terminated {
+    let pid = rustix::process::Pid::from_child(daemon);
+    if rustix::process::kill_process(pid, rustix::process::Signal::TERM).is_err() {
         let _ = daemon.kill();
     }
     let _ = daemon.wait();

@@ -42,8 +42,14 @@ impl Responder<'_> {
     }
 }
 
-/// Tells a client over the connection cap to come back later.
+/// Tells a client over the connection cap to come back later. Its Hello is read first
+/// (waiting at most a second), so the client is not writing into a closed socket.
 pub async fn refuse(mut stream: Stream, limit: usize) {
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(1),
+        frame::read_payload(&mut stream),
+    )
+    .await;
     let reply = HelloReply::Rejected {
         protocol_version: PROTOCOL_VERSION,
         message: format!("omnid is serving its maximum of {limit} connections; try again shortly"),

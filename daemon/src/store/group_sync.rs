@@ -1,67 +1,108 @@
 //! Group commit: many writers wait for one sync.
 //!
-//! A writer first applies its change, then calls [`GroupSync::sync`]. A single task runs
-//! the sync function; each run takes every request that arrived before it started, so all
-//! their changes are covered by it, and writers that come in while it runs share the next
-//! one. N concurrent commits therefore cost about two syncs, not N.
+//! A writer first applies its change, then calls [`GroupSync::sync`], which hands it a
+//! ticket. If no sync is running, the writer leads one: it covers every ticket handed out
+//! before it started, because those writers' changes were already applied. Writers that
+//! arrive while it runs wait and share the next one. N concurrent commits therefore cost
+//! about two syncs, not N. There is no background task: dropping the owner releases
+//! everything the sync function holds at once.
 
 use std::io;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::Notify;
 
-type SyncResult = Result<(), Arc<io::Error>>;
 type SyncFn = dyn Fn() -> io::Result<()> + Send + Sync;
 
-/// A handle to the task that performs syncs on behalf of many writers.
-#[derive(Clone)]
+#[derive(Default)]
+struct State {
+    /// Tickets handed out.
+    issued: u64,
+    /// A sync is running.
+    running: bool,
+    /// Every ticket up to this one is durable.
+    durable_upto: u64,
+    /// The latest failed sync: the tickets it covered and its error.
+    failed: Option<(u64, Arc<io::Error>)>,
+}
+
+/// Shares syncs between concurrent writers.
 pub struct GroupSync {
-    requests: mpsc::UnboundedSender<oneshot::Sender<SyncResult>>,
-    runs: Arc<AtomicU64>,
+    sync_fn: Arc<SyncFn>,
+    state: Mutex<State>,
+    finished: Notify,
+    runs: AtomicU64,
 }
 
 impl GroupSync {
-    /// Starts the sync task on the current tokio runtime. `sync_fn` makes everything written
-    /// so far durable; it runs on the blocking pool.
-    pub fn spawn(sync_fn: impl Fn() -> io::Result<()> + Send + Sync + 'static) -> Self {
-        let (requests, mut inbox) = mpsc::unbounded_channel::<oneshot::Sender<SyncResult>>();
-        let runs = Arc::new(AtomicU64::new(0));
-        let sync_fn: Arc<SyncFn> = Arc::new(sync_fn);
-        let counter = runs.clone();
-        tokio::spawn(async move {
-            while let Some(first) = inbox.recv().await {
-                let mut waiters = vec![first];
-                while let Ok(next) = inbox.try_recv() {
-                    waiters.push(next);
-                }
-                let run = sync_fn.clone();
-                let result = match tokio::task::spawn_blocking(move || run()).await {
-                    Ok(result) => result.map_err(Arc::new),
-                    Err(join) => Err(Arc::new(io::Error::other(format!(
-                        "sync task failed: {join}"
-                    )))),
-                };
-                counter.fetch_add(1, Ordering::Relaxed);
-                for waiter in waiters {
-                    let _ = waiter.send(result.clone());
-                }
-            }
-        });
-        Self { requests, runs }
+    /// `sync_fn` makes everything written so far durable; it runs on the blocking pool.
+    pub fn new(sync_fn: impl Fn() -> io::Result<()> + Send + Sync + 'static) -> Self {
+        Self {
+            sync_fn: Arc::new(sync_fn),
+            state: Mutex::new(State::default()),
+            finished: Notify::new(),
+            runs: AtomicU64::new(0),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Waits until everything written before this call is durable.
     pub async fn sync(&self) -> io::Result<()> {
-        let (done, wait) = oneshot::channel();
-        self.requests
-            .send(done)
-            .map_err(|_| io::Error::other("the sync task has stopped"))?;
-        match wait.await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => Err(io::Error::new(error.kind(), error.to_string())),
-            Err(_) => Err(io::Error::other("the sync task has stopped")),
+        let ticket = {
+            let mut state = self.state();
+            state.issued += 1;
+            state.issued
+        };
+        loop {
+            // Register for the wake-up before looking, so none is missed.
+            let finished = self.finished.notified();
+            tokio::pin!(finished);
+            finished.as_mut().enable();
+            let covers = {
+                let mut state = self.state();
+                if state.durable_upto >= ticket {
+                    return Ok(());
+                }
+                if let Some((upto, error)) = &state.failed
+                    && *upto >= ticket
+                {
+                    return Err(io::Error::new(error.kind(), error.to_string()));
+                }
+                if state.running {
+                    None
+                } else {
+                    state.running = true;
+                    Some(state.issued)
+                }
+            };
+            match covers {
+                Some(covers) => self.lead(covers).await,
+                None => finished.await,
+            }
         }
+    }
+
+    async fn lead(&self, covers: u64) {
+        let run = self.sync_fn.clone();
+        let result = match tokio::task::spawn_blocking(move || run()).await {
+            Ok(result) => result,
+            Err(join) => Err(io::Error::other(format!("the sync task failed: {join}"))),
+        };
+        self.runs.fetch_add(1, Ordering::Relaxed);
+        let mut state = self.state();
+        state.running = false;
+        match result {
+            Ok(()) => state.durable_upto = state.durable_upto.max(covers),
+            Err(error) => state.failed = Some((covers, Arc::new(error))),
+        }
+        drop(state);
+        self.finished.notify_waiters();
     }
 
     /// How many syncs have run (for status and tests).
@@ -73,9 +114,9 @@ impl GroupSync {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Condvar, Mutex};
+    use std::sync::Condvar;
 
-    /// A sync function that blocks until the test opens the gate, counting its calls.
+    /// A sync function that blocks until the test opens the gate.
     #[derive(Default)]
     struct Gate {
         open: Mutex<bool>,
@@ -85,43 +126,56 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn writers_that_arrive_during_a_sync_share_the_next_one() {
         let gate = Arc::new(Gate::default());
-        let in_sync = Arc::new(tokio::sync::Notify::new());
+        let in_sync = Arc::new(Notify::new());
         let (g, n) = (gate.clone(), in_sync.clone());
-        let syncer = GroupSync::spawn(move || {
+        let syncer = Arc::new(GroupSync::new(move || {
             n.notify_one();
             let mut open = g.open.lock().unwrap();
             while !*open {
                 open = g.opened.wait(open).unwrap();
             }
             Ok(())
-        });
+        }));
 
         let first = tokio::spawn({
             let s = syncer.clone();
             async move { s.sync().await }
         });
         in_sync.notified().await; // sync #1 is running and blocked
-        // Ten writers queue up while it runs (enqueued directly, so none can be late).
-        let mut later = Vec::new();
-        for _ in 0..10 {
-            let (done, wait) = oneshot::channel();
-            syncer.requests.send(done).unwrap();
-            later.push(wait);
+        let later: Vec<_> = (0..10)
+            .map(|_| {
+                let s = syncer.clone();
+                tokio::spawn(async move { s.sync().await })
+            })
+            .collect();
+        // Wait until all ten have their tickets, then let sync #1 finish.
+        while syncer.state().issued < 11 {
+            tokio::task::yield_now().await;
         }
         *gate.open.lock().unwrap() = true;
         gate.opened.notify_all();
 
         first.await.unwrap().unwrap();
-        for wait in later {
-            wait.await.unwrap().unwrap();
+        for task in later {
+            task.await.unwrap().unwrap();
         }
         assert_eq!(syncer.runs(), 2, "11 writers should need exactly 2 syncs");
     }
 
     #[tokio::test]
-    async fn a_failed_sync_reaches_every_waiter() {
-        let syncer = GroupSync::spawn(|| Err(io::Error::other("disk on fire")));
+    async fn a_failed_sync_reaches_its_writer_and_a_later_one_can_succeed() {
+        let fail = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let f = fail.clone();
+        let syncer = GroupSync::new(move || {
+            if f.load(Ordering::Relaxed) {
+                Err(io::Error::other("disk on fire"))
+            } else {
+                Ok(())
+            }
+        });
         let err = syncer.sync().await.unwrap_err();
         assert!(err.to_string().contains("disk on fire"));
+        fail.store(false, Ordering::Relaxed);
+        syncer.sync().await.unwrap();
     }
 }

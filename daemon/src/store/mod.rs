@@ -98,8 +98,8 @@ fn child_key(session: &Uuid, number: u64) -> [u8; 24] {
 }
 
 impl Store {
-    /// Opens (or creates) the store in `dir`. Must run inside a tokio runtime (it starts the
-    /// group-sync task).
+    /// Opens (or creates) the store in `dir`. [`Store::commit`] and [`Store::sync`] need a
+    /// tokio runtime (the sync runs on its blocking pool).
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| StoreError::Open {
             path: dir.to_path_buf(),
@@ -119,7 +119,7 @@ impl Store {
         let nodes = db.open_tree("nodes")?;
         let moves = db.open_tree("moves")?;
         let disk = DiskSync::new(db.clone(), dir).map_err(StoreError::Sync)?;
-        let syncer = GroupSync::spawn(move || disk.sync());
+        let syncer = GroupSync::new(move || disk.sync());
         Ok(Self {
             db,
             sessions,
@@ -235,3 +235,6 @@ impl Store {
         self.db.size_on_disk().unwrap_or(0)
     }
 }
+
+#[cfg(test)]
+mod tests;
