@@ -162,6 +162,37 @@ async fn round_trip(rounds: usize) {
     );
 }
 
+/// Appends node `id` (under node `id - 1`) and the move that makes it the head to
+/// `record`; returns them for one [`Change`].
+fn next_turn(record: &mut SessionRecord, role: Role, text: String) -> (NodeRecord, MoveRecord) {
+    let id = record.nodes + 1;
+    record.nodes = id;
+    record.moves = id;
+    record.head = id;
+    let node = NodeRecord {
+        id,
+        parent: id - 1,
+        role,
+        parts: vec![Part::text(text)],
+        created_at_ms: 1,
+        model: None,
+    };
+    let mv = MoveRecord {
+        seq: id,
+        kind: if role == Role::User {
+            MoveKind::Prompt
+        } else {
+            MoveKind::Answer
+        },
+        from: id - 1,
+        to: id,
+        at_ms: 1,
+        prev_redoable: None,
+        redoes: None,
+    };
+    (node, mv)
+}
+
 /// Writes a linear session of `turns` nodes (alternating prompt and answer) straight into
 /// a store, then syncs once.
 async fn seed(data_dir: &Path, turns: u64) -> Uuid {
@@ -169,32 +200,8 @@ async fn seed(data_dir: &Path, turns: u64) -> Uuid {
     let mut record = SessionRecord::new(Uuid::new_v4(), 1);
     for id in 1..=turns {
         let role = if id % 2 == 1 { Role::User } else { Role::Model };
-        let node = NodeRecord {
-            id,
-            parent: id - 1,
-            role,
-            parts: vec![Part::text(format!(
-                "turn {id}: some words that make this a realistic, short line"
-            ))],
-            created_at_ms: 1,
-            model: None,
-        };
-        record.nodes = id;
-        record.moves = id;
-        record.head = id;
-        let mv = MoveRecord {
-            seq: id,
-            kind: if role == Role::User {
-                MoveKind::Prompt
-            } else {
-                MoveKind::Answer
-            },
-            from: id - 1,
-            to: id,
-            at_ms: 1,
-            prev_redoable: None,
-            redoes: None,
-        };
+        let text = format!("turn {id}: some words that make this a realistic, short line");
+        let (node, mv) = next_turn(&mut record, role, text);
         store
             .apply(&Change {
                 session: &record,
@@ -253,29 +260,9 @@ async fn commits(rounds: usize) {
 
     let store = Store::open(&dir.path().join("store")).unwrap();
     let mut record = SessionRecord::new(Uuid::new_v4(), 1);
-    let mut id = 0;
     let mut commit_turn = async || {
-        id += 1;
-        let node = NodeRecord {
-            id,
-            parent: id - 1,
-            role: Role::User,
-            parts: vec![Part::text("a prompt of ordinary length, about one line")],
-            created_at_ms: 1,
-            model: None,
-        };
-        record.nodes = id;
-        record.moves = id;
-        record.head = id;
-        let mv = MoveRecord {
-            seq: id,
-            kind: MoveKind::Prompt,
-            from: id - 1,
-            to: id,
-            at_ms: 1,
-            prev_redoable: None,
-            redoes: None,
-        };
+        let text = "a prompt of ordinary length, about one line".to_string();
+        let (node, mv) = next_turn(&mut record, Role::User, text);
         let change = Change {
             session: &record,
             node: Some(&node),

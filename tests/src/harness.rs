@@ -7,9 +7,10 @@
 //! `OMNID_BIN` / `OMNICTL_BIN` to test other builds.
 
 use std::fs::File;
-use std::io::Write;
+use std::io::{BufRead, BufReader, Lines, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
+use std::process::ChildStdout;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -94,6 +95,47 @@ impl CtlOutput {
             .filter(|l| !l.trim().is_empty())
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
             .collect()
+    }
+}
+
+/// An `omnictl --json ...` that is still running, read line by line as it prints.
+pub struct RunningCtl {
+    child: Child,
+    lines: Lines<BufReader<ChildStdout>>,
+    seen: Vec<String>,
+}
+
+impl RunningCtl {
+    /// Reads output until `n` `text` events have arrived; returns their texts. Blocks until
+    /// they do, so it proves the client prints events as they arrive.
+    #[track_caller]
+    pub fn read_texts(&mut self, n: usize) -> Vec<String> {
+        let mut texts = Vec::new();
+        while texts.len() < n {
+            let line = self
+                .lines
+                .next()
+                .expect("omnictl ended before enough text arrived")
+                .expect("omnictl's stdout");
+            let event: Value = serde_json::from_str(&line).expect("a JSON line");
+            if event["event"] == "text" {
+                texts.push(event["text"].as_str().unwrap_or_default().to_string());
+            }
+            self.seen.push(line);
+        }
+        texts
+    }
+
+    /// Waits for the command to end; its stdout holds every line, read or not.
+    pub fn finish(mut self) -> CtlOutput {
+        let mut stdout: Vec<String> = std::mem::take(&mut self.seen);
+        stdout.extend(self.lines.by_ref().map_while(Result::ok));
+        let output = self.child.wait_with_output().expect("omnictl finishes");
+        CtlOutput {
+            code: output.status.code().unwrap_or(-1),
+            stdout: stdout.iter().map(|l| format!("{l}\n")).collect(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
     }
 }
 
@@ -353,6 +395,27 @@ impl Omni {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// Starts `omnictl --json ARGS...` and returns it while it runs.
+    pub fn spawn_ctl(&self, args: &[&str]) -> RunningCtl {
+        let mut child = Command::new(omnictl_bin())
+            .arg("--socket")
+            .arg(&self.socket)
+            .arg("--json")
+            .args(args)
+            .env_remove("OMNI_SOCKET")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("omnictl starts");
+        let stdout = child.stdout.take().expect("a piped stdout");
+        RunningCtl {
+            child,
+            lines: BufReader::new(stdout).lines(),
+            seen: Vec::new(),
         }
     }
 

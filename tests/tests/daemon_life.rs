@@ -3,13 +3,10 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use omni_tests::fake_gemini::{Answer, Gate, Reply};
-use omni_tests::harness::{Omni, Signal, omnictl_bin};
-use serde_json::Value;
+use omni_tests::harness::{Omni, Signal};
 
 const EXIT_WAIT: Duration = Duration::from_secs(15);
 
@@ -89,28 +86,15 @@ fn sigterm_during_an_answer_keeps_the_partial_answer_out_of_the_context() {
         gate: gate.clone(),
         answer: Answer::text(["partial ", "answer ", "never finished"]),
     }]);
-    let mut child = Command::new(omnictl_bin())
-        .arg("--socket")
-        .arg(&omni.socket)
-        .args(["--json", "send", "second"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut texts = 0;
-    while texts < 2 {
-        let line: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-        texts += usize::from(line["event"] == "text");
-    }
+    let mut send = omni.spawn_ctl(&["send", "second"]);
+    send.read_texts(2);
 
     omni.signal(Signal::TERM);
     let status = omni.wait_exit(EXIT_WAIT).expect("omnid exits");
     assert!(status.success(), "{status}: {}", omni.daemon_stderr());
-    let client = child.wait_with_output().unwrap();
-    assert_eq!(client.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&client.stderr);
-    assert!(stderr.contains("interrupted"), "{stderr}");
+    let client = send.finish();
+    assert_eq!(client.code, 1);
+    assert!(client.stderr.contains("interrupted"), "{}", client.stderr);
     gate.open();
 
     omni.restart();

@@ -2,11 +2,8 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-
 use omni_tests::fake_gemini::{Answer, Gate, Reply};
-use omni_tests::harness::{Omni, omnictl_bin};
+use omni_tests::harness::Omni;
 use serde_json::{Value, json};
 
 fn new_session(omni: &Omni) -> String {
@@ -105,29 +102,13 @@ fn chunks_reach_the_client_before_the_answer_is_complete() {
         gate: gate.clone(),
         answer: Answer::text(["first ", "second ", "third"]),
     }]);
-    let mut child = Command::new(omnictl_bin())
-        .arg("--socket")
-        .arg(&omni.socket)
-        .args(["--json", "send", "stream please"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = omni.spawn_ctl(&["send", "stream please"]);
     // The server holds the third chunk until the gate opens: if the client only printed
-    // at the end, these reads would never return.
-    let mut seen = Vec::new();
-    while seen.len() < 2 {
-        let line: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-        if line["event"] == "text" {
-            seen.push(line["text"].as_str().unwrap().to_string());
-        }
-    }
-    assert_eq!(seen, ["first ", "second "]);
+    // at the end, this read would never return.
+    assert_eq!(send.read_texts(2), ["first ", "second "]);
     gate.open();
-    let rest: Vec<String> = lines.map(Result::unwrap).collect();
-    assert!(child.wait().unwrap().success());
-    let result: Value = serde_json::from_str(rest.last().unwrap()).unwrap();
+    let out = send.finish().ok();
+    let result = out.json_lines().pop().unwrap();
     assert_eq!(result["text"], "first second third");
 }
 
