@@ -348,3 +348,43 @@ fn status_describes_the_daemon() {
     assert!(text.starts_with("omnid "), "{text}");
     assert!(text.contains("1 session"), "{text}");
 }
+
+#[test]
+fn while_an_answer_streams_changes_are_refused_but_reads_answer() {
+    let omni = Omni::start();
+    new_session(&omni);
+    let gate = Gate::new();
+    omni.fake().push([Reply::HoldAfter {
+        chunks: 1,
+        gate: gate.clone(),
+        answer: Answer::text(["slow ", "answer"]),
+    }]);
+    let mut send = omni.spawn_ctl(&["send", "take your time"]);
+    send.read_texts(1);
+
+    let out = omni.ctl(&["undo"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("is busy answering a prompt"),
+        "{}",
+        out.stderr
+    );
+    let out = omni.ctl(&["send", "me too"]);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("busy"), "{}", out.stderr);
+    // Reads go straight to the store: the prompt is already there.
+    let h = history(&omni, &[]);
+    assert_eq!(
+        entries(&h),
+        vec![(1, "user".into(), "take your time".into(), false)]
+    );
+
+    gate.open();
+    send.finish().ok();
+    assert_eq!(history(&omni, &[])["head"], 2);
+    assert_eq!(
+        omni.fake().request_count(),
+        1,
+        "the refused send never reached the model"
+    );
+}

@@ -1,0 +1,270 @@
+//! One actor per session: every change to a session goes through it, one at a time, in
+//! order. While an answer streams, the actor stays responsive: other changes are refused
+//! as busy rather than queued behind a long stream, and a shutdown interrupts the stream.
+
+mod moves;
+mod send;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
+
+use omni_proto::{Answer, ErrorKind, ErrorReply, Event, MoveOp, MoveOutcome, Role};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use uuid::Uuid;
+
+use super::current::CurrentSession;
+use super::record::{MoveKind, MoveRecord, NodeRecord, SessionRecord};
+use super::tree::{NodeId, Tree};
+use super::views::first_line;
+use crate::errors::reply;
+use crate::provider::{Gemini, RequestOptions};
+use crate::store::{Change, Store};
+use crate::time::now_ms;
+use send::{InFlight, next_outcome};
+
+/// What every actor shares: the store, the provider and the daemon's lifecycle.
+pub struct SessionContext {
+    /// The store.
+    pub store: Arc<Store>,
+    /// The model API.
+    pub provider: Arc<Gemini>,
+    /// The model name recorded on answers.
+    pub model: String,
+    /// Request settings.
+    pub request_options: RequestOptions,
+    /// Cancelled when the daemon shuts down.
+    pub shutdown: CancellationToken,
+    /// Tracks actor and stream tasks so shutdown can wait for them.
+    pub tracker: TaskTracker,
+    /// The most recently used session.
+    pub current: Arc<CurrentSession>,
+    /// Prompts being answered right now.
+    pub sends_in_flight: Arc<AtomicU32>,
+}
+
+type Reply<T> = oneshot::Sender<Result<T, ErrorReply>>;
+
+enum Command {
+    Send {
+        prompt: String,
+        events: mpsc::UnboundedSender<Event>,
+        reply: Reply<Answer>,
+    },
+    Move {
+        op: MoveOp,
+        reply: Reply<MoveOutcome>,
+    },
+}
+
+/// How many commands may wait for an actor before callers are told it is busy.
+const MAILBOX: usize = 32;
+
+/// A cheap, cloneable way to talk to a session's actor.
+#[derive(Clone)]
+pub struct ActorHandle {
+    id: Uuid,
+    commands: mpsc::Sender<Command>,
+}
+
+impl ActorHandle {
+    /// Starts the actor for a session whose record and tree were loaded from the store.
+    pub fn spawn(ctx: Arc<SessionContext>, record: SessionRecord, tree: Tree) -> Self {
+        let (commands, inbox) = mpsc::channel(MAILBOX);
+        let id = record.id;
+        let actor = Actor {
+            ctx: ctx.clone(),
+            record,
+            tree,
+            inbox,
+            inflight: None,
+        };
+        ctx.tracker.spawn(actor.run());
+        Self { id, commands }
+    }
+
+    async fn call<T>(&self, make: impl FnOnce(Reply<T>) -> Command) -> Result<T, ErrorReply> {
+        let (reply, answer) = oneshot::channel();
+        self.commands.try_send(make(reply)).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => busy(self.id),
+            mpsc::error::TrySendError::Closed(_) => shutting_down(),
+        })?;
+        answer.await.map_err(|_| shutting_down())?
+    }
+
+    /// Sends a prompt; events stream to `events` until the answer is stored.
+    pub async fn send(
+        &self,
+        prompt: String,
+        events: mpsc::UnboundedSender<Event>,
+    ) -> Result<Answer, ErrorReply> {
+        self.call(|reply| Command::Send {
+            prompt,
+            events,
+            reply,
+        })
+        .await
+    }
+
+    /// Moves the head (undo, redo, back, checkout).
+    pub async fn apply_move(&self, op: MoveOp) -> Result<MoveOutcome, ErrorReply> {
+        self.call(|reply| Command::Move { op, reply }).await
+    }
+}
+
+fn busy(id: Uuid) -> ErrorReply {
+    reply(
+        ErrorKind::Busy,
+        format!("session {id} is busy answering a prompt; wait for the answer, then try again"),
+    )
+}
+
+fn shutting_down() -> ErrorReply {
+    reply(
+        ErrorKind::ShuttingDown,
+        "omnid is shutting down; try again once it is back",
+    )
+}
+
+/// What a head move does to the redo stack.
+enum RedoEffect {
+    /// A new prompt or a checkout: nothing to redo any more.
+    Clear,
+    /// An undo-type move: it becomes the next thing to redo.
+    PushThis,
+    /// A redo: the next candidate is the one below the move it took back.
+    PopTo(Option<u64>),
+    /// An answer: the stack is already empty (the prompt cleared it).
+    Keep,
+}
+
+struct HeadMove {
+    kind: MoveKind,
+    to: NodeId,
+    redoes: Option<u64>,
+    redo: RedoEffect,
+}
+
+struct Actor {
+    ctx: Arc<SessionContext>,
+    record: SessionRecord,
+    tree: Tree,
+    inbox: mpsc::Receiver<Command>,
+    inflight: Option<InFlight>,
+}
+
+impl Actor {
+    async fn run(mut self) {
+        let shutdown = self.ctx.shutdown.clone();
+        let mut inbox_open = true;
+        loop {
+            tokio::select! {
+                outcome = next_outcome(&mut self.inflight) => self.finish_send(outcome).await,
+                command = self.inbox.recv(), if inbox_open => match command {
+                    Some(command) => self.handle(command).await,
+                    None => inbox_open = false,
+                },
+                _ = shutdown.cancelled(), if self.inflight.is_none() => break,
+            }
+            if !inbox_open && self.inflight.is_none() {
+                break;
+            }
+        }
+    }
+
+    async fn handle(&mut self, command: Command) {
+        match command {
+            Command::Send {
+                prompt,
+                events,
+                reply,
+            } => self.begin_send(prompt, events, reply).await,
+            Command::Move { op, reply } => {
+                let result = self.apply_move(op).await;
+                let _ = reply.send(result);
+            }
+        }
+    }
+
+    fn refuse_if_busy(&self) -> Result<(), ErrorReply> {
+        if self.ctx.shutdown.is_cancelled() {
+            return Err(shutting_down());
+        }
+        if self.inflight.is_some() {
+            return Err(busy(self.record.id));
+        }
+        Ok(())
+    }
+
+    /// Writes a node and/or a head move with the updated session record in one
+    /// transaction, updates memory to match, and returns once it is durable.
+    async fn commit(
+        &mut self,
+        node: Option<NodeRecord>,
+        head_move: Option<HeadMove>,
+    ) -> Result<(), ErrorReply> {
+        let now = now_ms();
+        let mut record = self.record.clone();
+        record.updated_at_ms = now;
+        if let Some(node) = &node {
+            record.nodes = node.id;
+            if record.title.is_empty() && node.role == Role::User {
+                record.title = first_line(&node.text(), 80);
+            }
+        }
+        let mv = head_move.map(|m| {
+            record.moves += 1;
+            let prev_redoable = match m.redo {
+                RedoEffect::PushThis => self.record.redo_top,
+                _ => None,
+            };
+            record.redo_top = match m.redo {
+                RedoEffect::Clear => None,
+                RedoEffect::PushThis => Some(record.moves),
+                RedoEffect::PopTo(below) => below,
+                RedoEffect::Keep => self.record.redo_top,
+            };
+            record.head = m.to;
+            MoveRecord {
+                seq: record.moves,
+                kind: m.kind,
+                from: self.record.head,
+                to: m.to,
+                at_ms: now,
+                prev_redoable,
+                redoes: m.redoes,
+            }
+        });
+        let store = self.ctx.store.clone();
+        store
+            .apply(&Change {
+                session: &record,
+                node: node.as_ref(),
+                mv: mv.as_ref(),
+            })
+            .map_err(|e| {
+                reply(
+                    ErrorKind::Internal,
+                    format!("could not store the change ({e}); nothing was changed"),
+                )
+            })?;
+        // Memory follows the store.
+        if let Some(node) = &node {
+            let pushed = self.tree.push(node.parent, node.role);
+            debug_assert_eq!(pushed, Ok(node.id));
+        }
+        if let Some(mv) = &mv {
+            let moved = self.tree.set_head(mv.to);
+            debug_assert!(moved.is_ok());
+        }
+        self.record = record;
+        self.ctx.current.set(self.record.id);
+        store.sync().await.map_err(|e| {
+            reply(
+                ErrorKind::Internal,
+                format!("the change was saved but could not be flushed to disk: {e}"),
+            )
+        })
+    }
+}

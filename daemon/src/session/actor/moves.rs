@@ -1,0 +1,92 @@
+//! Head moves: undo, back, redo, checkout. Each is one append to the move log.
+
+use omni_proto::{ErrorKind, ErrorReply, MoveOp, MoveOutcome};
+
+use super::{Actor, HeadMove, RedoEffect};
+use crate::errors::{reply, store_error, tree_error};
+use crate::session::record::MoveKind;
+use crate::session::tree::{NodeId, ROOT, TreeError};
+use crate::session::views::first_line;
+
+impl Actor {
+    pub(super) async fn apply_move(&mut self, op: MoveOp) -> Result<MoveOutcome, ErrorReply> {
+        self.refuse_if_busy()?;
+        let from = self.tree.head();
+        let head_move = match op {
+            MoveOp::Undo => HeadMove {
+                kind: MoveKind::Undo,
+                to: self.tree.undo_target().map_err(tree_error)?,
+                redoes: None,
+                redo: RedoEffect::PushThis,
+            },
+            MoveOp::Back => HeadMove {
+                kind: MoveKind::Back,
+                to: self.tree.back_target().map_err(tree_error)?,
+                redoes: None,
+                redo: RedoEffect::PushThis,
+            },
+            MoveOp::Redo => self.redo_move()?,
+            MoveOp::Checkout { node } => {
+                if !self.tree.contains(node) {
+                    return Err(tree_error(TreeError::UnknownNode(node)));
+                }
+                HeadMove {
+                    kind: MoveKind::Checkout,
+                    to: node,
+                    redoes: None,
+                    redo: RedoEffect::Clear,
+                }
+            }
+        };
+        self.commit(None, Some(head_move)).await?;
+        let to = self.tree.head();
+        Ok(MoveOutcome {
+            session: self.record.id.to_string(),
+            op,
+            from,
+            to,
+            head_summary: self.describe(to),
+        })
+    }
+
+    /// `redo` takes back the undo-type move on top of the redo stack.
+    fn redo_move(&self) -> Result<HeadMove, ErrorReply> {
+        let nothing = || {
+            reply(
+                ErrorKind::WrongState,
+                "nothing to redo: there was no undo or back since the last prompt or checkout",
+            )
+        };
+        let seq = self.record.redo_top.ok_or_else(nothing)?;
+        let undone = self
+            .ctx
+            .store
+            .move_record(&self.record.id, seq)
+            .map_err(store_error)?
+            .ok_or_else(nothing)?;
+        if undone.to != self.tree.head() || !undone.kind.is_undo_type() {
+            return Err(nothing());
+        }
+        Ok(HeadMove {
+            kind: MoveKind::Redo,
+            to: undone.from,
+            redoes: Some(seq),
+            redo: RedoEffect::PopTo(undone.prev_redoable),
+        })
+    }
+
+    /// "node 3 (user): first line" — where the head is now.
+    fn describe(&self, node: NodeId) -> String {
+        if node == ROOT {
+            return "the start of the conversation".to_string();
+        }
+        match self.ctx.store.node(&self.record.id, node) {
+            Ok(record) => format!(
+                "node {node} ({}): {}",
+                record.role.as_str(),
+                first_line(&record.text(), 60)
+            ),
+            Err(_) => format!("node {node}"),
+        }
+    }
+}
