@@ -104,6 +104,8 @@ fn start_demo(config: &mut Config) -> anyhow::Result<Option<omni_tests::fake_gem
     fake.set_chunk_delay(std::time::Duration::from_millis(40));
     config.provider.base_url = fake.url();
     config.provider.model = "omni-demo".into();
+    // A real key has no business going to the demo endpoint.
+    config.provider.api_key = None;
     tracing::info!(endpoint = %fake.url(), "demo mode: answers come from the bundled fake Gemini endpoint");
     Ok(Some(fake))
 }
