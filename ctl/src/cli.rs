@@ -17,6 +17,10 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
 
+    /// Fail at once if omnid is not reachable (by default omnictl retries after 1, 2, 4 s)
+    #[arg(long, global = true)]
+    pub no_wait: bool,
+
     /// What to do
     #[command(subcommand)]
     pub command: Command,
@@ -84,8 +88,16 @@ pub enum Command {
     },
     /// List all sessions, newest first
     Sessions,
-    /// Show the daemon's version, uptime, socket, store and sessions
+    /// Show the daemon's version, uptime, socket, store, sessions and circuit breakers
     Status,
+    /// Lift a session's suspension after repeated failed sends (the history is untouched)
+    Resume {
+        /// The session to resume [default: -s, else the most recently used session]
+        #[arg(value_name = "ID")]
+        id: Option<String>,
+        #[command(flatten)]
+        session: SessionArg,
+    },
     /// Run a short real session against a private demo daemon (no API key, no network)
     Demo {
         /// Leave the demo daemon running afterwards and print how to reach it

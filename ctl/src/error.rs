@@ -13,6 +13,8 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// The daemon could not be reached.
     pub const UNREACHABLE: u8 = 4;
+    /// The session is suspended after repeated failed sends.
+    pub const SUSPENDED: u8 = 5;
 }
 
 /// A failure to report on stderr, with its exit code.
@@ -83,7 +85,13 @@ impl From<ClientError> for CtlError {
             ClientError::Daemon(reply) => Self {
                 code: match reply.kind {
                     ErrorKind::InvalidRequest => exit::USAGE,
-                    _ => exit::FAILURE,
+                    ErrorKind::Suspended => exit::SUSPENDED,
+                    ErrorKind::NotFound
+                    | ErrorKind::Busy
+                    | ErrorKind::WrongState
+                    | ErrorKind::UpstreamFailure
+                    | ErrorKind::Internal
+                    | ErrorKind::ShuttingDown => exit::FAILURE,
                 },
                 kind: Some(reply.kind),
                 message: reply.message,

@@ -19,7 +19,7 @@ fn stderr(output: &Output) -> String {
 
 #[test]
 fn a_missing_daemon_exits_4_with_advice() {
-    let out = omnictl(&["--socket", "/nonexistent/omnid.sock", "status"]);
+    let out = omnictl(&["--no-wait", "--socket", "/nonexistent/omnid.sock", "status"]);
     assert_eq!(out.status.code(), Some(4));
     let text = stderr(&out);
     assert!(
@@ -34,7 +34,7 @@ fn a_dead_daemons_socket_exits_4() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("omnid.sock");
     drop(std::os::unix::net::UnixListener::bind(&path).unwrap());
-    let out = omnictl(&["--socket", path.to_str().unwrap(), "sessions"]);
+    let out = omnictl(&["--no-wait", "--socket", path.to_str().unwrap(), "sessions"]);
     assert_eq!(out.status.code(), Some(4));
     assert!(
         stderr(&out).contains("not accepting connections"),
@@ -65,7 +65,13 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn json_errors_are_json_too() {
-    let out = omnictl(&["--json", "--socket", "/nonexistent/omnid.sock", "status"]);
+    let out = omnictl(&[
+        "--json",
+        "--no-wait",
+        "--socket",
+        "/nonexistent/omnid.sock",
+        "status",
+    ]);
     let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(
         value["error"]["message"]

@@ -7,6 +7,15 @@ use anyhow::{Context, bail};
 use clap::Parser;
 
 use crate::provider::{ApiKey, DEFAULT_BASE_URL, ProviderConfig, RequestOptions};
+use crate::resilience::RetryPolicy;
+
+/// A positive, finite number of seconds as a duration.
+fn seconds(flag: &str, value: f64) -> anyhow::Result<Duration> {
+    match Duration::try_from_secs_f64(value) {
+        Ok(duration) if !duration.is_zero() => Ok(duration),
+        _ => bail!("{flag} must be a positive number of seconds, not {value}"),
+    }
+}
 
 /// The environment variable holding the Gemini API key.
 pub const API_KEY_ENV: &str = "GEMINI_API_KEY";
@@ -44,9 +53,37 @@ pub struct Args {
     #[arg(long)]
     pub include_thoughts: bool,
 
-    /// Longest wait for response headers or for the next chunk of an answer
-    #[arg(long, value_name = "S", default_value_t = 120)]
-    pub stream_idle_timeout_secs: u64,
+    /// Longest wait for response headers or for the next chunk of an answer (decimals allowed)
+    #[arg(long, value_name = "S", default_value_t = 120.0)]
+    pub stream_idle_timeout_secs: f64,
+
+    /// Attempts per send, the first included
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub retry_max_attempts: u32,
+
+    /// First backoff step; it doubles with each retry (with jitter)
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub retry_initial_delay_ms: u64,
+
+    /// Longest wait between attempts; a server asking for longer means an exhausted quota
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    pub retry_max_delay_ms: u64,
+
+    /// All attempts and waits of one send together (decimals allowed)
+    #[arg(long, value_name = "S", default_value_t = 600.0)]
+    pub request_deadline_secs: f64,
+
+    /// Do not retry a stream that broke after it started
+    #[arg(long)]
+    pub no_retry_stream_errors: bool,
+
+    /// Failed attempts in a row that open an endpoint's circuit breaker
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub breaker_failures: u32,
+
+    /// How long an open circuit breaker fails sends fast before letting a probe through
+    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    pub breaker_cooldown_ms: u64,
 
     /// Most client connections served at once; more are refused with a clear message
     #[arg(long, value_name = "N", default_value_t = 64)]
@@ -72,6 +109,12 @@ pub struct Config {
     pub demo: bool,
     /// Connection cap.
     pub max_connections: usize,
+    /// How sends retry.
+    pub retry: RetryPolicy,
+    /// Failed attempts in a row that open the circuit breaker.
+    pub breaker_failures: u32,
+    /// How long an open breaker stays open.
+    pub breaker_cooldown: Duration,
     /// Shutdown drain deadline.
     pub shutdown_grace: Duration,
 }
@@ -115,9 +158,23 @@ impl Config {
         if args.max_connections == 0 {
             bail!("--max-connections must be at least 1");
         }
-        if args.stream_idle_timeout_secs == 0 {
-            bail!("--stream-idle-timeout-secs must be at least 1");
+        if args.retry_max_attempts == 0 {
+            bail!("--retry-max-attempts must be at least 1");
         }
+        if args.retry_initial_delay_ms > args.retry_max_delay_ms {
+            bail!("--retry-initial-delay-ms must not exceed --retry-max-delay-ms");
+        }
+        if args.breaker_failures == 0 {
+            bail!("--breaker-failures must be at least 1");
+        }
+        let retry = RetryPolicy {
+            max_attempts: args.retry_max_attempts,
+            initial_delay: Duration::from_millis(args.retry_initial_delay_ms),
+            max_delay: Duration::from_millis(args.retry_max_delay_ms),
+            deadline: seconds("--request-deadline-secs", args.request_deadline_secs)?,
+            retry_stream_errors: !args.no_retry_stream_errors,
+        };
+        let idle_timeout = seconds("--stream-idle-timeout-secs", args.stream_idle_timeout_secs)?;
         Ok(Self {
             socket,
             data_dir,
@@ -129,10 +186,13 @@ impl Config {
                 request: RequestOptions {
                     include_thoughts: args.include_thoughts,
                 },
-                idle_timeout: Duration::from_secs(args.stream_idle_timeout_secs),
+                idle_timeout,
             },
             demo: args.demo,
             max_connections: args.max_connections,
+            retry,
+            breaker_failures: args.breaker_failures,
+            breaker_cooldown: Duration::from_millis(args.breaker_cooldown_ms),
             shutdown_grace: Duration::from_secs(args.shutdown_grace_secs),
         })
     }

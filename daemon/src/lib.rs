@@ -7,6 +7,7 @@
 pub mod config;
 mod errors;
 pub mod provider;
+pub mod resilience;
 mod run;
 pub mod server;
 pub mod session;

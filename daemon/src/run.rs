@@ -10,6 +10,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
 use crate::provider::Gemini;
+use crate::resilience::Breaker;
 use crate::server::{self, listener};
 use crate::session::actor::SessionContext;
 use crate::session::current::CurrentSession;
@@ -52,6 +53,12 @@ pub async fn run(mut config: Config, shutdown: CancellationToken) -> anyhow::Res
         provider: provider.clone(),
         model: config.provider.model.clone(),
         request_options: config.provider.request.clone(),
+        retry: config.retry.clone(),
+        breaker: Breaker::new(
+            provider.url(),
+            config.breaker_failures,
+            config.breaker_cooldown,
+        ),
         shutdown: shutdown.clone(),
         tracker: tracker.clone(),
         current: Arc::new(CurrentSession::new(current)),

@@ -19,6 +19,8 @@ pub enum ErrorKind {
     Internal,
     /// The daemon is shutting down and does not take new work.
     ShuttingDown,
+    /// The session is suspended after repeated failed sends; `omnictl resume` lifts it.
+    Suspended,
 }
 
 /// The final answer to a request that failed: a kind and one clear sentence for the user.

@@ -25,12 +25,12 @@ pub use message::{
 };
 pub use socket_path::{SocketPathError, default_socket_path, resolve_socket_path};
 pub use view::{
-    Answer, Branch, BranchList, DaemonStatus, Entry, HistoryView, ModelInfo, MoveOutcome, Part,
-    PartContent, Role, SessionSummary, Usage,
+    Answer, Branch, BranchList, BreakerState, BreakerStatus, DaemonStatus, Entry, HistoryView,
+    ModelInfo, MoveOutcome, Part, PartContent, RetryNotice, Role, SessionSummary, Usage,
 };
 
 /// Version of this wire protocol. A client and a daemon talk only if theirs are equal.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Largest payload a frame may carry (16 MiB). Checked before anything is allocated.
 pub const MAX_FRAME_LEN: usize = 16 * 1024 * 1024;

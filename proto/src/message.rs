@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorReply;
 use crate::view::{
-    Answer, BranchList, DaemonStatus, HistoryView, MoveOutcome, Part, SessionSummary,
+    Answer, BranchList, DaemonStatus, HistoryView, MoveOutcome, Part, RetryNotice, SessionSummary,
 };
 
 /// First frame a client sends. Its layout is frozen across protocol versions so that a
@@ -93,6 +93,11 @@ pub enum Request {
     Sessions,
     /// The daemon's health and configuration.
     Status,
+    /// Lifts a session's suspension (after repeated failed sends); the history is untouched.
+    Resume {
+        /// The session to resume.
+        session: SessionRef,
+    },
 }
 
 /// A head move a client can ask for. Every move is appended to the session's move log.
@@ -148,6 +153,8 @@ pub enum Event {
     Thought(String),
     /// The model asked for a function call.
     FunctionCall(Part),
+    /// An attempt failed and will be retried after a wait.
+    Retrying(RetryNotice),
 }
 
 /// The successful outcome of a request.
@@ -172,4 +179,11 @@ pub enum Reply {
     Sessions(Vec<SessionSummary>),
     /// The daemon's status.
     Status(DaemonStatus),
+    /// A session was resumed.
+    Resumed {
+        /// The session's id.
+        session: String,
+        /// Whether it had been suspended (false: nothing needed doing).
+        was_suspended: bool,
+    },
 }

@@ -221,6 +221,10 @@ pub struct SessionSummary {
     pub head: u64,
     /// This is the most recently used session (the default for `-s`).
     pub current: bool,
+    /// Sends that failed in a row (reset by any success).
+    pub consecutive_failures: u32,
+    /// The session is suspended: sends are refused until `omnictl resume`.
+    pub suspended: bool,
 }
 
 /// What `omnictl status` shows.
@@ -252,4 +256,48 @@ pub struct DaemonStatus {
     pub model: String,
     /// The model API's base URL.
     pub base_url: String,
+    /// The circuit breaker of each model endpoint.
+    pub breakers: Vec<BreakerStatus>,
+}
+
+/// A failed attempt that will be retried: what the client shows while it waits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetryNotice {
+    /// The attempt that failed (from 1).
+    pub attempt: u32,
+    /// The attempt budget.
+    pub max_attempts: u32,
+    /// The failure's class (`overloaded`, `rate_limited`, `network`, ...).
+    pub class: String,
+    /// What went wrong, with the API's own message.
+    pub message: String,
+    /// How long until the next attempt.
+    pub wait_ms: u64,
+    /// Text of the failed attempt had already been sent and is now discarded.
+    pub discarded_partial: bool,
+}
+
+/// The state of a circuit breaker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakerState {
+    /// Requests flow.
+    Closed,
+    /// Requests fail fast until the cool-down ends.
+    Open,
+    /// One probe request may go through; its outcome decides.
+    HalfOpen,
+}
+
+/// One endpoint's circuit breaker, for `omnictl status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BreakerStatus {
+    /// The endpoint it guards.
+    pub endpoint: String,
+    /// Its state.
+    pub state: BreakerState,
+    /// Failed attempts in a row.
+    pub consecutive_failures: u32,
+    /// While open: time until a probe is let through.
+    pub next_probe_in_ms: Option<u64>,
 }

@@ -70,8 +70,8 @@ fn an_http_error_ends_the_send_with_the_apis_message_and_keeps_the_prompt() {
 }
 
 #[test]
-fn a_stream_cut_mid_answer_leaves_no_partial_answer_anywhere() {
-    let omni = Omni::start();
+fn without_stream_retries_a_cut_stream_fails_and_leaves_no_partial_answer() {
+    let omni = Omni::builder().args(&["--no-retry-stream-errors"]).start();
     omni.ctl(&["new"]).ok();
     omni.fake().push([Reply::CutAfter {
         chunks: 1,
@@ -92,8 +92,8 @@ fn a_stream_cut_mid_answer_leaves_no_partial_answer_anywhere() {
 }
 
 #[test]
-fn a_stream_without_a_finish_reason_is_a_failure() {
-    let omni = Omni::start();
+fn without_stream_retries_a_stream_without_a_finish_reason_fails() {
+    let omni = Omni::builder().args(&["--no-retry-stream-errors"]).start();
     omni.ctl(&["new"]).ok();
     let mut answer = Answer::text(["no end"]);
     answer.finish_reason = None;
@@ -106,13 +106,23 @@ fn a_stream_without_a_finish_reason_is_a_failure() {
 #[test]
 fn an_unreachable_endpoint_is_a_clear_error() {
     // Nothing listens on port 9 of localhost.
-    let omni = Omni::builder().base_url("http://127.0.0.1:9").start();
+    let omni = Omni::builder()
+        .base_url("http://127.0.0.1:9")
+        .args(&[
+            "--retry-max-attempts",
+            "3",
+            "--retry-initial-delay-ms",
+            "10",
+        ])
+        .start();
     omni.ctl(&["new"]).ok();
     let out = omni.ctl(&["send", "hi"]);
     assert_eq!(out.code, 1);
-    assert!(
-        out.stderr.contains("could not reach the model API"),
-        "{}",
-        out.stderr
-    );
+    for expected in [
+        "could not reach the model API",
+        "Connection refused",
+        "gave up after 3 attempts",
+    ] {
+        assert!(out.stderr.contains(expected), "{expected}: {}", out.stderr);
+    }
 }

@@ -5,13 +5,16 @@ mod demo;
 mod history;
 mod moves;
 mod new;
+mod resume;
 mod send;
 mod sessions;
 mod status;
 
+use std::io;
 use std::path::PathBuf;
+use std::time::Duration;
 
-use omni_proto::{Client, Event, MoveOp, Reply, Request, SessionRef};
+use omni_proto::{Client, ClientError, Event, MoveOp, Reply, Request, SessionRef};
 
 use crate::cli::{Cli, Command, SessionArg};
 use crate::error::{CtlError, exit};
@@ -23,14 +26,69 @@ pub struct Ctx {
     pub socket: PathBuf,
     /// `--json` was given.
     pub json: bool,
+    /// `--no-wait` was given: do not retry reaching the daemon.
+    pub no_wait: bool,
     client: Option<Client>,
+}
+
+/// Waits before each new try to reach a daemon that is not up (yet): at most three retries,
+/// seven seconds in all, each announced.
+const CONNECT_WAITS: [Duration; 3] = [
+    Duration::from_secs(1),
+    Duration::from_secs(2),
+    Duration::from_secs(4),
+];
+
+/// Whether a connection error means the daemon is not up (yet), which is worth waiting
+/// for. Anything else (a permission problem, a protocol mismatch) will not change by
+/// waiting.
+fn daemon_not_up(error: &ClientError) -> bool {
+    matches!(
+        error,
+        ClientError::Connect { source, .. }
+            if matches!(source.kind(), io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused)
+    )
+}
+
+/// Connects, retrying while the daemon is not up (no socket, or nobody listening on it).
+/// Anything else, a permission problem included, fails at once.
+async fn connect(socket: &std::path::Path, no_wait: bool) -> Result<Client, CtlError> {
+    let name = concat!("omnictl ", env!("CARGO_PKG_VERSION"));
+    let waits: &[Duration] = if no_wait { &[] } else { &CONNECT_WAITS };
+    let mut waits = waits.iter().enumerate();
+    loop {
+        let error = match Client::connect(socket, name).await {
+            Ok(client) => return Ok(client),
+            Err(error) => error,
+        };
+        match waits.next() {
+            Some((i, wait)) if daemon_not_up(&error) => {
+                let reason = match &error {
+                    ClientError::Connect { source, .. }
+                        if source.kind() == io::ErrorKind::NotFound =>
+                    {
+                        "no socket yet"
+                    }
+                    _ => "connection refused",
+                };
+                eprintln!(
+                    "omnictl: omnid is not reachable at {} ({reason}); retry {}/{} in {} s",
+                    socket.display(),
+                    i + 1,
+                    CONNECT_WAITS.len(),
+                    wait.as_secs()
+                );
+                tokio::time::sleep(*wait).await;
+            }
+            _ => return Err(error.into()),
+        }
+    }
 }
 
 impl Ctx {
     async fn client(&mut self) -> Result<&mut Client, CtlError> {
         if self.client.is_none() {
-            let name = concat!("omnictl ", env!("CARGO_PKG_VERSION"));
-            self.client = Some(Client::connect(&self.socket, name).await?);
+            self.client = Some(connect(&self.socket, self.no_wait).await?);
         }
         self.client
             .as_mut()
@@ -80,6 +138,7 @@ pub async fn run(cli: Cli) -> Result<(), CtlError> {
     let mut ctx = Ctx {
         socket,
         json: cli.json,
+        no_wait: cli.no_wait,
         client: None,
     };
     match cli.command {
@@ -99,6 +158,55 @@ pub async fn run(cli: Cli) -> Result<(), CtlError> {
         Command::Branches { session } => branches::run(&mut ctx, &session).await,
         Command::Sessions => sessions::run(&mut ctx).await,
         Command::Status => status::run(&mut ctx).await,
+        Command::Resume { id, session } => {
+            let session = SessionArg {
+                session: id.or(session.session),
+            };
+            resume::run(&mut ctx, &session).await
+        }
         Command::Demo { .. } => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn connect_error(kind: io::ErrorKind) -> ClientError {
+        ClientError::Connect {
+            path: PathBuf::from("/run/omni/omnid.sock"),
+            source: io::Error::from(kind),
+        }
+    }
+
+    #[test]
+    fn only_a_daemon_that_is_not_up_is_waited_for() {
+        assert!(daemon_not_up(&connect_error(io::ErrorKind::NotFound)));
+        assert!(daemon_not_up(&connect_error(
+            io::ErrorKind::ConnectionRefused
+        )));
+        assert!(!daemon_not_up(&connect_error(
+            io::ErrorKind::PermissionDenied
+        )));
+        assert!(!daemon_not_up(&ClientError::Rejected(
+            "protocol mismatch".into()
+        )));
+    }
+
+    #[test]
+    fn permission_denied_fails_fast_with_exit_4_and_advice() {
+        let error = CtlError::from(connect_error(io::ErrorKind::PermissionDenied));
+        assert_eq!(error.code, exit::UNREACHABLE);
+        assert!(
+            error.message.contains("belongs to another user"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn the_waits_are_1_2_4_seconds() {
+        let secs: Vec<u64> = CONNECT_WAITS.iter().map(Duration::as_secs).collect();
+        assert_eq!(secs, [1, 2, 4]);
     }
 }

@@ -23,11 +23,14 @@ pub async fn run(ctx: &mut Ctx) -> Result<(), CtlError> {
     }
     for session in &sessions {
         let marker = if session.current { "*" } else { " " };
-        let title = if session.title.is_empty() {
+        let mut title = if session.title.is_empty() {
             style.dim("(empty)")
         } else {
             session.title.clone()
         };
+        if session.suspended {
+            title = format!("{} {title}", style.error("[suspended]"));
+        }
         output::line(&format!(
             "{marker} {}  {}  {:>4} turns  {title}",
             session.id,

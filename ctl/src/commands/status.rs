@@ -1,6 +1,6 @@
 //! `omnictl status`: the daemon's version, uptime, socket, store and activity.
 
-use omni_proto::{Reply, Request};
+use omni_proto::{BreakerState, Reply, Request};
 
 use super::{Ctx, unexpected};
 use crate::error::CtlError;
@@ -44,6 +44,29 @@ pub async fn run(ctx: &mut Ctx) -> Result<(), CtlError> {
     ];
     for line in lines {
         output::line(&line);
+    }
+    for breaker in &status.breakers {
+        let state = match (breaker.state, breaker.next_probe_in_ms) {
+            (BreakerState::Closed, _) => "closed".to_string(),
+            (BreakerState::Open, Some(ms)) => {
+                format!(
+                    "open: failing fast, next probe in {:.1} s",
+                    ms as f64 / 1000.0
+                )
+            }
+            (BreakerState::Open, None) => "open".to_string(),
+            (BreakerState::HalfOpen, _) => "half-open: one probe may go through".to_string(),
+        };
+        output::line(&format!(
+            "breaker:  {state} ({} failed attempt{} in a row) for {}",
+            breaker.consecutive_failures,
+            if breaker.consecutive_failures == 1 {
+                ""
+            } else {
+                "s"
+            },
+            breaker.endpoint
+        ));
     }
     Ok(())
 }

@@ -24,6 +24,15 @@ pub fn event(event: &Event) -> Value {
             }),
             _ => json!({"event": "function_call"}),
         },
+        Event::Retrying(notice) => json!({
+            "event": "retrying",
+            "attempt": notice.attempt,
+            "max_attempts": notice.max_attempts,
+            "class": notice.class,
+            "message": notice.message,
+            "wait_ms": notice.wait_ms,
+            "discarded_partial": notice.discarded_partial,
+        }),
     }
 }
 

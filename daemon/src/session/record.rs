@@ -29,6 +29,19 @@ pub struct SessionRecord {
     pub moves: u64,
     /// The undo-type move that `redo` would take back, if any.
     pub redo_top: Option<u64>,
+    /// Sends that failed (after their retries) in a row; any success resets it.
+    pub consecutive_failures: u32,
+    /// Set when too many sends failed in a row: sends are refused until resumed.
+    pub suspended: Option<Suspension>,
+}
+
+/// Why and when a session was suspended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Suspension {
+    /// When, ms since the epoch.
+    pub at_ms: u64,
+    /// The last failure's message.
+    pub last_error: String,
 }
 
 impl SessionRecord {
@@ -43,6 +56,8 @@ impl SessionRecord {
             nodes: 0,
             moves: 0,
             redo_top: None,
+            consecutive_failures: 0,
+            suspended: None,
         }
     }
 }

@@ -106,6 +106,8 @@ pub fn summary(record: &SessionRecord, current: bool) -> SessionSummary {
         nodes: record.nodes,
         head: record.head,
         current,
+        consecutive_failures: record.consecutive_failures,
+        suspended: record.suspended.is_some(),
     }
 }
 

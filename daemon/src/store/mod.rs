@@ -16,6 +16,7 @@
 mod codec;
 mod disk_sync;
 mod group_sync;
+mod legacy;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -24,7 +25,6 @@ use sled::Transactional;
 use sled::transaction::TransactionError;
 use uuid::Uuid;
 
-pub use codec::FORMAT_VERSION;
 use disk_sync::DiskSync;
 pub use group_sync::GroupSync;
 
@@ -60,14 +60,32 @@ pub enum StoreError {
     /// A value was written by a newer (or unknown) omnid.
     #[error(
         "{what} was written in store format version {version}, which this omnid \
-         (format {FORMAT_VERSION}) cannot read; upgrade omnid"
+         (format {current}) cannot read; upgrade omnid"
     )]
     UnknownFormat {
         /// What was being read.
         what: String,
         /// The version byte found.
         version: u8,
+        /// The newest version this build writes.
+        current: u8,
     },
+}
+
+/// Format of session records. 2 added the failure count and suspension (1 is migrated).
+const SESSION_FORMAT: u8 = 2;
+/// Format of nodes.
+const NODE_FORMAT: u8 = 1;
+/// Format of moves.
+const MOVE_FORMAT: u8 = 1;
+
+fn decode_session(bytes: &[u8]) -> Result<SessionRecord, StoreError> {
+    const WHAT: &str = "session record";
+    match codec::split(bytes, WHAT)? {
+        (SESSION_FORMAT, body) => codec::body(body, WHAT),
+        (1, body) => Ok(codec::body::<legacy::SessionRecordV1>(body, WHAT)?.into()),
+        (found, _) => Err(codec::unknown(WHAT, found, SESSION_FORMAT)),
+    }
 }
 
 /// One atomic change to a session: its new record, and optionally a node and a move.
@@ -145,14 +163,14 @@ impl Store {
     /// [`Store::commit`] unless many changes are followed by one [`Store::sync`].
     pub fn apply(&self, change: &Change<'_>) -> Result<(), StoreError> {
         let id = change.session.id;
-        let session_value = codec::encode(change.session)?;
+        let session_value = codec::encode(change.session, SESSION_FORMAT)?;
         let node = change
             .node
-            .map(|n| Ok::<_, StoreError>((child_key(&id, n.id), codec::encode(n)?)))
+            .map(|n| Ok::<_, StoreError>((child_key(&id, n.id), codec::encode(n, NODE_FORMAT)?)))
             .transpose()?;
         let mv = change
             .mv
-            .map(|m| Ok::<_, StoreError>((child_key(&id, m.seq), codec::encode(m)?)))
+            .map(|m| Ok::<_, StoreError>((child_key(&id, m.seq), codec::encode(m, MOVE_FORMAT)?)))
             .transpose()?;
         (&self.sessions, &self.nodes, &self.moves)
             .transaction(|(sessions, nodes, moves)| {
@@ -185,7 +203,7 @@ impl Store {
     pub fn session(&self, id: &Uuid) -> Result<Option<SessionRecord>, StoreError> {
         self.sessions
             .get(id.as_bytes())?
-            .map(|v| codec::decode(&v, "session record"))
+            .map(|v| decode_session(&v))
             .transpose()
     }
 
@@ -194,7 +212,7 @@ impl Store {
         self.sessions
             .iter()
             .values()
-            .map(|v| codec::decode(&v?, "session record"))
+            .map(|v| decode_session(&v?))
             .collect()
     }
 
@@ -208,14 +226,14 @@ impl Store {
         self.nodes
             .scan_prefix(session.as_bytes())
             .values()
-            .map(|v| codec::decode(&v?, "node"))
+            .map(|v| codec::decode(&v?, "node", NODE_FORMAT))
             .collect()
     }
 
     /// One node of a session; a missing node is corruption (the tree said it exists).
     pub fn node(&self, session: &Uuid, id: NodeId) -> Result<NodeRecord, StoreError> {
         match self.nodes.get(child_key(session, id))? {
-            Some(value) => codec::decode(&value, "node"),
+            Some(value) => codec::decode(&value, "node", NODE_FORMAT),
             None => Err(StoreError::Corrupt(format!(
                 "node {id} of session {session} is missing"
             ))),
@@ -226,7 +244,7 @@ impl Store {
     pub fn move_record(&self, session: &Uuid, seq: u64) -> Result<Option<MoveRecord>, StoreError> {
         self.moves
             .get(child_key(session, seq))?
-            .map(|v| codec::decode(&v, "move"))
+            .map(|v| codec::decode(&v, "move", MOVE_FORMAT))
             .transpose()
     }
 

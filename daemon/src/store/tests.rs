@@ -94,3 +94,49 @@ async fn sessions_do_not_see_each_others_nodes() {
     assert_eq!(store.nodes(&b.id).unwrap()[0].text(), "in b");
     assert_eq!(store.session_count(), 2);
 }
+
+#[tokio::test]
+async fn a_format_1_session_record_is_migrated_when_read() {
+    #[derive(serde::Serialize)]
+    struct V1 {
+        id: Uuid,
+        title: String,
+        created_at_ms: u64,
+        updated_at_ms: u64,
+        head: u64,
+        nodes: u64,
+        moves: u64,
+        redo_top: Option<u64>,
+    }
+    let id = Uuid::new_v4();
+    let old = V1 {
+        id,
+        title: "old".into(),
+        created_at_ms: 5,
+        updated_at_ms: 6,
+        head: 2,
+        nodes: 2,
+        moves: 2,
+        redo_top: Some(1),
+    };
+    let record = decode_session(&codec::encode(&old, 1).unwrap()).unwrap();
+    assert_eq!(
+        (
+            record.id,
+            record.title.as_str(),
+            record.head,
+            record.redo_top
+        ),
+        (id, "old", 2, Some(1))
+    );
+    assert_eq!((record.consecutive_failures, record.suspended), (0, None));
+    let future = codec::encode(&old, 9).unwrap();
+    assert!(matches!(
+        decode_session(&future),
+        Err(StoreError::UnknownFormat {
+            version: 9,
+            current: 2,
+            ..
+        })
+    ));
+}

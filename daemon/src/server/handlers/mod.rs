@@ -6,6 +6,7 @@ mod branches;
 mod history;
 mod moves;
 mod new_session;
+mod resume;
 mod send;
 mod sessions;
 mod status;
@@ -35,5 +36,6 @@ pub async fn dispatch(
         Request::Branches { session } => branches::handle(daemon, &session),
         Request::Sessions => sessions::handle(daemon),
         Request::Status => status::handle(daemon),
+        Request::Resume { session } => resume::handle(daemon, &session).await,
     }
 }

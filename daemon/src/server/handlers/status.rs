@@ -22,5 +22,12 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
         sends_in_flight: daemon.sends_in_flight.load(Ordering::Relaxed),
         model: config.provider.model.clone(),
         base_url: config.provider.base_url.clone(),
+        breakers: vec![
+            daemon
+                .sessions
+                .context()
+                .breaker
+                .status(std::time::Instant::now()),
+        ],
     }))
 }

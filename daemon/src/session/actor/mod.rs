@@ -2,6 +2,8 @@
 //! order. While an answer streams, the actor stays responsive: other changes are refused
 //! as busy rather than queued behind a long stream, and a shutdown interrupts the stream.
 
+mod attempts;
+mod health;
 mod moves;
 mod send;
 
@@ -20,6 +22,7 @@ use super::tree::{NodeId, Tree};
 use super::views::first_line;
 use crate::errors::reply;
 use crate::provider::{Gemini, RequestOptions};
+use crate::resilience::{Breaker, RetryPolicy};
 use crate::store::{Change, Store};
 use crate::time::now_ms;
 use send::{InFlight, next_outcome};
@@ -34,6 +37,10 @@ pub struct SessionContext {
     pub model: String,
     /// Request settings.
     pub request_options: RequestOptions,
+    /// How sends retry.
+    pub retry: RetryPolicy,
+    /// The model endpoint's circuit breaker.
+    pub breaker: Arc<Breaker>,
     /// Cancelled when the daemon shuts down.
     pub shutdown: CancellationToken,
     /// Tracks actor and stream tasks so shutdown can wait for them.
@@ -55,6 +62,9 @@ enum Command {
     Move {
         op: MoveOp,
         reply: Reply<MoveOutcome>,
+    },
+    Resume {
+        reply: Reply<bool>,
     },
 }
 
@@ -110,6 +120,11 @@ impl ActorHandle {
     /// Moves the head (undo, redo, back, checkout).
     pub async fn apply_move(&self, op: MoveOp) -> Result<MoveOutcome, ErrorReply> {
         self.call(|reply| Command::Move { op, reply }).await
+    }
+
+    /// Lifts a suspension; returns whether the session was suspended.
+    pub async fn resume(&self) -> Result<bool, ErrorReply> {
+        self.call(|reply| Command::Resume { reply }).await
     }
 }
 
@@ -184,6 +199,10 @@ impl Actor {
                 let result = self.apply_move(op).await;
                 let _ = reply.send(result);
             }
+            Command::Resume { reply } => {
+                let result = self.resume().await;
+                let _ = reply.send(result);
+            }
         }
     }
 
@@ -204,9 +223,21 @@ impl Actor {
         node: Option<NodeRecord>,
         head_move: Option<HeadMove>,
     ) -> Result<(), ErrorReply> {
+        self.commit_with(node, head_move, |_| {}).await
+    }
+
+    /// [`Actor::commit`], also applying `update` to the session record in the same
+    /// transaction.
+    async fn commit_with(
+        &mut self,
+        node: Option<NodeRecord>,
+        head_move: Option<HeadMove>,
+        update: impl FnOnce(&mut SessionRecord),
+    ) -> Result<(), ErrorReply> {
         let now = now_ms();
         let mut record = self.record.clone();
         record.updated_at_ms = now;
+        update(&mut record);
         if let Some(node) = &node {
             record.nodes = node.id;
             if record.title.is_empty() && node.role == Role::User {

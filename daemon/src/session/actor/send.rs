@@ -1,28 +1,21 @@
-//! The send path: store the prompt, stream the answer in its own task, store the outcome.
+//! The send path: store the prompt, run the attempts in their own task, store the outcome.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use omni_proto::{Answer, ErrorKind, ErrorReply, Event, ModelInfo, Part, Role};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
 
+use super::attempts::{AnswerJob, SendOutcome, answer_with_retries};
 use super::{Actor, HeadMove, RedoEffect, Reply};
 use crate::errors::{reply, store_error};
-use crate::provider::{Gemini, ProviderError, build_body};
+use crate::provider::build_body;
+use crate::resilience::GiveUp;
 use crate::session::answer::AnswerBuilder;
 use crate::session::record::{MoveKind, NodeRecord};
 use crate::session::tree::NodeId;
 use crate::time::now_ms;
-
-/// How a streamed answer ended.
-pub(super) enum SendOutcome {
-    Completed(AnswerBuilder),
-    Failed(ProviderError),
-    Interrupted(AnswerBuilder),
-}
 
 pub(super) struct InFlight {
     prompt: NodeId,
@@ -42,7 +35,7 @@ pub(super) async fn next_outcome(
 }
 
 impl Actor {
-    /// Starts a send; on failure the client hears why at once.
+    /// Starts a send; if it cannot start, the client hears why at once.
     pub(super) async fn begin_send(
         &mut self,
         prompt: String,
@@ -64,13 +57,14 @@ impl Actor {
         }
     }
 
-    /// Stores the prompt durably, then starts streaming the answer in its own task.
+    /// Stores the prompt durably, then starts the attempts in their own task.
     async fn start_send(
         &mut self,
         prompt: String,
         events: mpsc::UnboundedSender<Event>,
     ) -> Result<(NodeId, JoinHandle<SendOutcome>), ErrorReply> {
         self.refuse_if_busy()?;
+        self.refuse_if_suspended()?;
         if prompt.trim().is_empty() {
             return Err(reply(
                 ErrorKind::InvalidRequest,
@@ -105,18 +99,20 @@ impl Actor {
             .map(|id| self.ctx.store.node(&self.record.id, id))
             .collect::<Result<Vec<_>, _>>()
             .map_err(store_error)?;
-        let body = build_body(&context, &self.ctx.request_options);
-        let provider = self.ctx.provider.clone();
-        let cancel = self.ctx.shutdown.clone();
+        let job = AnswerJob {
+            provider: self.ctx.provider.clone(),
+            breaker: self.ctx.breaker.clone(),
+            policy: self.ctx.retry.clone(),
+            body: build_body(&context, &self.ctx.request_options),
+            events,
+            cancel: self.ctx.shutdown.clone(),
+        };
         self.ctx.sends_in_flight.fetch_add(1, Ordering::Relaxed);
-        let task = self
-            .ctx
-            .tracker
-            .spawn(stream_answer(provider, body, events, cancel));
+        let task = self.ctx.tracker.spawn(answer_with_retries(job));
         Ok((prompt_node, task))
     }
 
-    /// Stores what the stream produced and answers the client.
+    /// Stores what the attempts produced and answers the client.
     pub(super) async fn finish_send(
         &mut self,
         outcome: Result<SendOutcome, tokio::task::JoinError>,
@@ -127,21 +123,37 @@ impl Actor {
         self.ctx.sends_in_flight.fetch_sub(1, Ordering::Relaxed);
         let latency_ms = send.started.elapsed().as_millis() as u64;
         let result = match outcome {
-            Ok(SendOutcome::Completed(answer)) => {
-                self.store_answer(send.prompt, answer, latency_ms, false)
-                    .await
+            Ok(SendOutcome::Completed { answer, attempts }) => {
+                let info = self.model_info(&answer, attempts, latency_ms, false);
+                self.store_answer(send.prompt, answer, info).await
             }
-            Ok(SendOutcome::Failed(error)) => Err(reply(
-                ErrorKind::UpstreamFailure,
-                format!(
-                    "{error}. Your prompt is saved as node {} and stays in the context: \
-                     send again to continue (both prompts are sent), or `omnictl back` to drop it",
+            Ok(SendOutcome::Failed {
+                failure,
+                attempts,
+                gave_up,
+            }) => {
+                let why = match gave_up {
+                    GiveUp::NotRetryable => String::new(),
+                    GiveUp::BudgetSpent => format!(" (gave up after {attempts} attempts)"),
+                    GiveUp::DeadlineWouldPass => format!(
+                        " (gave up after {attempts} attempts: the next could not finish within \
+                         the {:.1} s request deadline)",
+                        self.ctx.retry.deadline.as_secs_f64()
+                    ),
+                };
+                let saved = format!(
+                    "Your prompt is saved as node {} and stays in the context: send again to \
+                     continue (both prompts are sent), or `omnictl back` to drop it",
                     send.prompt
-                ),
-            )),
-            Ok(SendOutcome::Interrupted(answer)) => Err(self
-                .store_interrupted(send.prompt, answer, latency_ms)
-                .await),
+                );
+                Err(self
+                    .record_failure(&format!("{failure}{why}"), &saved)
+                    .await)
+            }
+            Ok(SendOutcome::Interrupted { answer }) => {
+                let info = self.model_info(&answer, 1, latency_ms, true);
+                Err(self.store_interrupted(send.prompt, answer, info).await)
+            }
             Err(join) => Err(reply(
                 ErrorKind::Internal,
                 format!(
@@ -153,26 +165,33 @@ impl Actor {
         let _ = send.reply.send(result);
     }
 
-    fn model_info(&self, answer: &AnswerBuilder, latency_ms: u64, interrupted: bool) -> ModelInfo {
+    fn model_info(
+        &self,
+        answer: &AnswerBuilder,
+        attempts: u32,
+        latency_ms: u64,
+        interrupted: bool,
+    ) -> ModelInfo {
         ModelInfo {
             model: self.ctx.model.clone(),
             model_version: answer.model_version.clone(),
             finish_reason: answer.finish_reason.clone(),
             usage: answer.usage,
-            attempts: 1,
+            attempts,
             latency_ms,
             interrupted,
         }
     }
 
+    /// Stores a model node under the prompt. A complete answer becomes the head (and resets
+    /// the failure count); an interrupted one stays beside it, out of the context.
     async fn store_answer(
         &mut self,
         prompt: NodeId,
         answer: AnswerBuilder,
-        latency_ms: u64,
-        interrupted: bool,
+        model: ModelInfo,
     ) -> Result<Answer, ErrorReply> {
-        let model = self.model_info(&answer, latency_ms, interrupted);
+        let interrupted = model.interrupted;
         let node = NodeRecord {
             id: self.tree.len() + 1,
             parent: prompt,
@@ -188,8 +207,12 @@ impl Actor {
             redoes: None,
             redo: RedoEffect::Keep,
         };
-        self.commit(Some(node), (!interrupted).then_some(to_head))
-            .await?;
+        self.commit_with(Some(node), (!interrupted).then_some(to_head), |record| {
+            if !interrupted {
+                record.consecutive_failures = 0;
+            }
+        })
+        .await?;
         Ok(Answer {
             session: self.record.id.to_string(),
             prompt_node: prompt,
@@ -205,12 +228,12 @@ impl Actor {
         &mut self,
         prompt: NodeId,
         answer: AnswerBuilder,
-        latency_ms: u64,
+        info: ModelInfo,
     ) -> ErrorReply {
         let kept = if answer.is_empty() {
             "nothing had arrived yet".to_string()
         } else {
-            match self.store_answer(prompt, answer, latency_ms, true).await {
+            match self.store_answer(prompt, answer, info).await {
                 Ok(stored) => format!(
                     "the partial answer is kept as node {} (interrupted, not in the context)",
                     stored.node
@@ -225,29 +248,5 @@ impl Actor {
                  saved as node {prompt}"
             ),
         )
-    }
-}
-
-/// Streams one answer, forwarding events to the client; a shutdown interrupts it and hands
-/// back what had arrived.
-async fn stream_answer(
-    provider: Arc<Gemini>,
-    body: String,
-    events: mpsc::UnboundedSender<Event>,
-    cancel: CancellationToken,
-) -> SendOutcome {
-    let mut answer = AnswerBuilder::default();
-    let result = tokio::select! {
-        result = provider.stream(&body, |update| {
-            for event in answer.absorb(update) {
-                let _ = events.send(event);
-            }
-        }) => Some(result),
-        _ = cancel.cancelled() => None,
-    };
-    match result {
-        Some(Ok(())) => SendOutcome::Completed(answer),
-        Some(Err(error)) => SendOutcome::Failed(error),
-        None => SendOutcome::Interrupted(answer),
     }
 }

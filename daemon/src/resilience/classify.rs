@@ -1,0 +1,397 @@
+//! One classifier for every failure of a request to the model API.
+//!
+//! It looks at the HTTP status, the Gemini error body (`error.status`, `error.message`,
+//! `error.details[]`: `RetryInfo`, `QuotaFailure`, `ErrorInfo`) and the transport error's
+//! cause chain, and decides once what the failure *is*. Whether to retry follows from the
+//! class alone (see `retry.rs`).
+
+use std::io;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use super::delay;
+use crate::provider::{Phase, ProviderError, error_object};
+
+/// What kind of network failure (for messages; all are treated alike).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkCause {
+    /// Connection refused.
+    Refused,
+    /// Connection reset by the peer.
+    Reset,
+    /// Connection aborted.
+    Aborted,
+    /// The host name did not resolve.
+    Dns,
+    /// The TLS handshake failed.
+    Tls,
+    /// The connection ended in the middle of a response.
+    UnexpectedEof,
+    /// Writing to a closed connection.
+    BrokenPipe,
+    /// Anything else the transport reported.
+    Other,
+}
+
+/// What a failure is. Every class is handled explicitly wherever it matters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FailureClass {
+    /// The send was cancelled (shutdown).
+    Cancelled,
+    /// The connection failed.
+    Network(NetworkCause),
+    /// No answer in time (connect, headers, idle stream, or the request deadline).
+    Timeout,
+    /// 429 that heals by waiting; the server's delay if it gave one.
+    RateLimited {
+        /// The server's requested delay.
+        server_delay: Option<Duration>,
+    },
+    /// 429 that will not heal soon (daily quota, `limit: 0`, or a delay beyond the cap).
+    QuotaExhausted {
+        /// When the API says the quota resets, if it does.
+        resets_in: Option<Duration>,
+    },
+    /// 503: the model is overloaded.
+    Overloaded {
+        /// The server's requested delay.
+        server_delay: Option<Duration>,
+    },
+    /// 500, 502, 504, 499 and other server-side failures.
+    ServerError {
+        /// The server's requested delay.
+        server_delay: Option<Duration>,
+    },
+    /// 400 (and other client errors): the request itself is wrong.
+    BadRequest {
+        /// The API rejected the history's function call/response structure.
+        mismatched_function_parts: bool,
+    },
+    /// 401/403 or an invalid API key.
+    Auth,
+    /// 404: the model does not exist.
+    ModelNotFound,
+    /// The stream ended without a finish reason, or with nothing visible, or broke.
+    InvalidStream,
+    /// The API refused the prompt (`promptFeedback.blockReason`).
+    Blocked,
+    /// The circuit breaker is open: nothing was sent.
+    CircuitOpen {
+        /// When a probe will be let through.
+        retry_in: Duration,
+    },
+}
+
+impl FailureClass {
+    /// The class's name, as shown to users and in JSON.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FailureClass::Cancelled => "cancelled",
+            FailureClass::Network(_) => "network",
+            FailureClass::Timeout => "timeout",
+            FailureClass::RateLimited { .. } => "rate_limited",
+            FailureClass::QuotaExhausted { .. } => "quota_exhausted",
+            FailureClass::Overloaded { .. } => "overloaded",
+            FailureClass::ServerError { .. } => "server_error",
+            FailureClass::BadRequest {
+                mismatched_function_parts: true,
+            } => "mismatched_function_parts",
+            FailureClass::BadRequest {
+                mismatched_function_parts: false,
+            } => "bad_request",
+            FailureClass::Auth => "auth",
+            FailureClass::ModelNotFound => "model_not_found",
+            FailureClass::InvalidStream => "invalid_stream",
+            FailureClass::Blocked => "blocked",
+            FailureClass::CircuitOpen { .. } => "circuit_open",
+        }
+    }
+
+    /// The delay the server asked for, to honour as the minimum wait.
+    pub fn server_delay(&self) -> Option<Duration> {
+        match self {
+            FailureClass::RateLimited { server_delay }
+            | FailureClass::Overloaded { server_delay }
+            | FailureClass::ServerError { server_delay } => *server_delay,
+            FailureClass::Cancelled
+            | FailureClass::Network(_)
+            | FailureClass::Timeout
+            | FailureClass::QuotaExhausted { .. }
+            | FailureClass::BadRequest { .. }
+            | FailureClass::Auth
+            | FailureClass::ModelNotFound
+            | FailureClass::InvalidStream
+            | FailureClass::Blocked
+            | FailureClass::CircuitOpen { .. } => None,
+        }
+    }
+
+    /// Whether this failure says the endpoint is unhealthy (and so counts toward opening
+    /// its circuit breaker). A bad request proves the endpoint is up.
+    pub fn endpoint_unhealthy(&self) -> bool {
+        match self {
+            FailureClass::Network(_)
+            | FailureClass::Timeout
+            | FailureClass::RateLimited { .. }
+            | FailureClass::Overloaded { .. }
+            | FailureClass::ServerError { .. }
+            | FailureClass::InvalidStream => true,
+            FailureClass::Cancelled
+            | FailureClass::QuotaExhausted { .. }
+            | FailureClass::BadRequest { .. }
+            | FailureClass::Auth
+            | FailureClass::ModelNotFound
+            | FailureClass::Blocked
+            | FailureClass::CircuitOpen { .. } => false,
+        }
+    }
+}
+
+/// A classified failure of one attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// What it is.
+    pub class: FailureClass,
+    /// Before any response byte, or during the stream.
+    pub phase: Phase,
+    /// The HTTP status, if a response arrived.
+    pub status: Option<u16>,
+    /// What went wrong, with the API's own message, and what to do if anything.
+    pub message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// The Gemini messages that mean the history's function calls and responses do not match.
+const MISMATCH_PATTERNS: &[&str] = &[
+    "function call turn comes immediately after",
+    "function response turn comes immediately after",
+    "number of function response parts",
+    "function call parts",
+    "function response parts",
+    "missing a thought_signature",
+    "thought_signature",
+    "function_response",
+    "function response",
+];
+
+/// Whether a 400's message is one of the API's "mismatched function parts" complaints.
+pub fn is_mismatched_function_parts(message: &str) -> bool {
+    let lower = message.to_ascii_lowercase();
+    MISMATCH_PATTERNS.iter().any(|p| lower.contains(p))
+}
+
+fn details<'a>(error: &'a Value, kind: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+    error
+        .get("details")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(move |d| {
+            d.get("@type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.ends_with(kind))
+        })
+}
+
+fn api_key_invalid(error: &Value, message: &str) -> bool {
+    details(error, "google.rpc.ErrorInfo")
+        .any(|d| d.get("reason").and_then(Value::as_str) == Some("API_KEY_INVALID"))
+        || message.to_ascii_lowercase().contains("api key not valid")
+}
+
+fn quota_is_daily(error: &Value, message: &str) -> bool {
+    let lower = message.to_ascii_lowercase();
+    let daily_violation = details(error, "google.rpc.QuotaFailure")
+        .filter_map(|d| d.get("violations").and_then(Value::as_array))
+        .flatten()
+        .any(|v| {
+            ["quotaId", "quotaMetric"].iter().any(|key| {
+                v.get(*key)
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| id.to_ascii_lowercase().contains("perday"))
+            })
+        });
+    daily_violation || lower.contains("limit: 0") || lower.contains("per day")
+}
+
+fn status_class(
+    status: u16,
+    headers: &[(String, String)],
+    body: &str,
+    max_delay: Duration,
+    now: SystemTime,
+) -> FailureClass {
+    let error = error_object(body).unwrap_or(Value::Null);
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let header_delay = headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("retry-after"))
+        .and_then(|(_, value)| delay::parse_retry_after(value, now));
+    let server_delay = header_delay
+        .or_else(|| delay::retry_info(&error))
+        .or_else(|| delay::from_message(message));
+    match status {
+        400 if api_key_invalid(&error, message) => FailureClass::Auth,
+        400 => FailureClass::BadRequest {
+            mismatched_function_parts: is_mismatched_function_parts(message),
+        },
+        401 | 403 => FailureClass::Auth,
+        404 => FailureClass::ModelNotFound,
+        408 => FailureClass::Timeout,
+        429 if quota_is_daily(&error, message) || server_delay.is_some_and(|d| d > max_delay) => {
+            FailureClass::QuotaExhausted {
+                resets_in: server_delay,
+            }
+        }
+        429 => FailureClass::RateLimited { server_delay },
+        503 => FailureClass::Overloaded { server_delay },
+        499 | 500 | 502 | 504 => FailureClass::ServerError { server_delay },
+        402 | 405..=407 | 409..=428 | 430..=498 => FailureClass::BadRequest {
+            mismatched_function_parts: false,
+        },
+        501 | 505..=599 => FailureClass::ServerError { server_delay },
+        // A success or redirect status where an error was expected: treat as server trouble.
+        0..=399 | 600..=u16::MAX => FailureClass::ServerError { server_delay },
+    }
+}
+
+fn network_cause(chain: &str, io_kind: Option<io::ErrorKind>) -> NetworkCause {
+    match io_kind {
+        Some(io::ErrorKind::ConnectionRefused) => return NetworkCause::Refused,
+        Some(io::ErrorKind::ConnectionReset) => return NetworkCause::Reset,
+        Some(io::ErrorKind::ConnectionAborted) => return NetworkCause::Aborted,
+        Some(io::ErrorKind::BrokenPipe) => return NetworkCause::BrokenPipe,
+        Some(io::ErrorKind::UnexpectedEof) => return NetworkCause::UnexpectedEof,
+        _ => {}
+    }
+    let lower = chain.to_ascii_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    if has(&["connection refused"]) {
+        NetworkCause::Refused
+    } else if has(&["connection reset", "reset by peer"]) {
+        NetworkCause::Reset
+    } else if has(&[
+        "dns error",
+        "failed to lookup address",
+        "name or service not known",
+    ]) {
+        NetworkCause::Dns
+    } else if has(&["tls", "certificate", "handshake"]) {
+        NetworkCause::Tls
+    } else if has(&[
+        "unexpected eof",
+        "end of file",
+        "closed before message completed",
+        "incomplete",
+    ]) {
+        NetworkCause::UnexpectedEof
+    } else if has(&["broken pipe"]) {
+        NetworkCause::BrokenPipe
+    } else if has(&["connection aborted"]) {
+        NetworkCause::Aborted
+    } else {
+        NetworkCause::Other
+    }
+}
+
+/// An error object that arrived inside the stream, classified by its `code`.
+fn in_stream_class(body: &str, message: &str) -> FailureClass {
+    let code = error_object(body)
+        .and_then(|e| e.get("code").and_then(Value::as_u64))
+        .unwrap_or(500);
+    match code {
+        429 => FailureClass::RateLimited { server_delay: None },
+        503 => FailureClass::Overloaded { server_delay: None },
+        400 => FailureClass::BadRequest {
+            mismatched_function_parts: is_mismatched_function_parts(message),
+        },
+        _ => FailureClass::ServerError { server_delay: None },
+    }
+}
+
+/// What the user should do, for the classes where the answer is not "wait".
+fn advice(class: &FailureClass) -> Option<String> {
+    match class {
+        FailureClass::QuotaExhausted {
+            resets_in: Some(wait),
+        } => Some(format!(
+            "the quota will not recover by retrying; the API says it resets in {}",
+            humantime::format_duration(Duration::from_secs(wait.as_secs().max(1)))
+        )),
+        FailureClass::QuotaExhausted { resets_in: None } => Some(
+            "the quota will not recover by retrying (daily quotas reset at midnight Pacific time)"
+                .to_string(),
+        ),
+        FailureClass::Auth => Some("check GEMINI_API_KEY".to_string()),
+        FailureClass::ModelNotFound => Some("check omnid's --model".to_string()),
+        FailureClass::Cancelled
+        | FailureClass::Network(_)
+        | FailureClass::Timeout
+        | FailureClass::RateLimited { .. }
+        | FailureClass::Overloaded { .. }
+        | FailureClass::ServerError { .. }
+        | FailureClass::BadRequest { .. }
+        | FailureClass::InvalidStream
+        | FailureClass::Blocked
+        | FailureClass::CircuitOpen { .. } => None,
+    }
+}
+
+/// Classifies a provider error. `max_delay` is the retry cap: a 429 asking for a longer
+/// wait is treated as an exhausted quota.
+pub fn classify(error: &ProviderError, max_delay: Duration, now: SystemTime) -> Failure {
+    let (class, phase, status) = match error {
+        ProviderError::Status {
+            status,
+            headers,
+            body,
+        } => (
+            status_class(*status, headers, body, max_delay, now),
+            Phase::Connect,
+            Some(*status),
+        ),
+        ProviderError::Transport {
+            phase,
+            chain,
+            timeout,
+            io_kind,
+            ..
+        } => {
+            let class = if *timeout || *io_kind == Some(io::ErrorKind::TimedOut) {
+                FailureClass::Timeout
+            } else {
+                FailureClass::Network(network_cause(chain, *io_kind))
+            };
+            (class, *phase, None)
+        }
+        ProviderError::InStream { message, body } => {
+            (in_stream_class(body, message), Phase::Stream, None)
+        }
+        ProviderError::BrokenStream(_)
+        | ProviderError::NoFinishReason
+        | ProviderError::EmptyAnswer { .. } => (FailureClass::InvalidStream, Phase::Stream, None),
+        ProviderError::Blocked { .. } => (FailureClass::Blocked, Phase::Connect, None),
+    };
+    let mut message = error.to_string();
+    if let Some(advice) = advice(&class) {
+        message = format!("{message}; {advice}");
+    }
+    Failure {
+        class,
+        phase,
+        status,
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests;

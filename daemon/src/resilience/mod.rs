@@ -1,0 +1,11 @@
+//! Resilience: classify every failure once, retry only what can heal (honouring the
+//! server's delay), and stop sending to an endpoint that keeps failing.
+
+pub mod breaker;
+pub mod classify;
+pub mod delay;
+pub mod retry;
+
+pub use breaker::{Breaker, Permit, Refused};
+pub use classify::{Failure, FailureClass, classify};
+pub use retry::{Decision, GiveUp, RetryPolicy};

@@ -1,0 +1,88 @@
+//! The per-session error limit: keep the last valid instruction, never go rogue. Each send
+//! that fails after its retries counts; any success resets the count; at
+//! [`SUSPEND_AFTER`] the session is suspended (durably) and sends are refused until
+//! `omnictl resume`.
+
+use omni_proto::{ErrorKind, ErrorReply};
+
+use super::Actor;
+use crate::errors::reply;
+use crate::session::record::Suspension;
+use crate::time::now_ms;
+
+/// Consecutive failed sends that suspend a session.
+pub const SUSPEND_AFTER: u32 = 3;
+
+fn suspended_message(id: &uuid::Uuid) -> String {
+    format!(
+        "session {id} suspended after {SUSPEND_AFTER} consecutive failures; \
+         resume with `omnictl resume {id}`"
+    )
+}
+
+impl Actor {
+    /// Refuses a send to a suspended session.
+    pub(super) fn refuse_if_suspended(&self) -> Result<(), ErrorReply> {
+        match &self.record.suspended {
+            Some(_) => Err(reply(
+                ErrorKind::Suspended,
+                suspended_message(&self.record.id),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Counts a failed send (durably) and returns the error the client gets: the failure,
+    /// what became of the prompt, and the suspension if this failure caused it.
+    pub(super) async fn record_failure(&mut self, failure: &str, saved: &str) -> ErrorReply {
+        let failures = self.record.consecutive_failures + 1;
+        let suspend = failures >= SUSPEND_AFTER;
+        let committed = self
+            .commit_with(None, None, |record| {
+                record.consecutive_failures = failures;
+                if suspend {
+                    record.suspended = Some(Suspension {
+                        at_ms: now_ms(),
+                        last_error: failure.to_string(),
+                    });
+                }
+            })
+            .await;
+        if let Err(error) = committed {
+            return reply(
+                ErrorKind::Internal,
+                format!("{failure}. {saved}. Also: {error}"),
+            );
+        }
+        if suspend {
+            tracing::warn!(session = %self.record.id, failures, "session suspended");
+            reply(
+                ErrorKind::Suspended,
+                format!("{failure}. {saved}. {}", suspended_message(&self.record.id)),
+            )
+        } else {
+            reply(
+                ErrorKind::UpstreamFailure,
+                format!(
+                    "{failure}. {saved} ({failures} of {SUSPEND_AFTER} failures in a row \
+                     before the session is suspended)"
+                ),
+            )
+        }
+    }
+
+    /// Lifts a suspension and resets the count; the history is untouched. Returns whether
+    /// there was anything to lift.
+    pub(super) async fn resume(&mut self) -> Result<bool, ErrorReply> {
+        self.refuse_if_busy()?;
+        let was_suspended = self.record.suspended.is_some();
+        if was_suspended || self.record.consecutive_failures > 0 {
+            self.commit_with(None, None, |record| {
+                record.suspended = None;
+                record.consecutive_failures = 0;
+            })
+            .await?;
+        }
+        Ok(was_suspended)
+    }
+}

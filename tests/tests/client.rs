@@ -1,0 +1,117 @@
+//! omnictl reaching the daemon and its session: it waits (visibly, boundedly) for a daemon
+//! that is coming up, and offers a new session for a missing one only to a person at a
+//! terminal.
+
+#![allow(clippy::unwrap_used)] // in tests a panic is the failure report
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use omni_tests::harness::{Omni, omnictl_bin};
+
+#[test]
+fn the_client_waits_for_a_daemon_that_is_not_up_yet() {
+    let mut omni = Omni::start();
+    omni.ctl(&["new"]).ok();
+    omni.kill9(); // its socket stays behind: connections are refused
+    let mut child = Command::new(omnictl_bin())
+        .arg("--socket")
+        .arg(&omni.socket)
+        .arg("sessions")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    stderr.read_line(&mut first).unwrap();
+    assert!(first.contains("omnid is not reachable at"), "{first}");
+    assert!(
+        first.contains("(connection refused); retry 1/3 in 1 s"),
+        "{first}"
+    );
+
+    // The daemon comes back while the client waits; the next try gets through.
+    omni.restart();
+    let status = child.wait().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    assert!(status.success(), "{first}{rest}");
+    let mut listing = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut listing).unwrap();
+    assert_eq!(listing.lines().count(), 1, "{listing}");
+}
+
+#[test]
+fn a_missing_session_is_not_retried_without_a_terminal() {
+    let omni = Omni::start();
+    let start = Instant::now();
+    let out = omni.ctl(&["send", "-s", "deadbeef", "hello"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("no session matches 'deadbeef'"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("new session instead"),
+        "{}",
+        out.stderr
+    );
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert_eq!(omni.fake().request_count(), 0);
+}
+
+/// Runs omnictl under `script`, so it has a real terminal, typing `input`.
+fn at_a_terminal(omni: &Omni, args: &str, input: &str) -> (bool, String) {
+    let command = format!(
+        "{} --socket {} {args}",
+        omnictl_bin().display(),
+        omni.socket.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn at_a_terminal_a_missing_session_can_be_replaced_by_a_new_one() {
+    let omni = Omni::start();
+    let (ok, screen) = at_a_terminal(&omni, "send -s deadbeef hello there", "y\n");
+    assert!(ok, "{screen}");
+    assert!(
+        screen.contains("start a new session instead? [y/N]"),
+        "{screen}"
+    );
+    assert!(screen.contains("created session"), "{screen}");
+    assert!(screen.contains("You said: \"hello there\""), "{screen}");
+    let sessions = omni.ctl(&["--json", "sessions"]).ok().json();
+    assert_eq!(sessions["sessions"].as_array().unwrap().len(), 1);
+
+    let (ok, screen) = at_a_terminal(&omni, "send -s deadbeef no thanks", "n\n");
+    assert!(!ok, "{screen}");
+    assert!(screen.contains("no session matches 'deadbeef'"), "{screen}");
+    let sessions = omni.ctl(&["--json", "sessions"]).ok().json();
+    assert_eq!(
+        sessions["sessions"].as_array().unwrap().len(),
+        1,
+        "nothing created on 'no'"
+    );
+}
