@@ -80,6 +80,24 @@ impl CtlOutput {
         self
     }
 
+    /// Asserts the exit code and that stderr says each of `words`; returns self.
+    #[track_caller]
+    pub fn fails(self, code: i32, words: &[&str]) -> Self {
+        assert_eq!(
+            self.code, code,
+            "stdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
+        for word in words {
+            assert!(
+                self.stderr.contains(word),
+                "stderr lacks {word:?}:\n{}",
+                self.stderr
+            );
+        }
+        self
+    }
+
     /// Stdout parsed as one JSON value.
     #[track_caller]
     pub fn json(&self) -> Value {

@@ -145,69 +145,55 @@ fn a_retry_info_delay_is_honoured() {
     assert_eq!(retries(&lines)[0]["wait_ms"], 1000);
 }
 
-#[test]
-fn a_daily_quota_is_not_retried_and_says_when_it_resets() {
+/// One send against `reply`: it must fail at once (one attempt) with these words.
+fn fails_without_retrying(reply: Reply, words: &[&str]) {
     let omni = fast();
     omni.ctl(&["new"]).ok();
-    omni.fake().push([Reply::Status {
+    omni.fake().push([reply]);
+    let out = omni.ctl(&["send", "hi"]).fails(1, words);
+    assert!(!out.stderr.contains("retrying in"), "{}", out.stderr);
+    assert_eq!(omni.fake().request_count(), 1);
+}
+
+#[test]
+fn a_daily_quota_is_not_retried_and_says_when_it_resets() {
+    let daily = Reply::Status {
         status: 429,
         headers: vec![],
         body: quota_body("GenerateRequestsPerDayPerProjectPerModel-FreeTier", None),
-    }]);
-    let out = omni.ctl(&["send", "hi"]);
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr.contains("You exceeded your current quota"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("will not recover by retrying"),
-        "{}",
-        out.stderr
-    );
-    assert!(out.stderr.contains("midnight Pacific"), "{}", out.stderr);
-    assert_eq!(omni.fake().request_count(), 1);
+    };
+    let words = [
+        "You exceeded your current quota",
+        "will not recover by retrying",
+        "midnight Pacific",
+    ];
+    fails_without_retrying(daily, &words);
 }
 
 #[test]
 fn a_bad_request_is_tried_once_and_shows_the_apis_message() {
-    let omni = fast();
-    omni.ctl(&["new"]).ok();
-    omni.fake().push([Reply::error(
+    let bad = Reply::error(
         400,
         "INVALID_ARGUMENT",
         "Request contains an invalid argument.",
-    )]);
-    let out = omni.ctl(&["send", "hi"]);
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr
-            .contains("HTTP 400 INVALID_ARGUMENT: Request contains an invalid argument."),
-        "{}",
-        out.stderr
     );
-    assert!(!out.stderr.contains("retrying"), "{}", out.stderr);
-    assert_eq!(omni.fake().request_count(), 1);
+    fails_without_retrying(
+        bad,
+        &["HTTP 400 INVALID_ARGUMENT: Request contains an invalid argument."],
+    );
 }
 
 #[test]
 fn unauthorized_is_not_retried() {
-    let omni = fast();
-    omni.ctl(&["new"]).ok();
-    omni.fake().push([Reply::error(
+    let unauthorized = Reply::error(
         401,
         "UNAUTHENTICATED",
         "Request had invalid authentication credentials.",
-    )]);
-    let out = omni.ctl(&["send", "hi"]);
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr.contains("check GEMINI_API_KEY"),
-        "{}",
-        out.stderr
     );
-    assert_eq!(omni.fake().request_count(), 1);
+    fails_without_retrying(
+        unauthorized,
+        &["HTTP 401 UNAUTHENTICATED", "check GEMINI_API_KEY"],
+    );
 }
 
 #[test]

@@ -127,9 +127,10 @@ impl FailureClass {
         }
     }
 
-    /// Whether this failure says the endpoint is unhealthy (and so counts toward opening
-    /// its circuit breaker). A bad request proves the endpoint is up.
-    pub fn endpoint_unhealthy(&self) -> bool {
+    /// Whether this failure may heal by itself: the endpoint is having trouble (so it also
+    /// counts toward opening its circuit breaker). A bad request, by contrast, proves the
+    /// endpoint is up and will fail the same way again.
+    pub fn is_transient(&self) -> bool {
         match self {
             FailureClass::Network(_)
             | FailureClass::Timeout

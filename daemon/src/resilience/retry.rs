@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::classify::{Failure, FailureClass};
+use super::classify::Failure;
 use crate::provider::Phase;
 
 /// One attempt budget and one overall deadline per send, shared by all its attempts.
@@ -43,25 +43,13 @@ pub enum Decision {
 }
 
 /// The decision table: which failures may heal by retrying.
+///
+/// Transient classes (see [`FailureClass::is_transient`]) are retried: always before any
+/// response byte, and once a stream started only if the user allows it. Everything else
+/// (cancelled, exhausted quota, bad request, auth, unknown model, blocked, open circuit)
+/// never is.
 pub fn is_retryable(failure: &Failure, retry_stream_errors: bool) -> bool {
-    let transient = match failure.class {
-        FailureClass::Network(_)
-        | FailureClass::Timeout
-        | FailureClass::RateLimited { .. }
-        | FailureClass::Overloaded { .. }
-        | FailureClass::ServerError { .. }
-        | FailureClass::InvalidStream => true,
-        FailureClass::Cancelled
-        | FailureClass::QuotaExhausted { .. }
-        | FailureClass::BadRequest { .. }
-        | FailureClass::Auth
-        | FailureClass::ModelNotFound
-        | FailureClass::Blocked
-        | FailureClass::CircuitOpen { .. } => false,
-    };
-    // Before any response, transient failures are always retried; once a stream started,
-    // only if the user allows it.
-    transient && (failure.phase == Phase::Connect || retry_stream_errors)
+    failure.class.is_transient() && (failure.phase == Phase::Connect || retry_stream_errors)
 }
 
 impl RetryPolicy {
@@ -107,7 +95,7 @@ impl RetryPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resilience::classify::NetworkCause;
+    use crate::resilience::classify::{FailureClass, NetworkCause};
 
     fn policy() -> RetryPolicy {
         RetryPolicy {

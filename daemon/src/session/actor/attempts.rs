@@ -122,7 +122,7 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
             Some(Ok(Err(error))) => classify(&error, job.policy.max_delay, SystemTime::now()),
             Some(Err(_elapsed)) => deadline_passed(&job.policy, !answer.is_empty()),
         };
-        if failure.class.endpoint_unhealthy() {
+        if failure.class.is_transient() {
             permit.failed(std::time::Instant::now());
         } else {
             permit.succeeded();
