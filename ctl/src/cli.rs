@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand};
 
 /// omnictl: talk to omnid — send prompts, undo, rewind, branch.
 #[derive(Debug, Parser)]
@@ -38,7 +38,12 @@ pub struct SessionArg {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create a session and make it the current one; prints its id
-    New,
+    New {
+        /// A JSON array of function declarations (name, description, parameters) the
+        /// model may call
+        #[arg(long, value_name = "FILE")]
+        tools: Option<PathBuf>,
+    },
     /// Send a prompt and stream the answer ("-" reads the prompt from stdin)
     Send {
         #[command(flatten)]
@@ -98,10 +103,92 @@ pub enum Command {
         #[command(flatten)]
         session: SessionArg,
     },
+    /// Submit the result of a function call the model made ("-" reads JSON from stdin);
+    /// with the last one, the model's continuation streams here
+    ToolResult {
+        #[command(flatten)]
+        session: SessionArg,
+        /// The call's id, to pick one of several calls of the same function
+        #[arg(long = "id", value_name = "CALL_ID")]
+        call_id: Option<String>,
+        /// The function's name
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The result as JSON (an object such as '{"output": 21}', or any value)
+        #[arg(value_name = "JSON")]
+        result: String,
+    },
+    /// Choose how a session that needs recovery goes on (without a flag: a menu)
+    #[command(group(ArgGroup::new("action").args(["deep", "clear", "ignore", "retry"])))]
+    Recover {
+        #[command(flatten)]
+        session: SessionArg,
+        /// Deep rollback: drop the last prompt and its whole tool chain from the context
+        #[arg(long)]
+        deep: bool,
+        /// Clear turn: drop only the last node from the context
+        #[arg(long)]
+        clear: bool,
+        /// Keep the history as it is and clear the state
+        #[arg(long)]
+        ignore: bool,
+        /// Send the same context again
+        #[arg(long)]
+        retry: bool,
+    },
+    /// Diagnostic logs: where they are, what they hold, and a bundle for a bug report
+    Logs {
+        /// What to do with them
+        #[command(subcommand)]
+        command: LogsCommand,
+    },
+    /// Send a recorded failing request again (touching no session) and say if it still fails
+    Replay {
+        /// The error's id (or a unique prefix), from `omnictl logs list`
+        #[arg(value_name = "ERROR_ID")]
+        error: String,
+    },
     /// Run a short real session against a private demo daemon (no API key, no network)
     Demo {
         /// Leave the demo daemon running afterwards and print how to reach it
         #[arg(long)]
         keep: bool,
     },
+}
+
+/// `omnictl logs ...`.
+#[derive(Debug, Subcommand)]
+pub enum LogsCommand {
+    /// Print the path of api_errors.log
+    Path,
+    /// List the recorded errors (id, time, session, class, message), newest first
+    List {
+        /// Only this session's [default: all sessions]
+        #[arg(short = 's', long = "session", value_name = "ID")]
+        session: Option<String>,
+    },
+    /// Write one self-contained bundle (log entries, records, transcript, configuration)
+    Export {
+        #[command(flatten)]
+        session: SessionArg,
+        /// Only this error (and its session's transcript)
+        #[arg(long, value_name = "ERROR_ID")]
+        error: Option<String>,
+        /// Where to write it [default: in omnid's log directory]
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// clap checks the definitions (clashing ids, bad defaults) only when asked to.
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
 }

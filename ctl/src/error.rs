@@ -11,6 +11,8 @@ pub mod exit {
     pub const FAILURE: u8 = 1;
     /// The command line or the request was wrong.
     pub const USAGE: u8 = 2;
+    /// The session needs a recovery choice (`omnictl recover`).
+    pub const NEEDS_RECOVERY: u8 = 3;
     /// The daemon could not be reached.
     pub const UNREACHABLE: u8 = 4;
     /// The session is suspended after repeated failed sends.
@@ -86,6 +88,7 @@ impl From<ClientError> for CtlError {
                 code: match reply.kind {
                     ErrorKind::InvalidRequest => exit::USAGE,
                     ErrorKind::Suspended => exit::SUSPENDED,
+                    ErrorKind::NeedsRecovery => exit::NEEDS_RECOVERY,
                     ErrorKind::NotFound
                     | ErrorKind::Busy
                     | ErrorKind::WrongState

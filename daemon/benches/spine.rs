@@ -283,7 +283,10 @@ async fn commits(rounds: usize) {
     let fake = FakeGemini::start().unwrap();
     let daemon = Daemon::start(dir.path(), &fake.url());
     let mut client = daemon.client().await;
-    client.call(Request::NewSession, |_| {}).await.unwrap();
+    client
+        .call(Request::NewSession { tools_json: None }, |_| {})
+        .await
+        .unwrap();
     let mut send = async || {
         let request = Request::Send {
             session: SessionRef::Current,

@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Parser;
 
+use crate::diag::Retention;
 use crate::provider::{ApiKey, DEFAULT_BASE_URL, ProviderConfig, RequestOptions};
 use crate::resilience::RetryPolicy;
 
@@ -89,6 +90,14 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub max_connections: usize,
 
+    /// Rotated api_errors logs kept at most
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub log_max_archives: usize,
+
+    /// Diagnostic logs and records older than this many days are removed
+    #[arg(long, value_name = "DAYS", default_value_t = 30)]
+    pub log_retention_days: u64,
+
     /// Longest wait for in-flight work after SIGTERM before exiting anyway
     #[arg(long, value_name = "S", default_value_t = 10)]
     pub shutdown_grace_secs: u64,
@@ -115,6 +124,8 @@ pub struct Config {
     pub breaker_failures: u32,
     /// How long an open breaker stays open.
     pub breaker_cooldown: Duration,
+    /// What the log directory keeps.
+    pub retention: Retention,
     /// Shutdown drain deadline.
     pub shutdown_grace: Duration,
 }
@@ -193,6 +204,10 @@ impl Config {
             retry,
             breaker_failures: args.breaker_failures,
             breaker_cooldown: Duration::from_millis(args.breaker_cooldown_ms),
+            retention: Retention {
+                max_archives: args.log_max_archives,
+                max_age: Duration::from_secs(args.log_retention_days.saturating_mul(86_400)),
+            },
             shutdown_grace: Duration::from_secs(args.shutdown_grace_secs),
         })
     }
@@ -200,5 +215,38 @@ impl Config {
     /// The socket's directory, if it has one.
     pub fn socket_dir(&self) -> Option<&Path> {
         self.socket.parent().filter(|p| !p.as_os_str().is_empty())
+    }
+}
+
+impl Config {
+    /// The configuration as diagnostics record it: everything that shapes a request, and
+    /// never the key itself.
+    pub fn redacted(&self) -> serde_json::Value {
+        serde_json::json!({
+            "socket": self.socket.display().to_string(),
+            "data_dir": self.data_dir.display().to_string(),
+            "log_dir": self.log_dir.display().to_string(),
+            "base_url": self.provider.base_url,
+            "model": self.provider.model,
+            "api_key": if self.provider.api_key.is_some() { "set (redacted)" } else { "not set" },
+            "include_thoughts": self.provider.request.include_thoughts,
+            "stream_idle_timeout_secs": self.provider.idle_timeout.as_secs_f64(),
+            "retry": {
+                "max_attempts": self.retry.max_attempts,
+                "initial_delay_ms": self.retry.initial_delay.as_millis() as u64,
+                "max_delay_ms": self.retry.max_delay.as_millis() as u64,
+                "request_deadline_secs": self.retry.deadline.as_secs_f64(),
+                "retry_stream_errors": self.retry.retry_stream_errors,
+            },
+            "breaker": {
+                "failures": self.breaker_failures,
+                "cooldown_ms": self.breaker_cooldown.as_millis() as u64,
+            },
+            "log": {
+                "max_archives": self.retention.max_archives,
+                "retention_days": self.retention.max_age.as_secs() / 86_400,
+            },
+            "demo": self.demo,
+        })
     }
 }

@@ -5,6 +5,7 @@
 //! → provider (HTTP) → events back through the actor to the client. See DESIGN.md.
 
 pub mod config;
+pub mod diag;
 mod errors;
 pub mod provider;
 pub mod resilience;

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
+use crate::diag::{Diagnostics, Redactor};
 use crate::provider::Gemini;
 use crate::resilience::Breaker;
 use crate::server::{self, listener};
@@ -25,14 +26,20 @@ pub async fn run(mut config: Config, shutdown: CancellationToken) -> anyhow::Res
     // Refuse early, before touching the store, if a live daemon owns the socket.
     listener::reclaim_stale(&config.socket)?;
     let store = Arc::new(Store::open(&config.data_dir)?);
-    std::fs::create_dir_all(&config.log_dir).with_context(|| {
-        format!(
-            "cannot create the log directory {}",
-            config.log_dir.display()
-        )
-    })?;
+    // Diagnostics never stop the daemon: an unusable log directory is reported (and every
+    // failed write counted in `omnictl status`), but sessions go on.
+    if let Err(error) = std::fs::create_dir_all(&config.log_dir) {
+        tracing::error!(%error, dir = %config.log_dir.display(), "cannot create the log directory; diagnostics will not be written");
+    }
 
     let _demo = start_demo(&mut config)?;
+    let redactor = Redactor::new(config.provider.api_key.as_ref().map(|k| k.expose()));
+    let diag = Arc::new(Diagnostics::new(
+        &config.log_dir,
+        redactor,
+        config.redacted(),
+        config.retention.clone(),
+    ));
     if config.provider.api_key.is_none() && !config.demo {
         tracing::warn!(
             "GEMINI_API_KEY is not set: requests to {} will be sent without a key",
@@ -63,6 +70,7 @@ pub async fn run(mut config: Config, shutdown: CancellationToken) -> anyhow::Res
         tracker: tracker.clone(),
         current: Arc::new(CurrentSession::new(current)),
         sends_in_flight: sends_in_flight.clone(),
+        diag,
     });
 
     let socket = listener::bind(&config.socket)?;

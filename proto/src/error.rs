@@ -21,6 +21,8 @@ pub enum ErrorKind {
     ShuttingDown,
     /// The session is suspended after repeated failed sends; `omnictl resume` lifts it.
     Suspended,
+    /// The session needs a recovery choice (`omnictl recover`) before it takes sends.
+    NeedsRecovery,
 }
 
 /// The final answer to a request that failed: a kind and one clear sentence for the user.

@@ -14,6 +14,7 @@ mod client;
 mod error;
 pub mod frame;
 mod message;
+mod recovery;
 mod socket_path;
 mod view;
 
@@ -23,6 +24,7 @@ pub use message::{
     Event, Hello, HelloReply, MoveOp, Reply, Request, RequestFrame, Response, ResponseFrame,
     SessionRef,
 };
+pub use recovery::{ErrorSummary, PendingCall, Recovered, RecoveryAction, ReplayOutcome};
 pub use socket_path::{SocketPathError, default_socket_path, resolve_socket_path};
 pub use view::{
     Answer, Branch, BranchList, BreakerState, BreakerStatus, DaemonStatus, Entry, HistoryView,
@@ -30,7 +32,7 @@ pub use view::{
 };
 
 /// Version of this wire protocol. A client and a daemon talk only if theirs are equal.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// Largest payload a frame may carry (16 MiB). Checked before anything is allocated.
 pub const MAX_FRAME_LEN: usize = 16 * 1024 * 1024;

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorReply;
+use crate::recovery::{ErrorSummary, Recovered, RecoveryAction, ReplayOutcome};
 use crate::view::{
     Answer, BranchList, DaemonStatus, HistoryView, MoveOutcome, Part, RetryNotice, SessionSummary,
 };
@@ -62,7 +63,10 @@ pub enum Request {
     /// Liveness check; answered with [`Reply::Pong`].
     Ping,
     /// Creates a session, which becomes the current one.
-    NewSession,
+    NewSession {
+        /// Function declarations (a JSON array) the model may call in this session.
+        tools_json: Option<String>,
+    },
     /// Sends a prompt and streams the answer as events.
     Send {
         /// The session to continue.
@@ -97,6 +101,51 @@ pub enum Request {
     Resume {
         /// The session to resume.
         session: SessionRef,
+    },
+    /// Submits the result of one pending function call. When every pending call has one,
+    /// the results are sent and the continuation streams back as for `Send`.
+    ToolResult {
+        /// The session.
+        session: SessionRef,
+        /// The call's id, to pick one of several calls of the same function.
+        call_id: Option<String>,
+        /// The function's name.
+        name: String,
+        /// The result, as JSON text.
+        response_json: String,
+    },
+    /// Applies one way out of *needs recovery*.
+    Recover {
+        /// The session.
+        session: SessionRef,
+        /// Which way.
+        action: RecoveryAction,
+    },
+    /// One session's summary and state.
+    Session {
+        /// The session.
+        session: SessionRef,
+    },
+    /// The recorded errors, newest first (of one session, or all).
+    ListErrors {
+        /// Only this session's.
+        session: Option<SessionRef>,
+    },
+    /// Writes a diagnostic bundle and answers with its path.
+    ExportLogs {
+        /// The session whose errors and transcript to bundle (default: the current one).
+        session: Option<SessionRef>,
+        /// Only this error (and its session's transcript).
+        error: Option<String>,
+        /// Where to write it (absolute); default: the daemon's log directory.
+        output: Option<String>,
+    },
+    /// The path of `api_errors.log`.
+    LogPath,
+    /// Sends a recorded failing request again, touching no session.
+    Replay {
+        /// The recorded error's id.
+        error: String,
     },
 }
 
@@ -186,4 +235,31 @@ pub enum Reply {
         /// Whether it had been suspended (false: nothing needed doing).
         was_suspended: bool,
     },
+    /// A tool result was stored; these calls still wait for theirs.
+    ToolResultStored {
+        /// The session's id.
+        session: String,
+        /// The calls of the model's turn, with which ones are answered.
+        calls: Vec<crate::recovery::PendingCall>,
+    },
+    /// A recovery move was made.
+    Recovered(Recovered),
+    /// One session.
+    Session(SessionSummary),
+    /// Recorded errors.
+    Errors(Vec<ErrorSummary>),
+    /// A diagnostic bundle was written.
+    Exported {
+        /// Its path.
+        path: String,
+        /// How many error records it holds.
+        errors: u32,
+    },
+    /// The log file's path.
+    LogPath {
+        /// `api_errors.log` in the daemon's log directory.
+        path: String,
+    },
+    /// A replay's outcome.
+    Replayed(ReplayOutcome),
 }

@@ -161,6 +161,8 @@ pub struct Answer {
     pub text: String,
     /// How it was produced.
     pub model: ModelInfo,
+    /// Function calls in the answer, which now wait for results (`omnictl tool-result`).
+    pub pending_calls: Vec<crate::recovery::PendingCall>,
 }
 
 /// The result of a head move.
@@ -225,6 +227,13 @@ pub struct SessionSummary {
     pub consecutive_failures: u32,
     /// The session is suspended: sends are refused until `omnictl resume`.
     pub suspended: bool,
+    /// Why the session needs recovery, if it does (sends are refused until
+    /// `omnictl recover`).
+    pub needs_recovery: Option<String>,
+    /// Function calls waiting for results at the head.
+    pub pending_calls: Vec<crate::recovery::PendingCall>,
+    /// The session declares tools.
+    pub has_tools: bool,
 }
 
 /// What `omnictl status` shows.
@@ -258,6 +267,8 @@ pub struct DaemonStatus {
     pub base_url: String,
     /// The circuit breaker of each model endpoint.
     pub breakers: Vec<BreakerStatus>,
+    /// Diagnostic records that could not be written since start-up.
+    pub log_write_failures: u64,
 }
 
 /// A failed attempt that will be retried: what the client shows while it waits.

@@ -161,6 +161,7 @@ impl RunningCtl {
 pub struct OmniBuilder {
     args: Vec<String>,
     base_url: Option<String>,
+    log_dir: Option<PathBuf>,
     env: Vec<(String, String)>,
     fake: Option<FakeGemini>,
 }
@@ -184,6 +185,12 @@ impl OmniBuilder {
         self
     }
 
+    /// Uses this log directory instead of one in the test's temporary directory.
+    pub fn log_dir(mut self, dir: &Path) -> Self {
+        self.log_dir = Some(dir.to_path_buf());
+        self
+    }
+
     /// Uses this fake endpoint instead of a fresh one.
     pub fn fake(mut self, fake: FakeGemini) -> Self {
         self.fake = Some(fake);
@@ -203,7 +210,7 @@ impl OmniBuilder {
         let mut omni = Omni {
             socket: dir.path().join("run/omnid.sock"),
             data_dir: dir.path().join("data"),
-            log_dir: dir.path().join("logs"),
+            log_dir: self.log_dir.unwrap_or_else(|| dir.path().join("logs")),
             dir,
             base_url: self.base_url.unwrap_or_else(|| fake.url()),
             fake,
@@ -246,6 +253,7 @@ impl Omni {
         OmniBuilder {
             args: Vec::new(),
             base_url: None,
+            log_dir: None,
             env: Vec::new(),
             fake: None,
         }

@@ -7,3 +7,4 @@
 
 pub mod fake_gemini;
 pub mod harness;
+pub mod scenario;

@@ -48,22 +48,20 @@ fn thought_signatures_are_sent_back_exactly_where_they_arrived() {
 
 #[test]
 fn an_http_error_ends_the_send_with_the_apis_message_and_keeps_the_prompt() {
-    let omni = Omni::start();
+    let omni = Omni::builder().args(&["--retry-max-attempts", "1"]).start();
     omni.ctl(&["new"]).ok();
     omni.fake().push([Reply::error(
-        400,
-        "INVALID_ARGUMENT",
-        "Request contains an invalid argument.",
+        500,
+        "INTERNAL",
+        "An internal error has occurred.",
     )]);
-    let out = omni.ctl(&["send", "hi"]);
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr
-            .contains("HTTP 400 INVALID_ARGUMENT: Request contains an invalid argument."),
-        "{}",
-        out.stderr
+    omni.ctl(&["send", "hi"]).fails(
+        1,
+        &[
+            "HTTP 500 INTERNAL: An internal error has occurred.",
+            "saved as node 1",
+        ],
     );
-    assert!(out.stderr.contains("saved as node 1"), "{}", out.stderr);
     let history = omni.ctl(&["--json", "history"]).ok().json();
     assert_eq!(history["head"], 1);
     assert_eq!(history["entries"].as_array().unwrap().len(), 1);

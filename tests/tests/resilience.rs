@@ -146,11 +146,11 @@ fn a_retry_info_delay_is_honoured() {
 }
 
 /// One send against `reply`: it must fail at once (one attempt) with these words.
-fn fails_without_retrying(reply: Reply, words: &[&str]) {
+fn fails_without_retrying(reply: Reply, code: i32, words: &[&str]) {
     let omni = fast();
     omni.ctl(&["new"]).ok();
     omni.fake().push([reply]);
-    let out = omni.ctl(&["send", "hi"]).fails(1, words);
+    let out = omni.ctl(&["send", "hi"]).fails(code, words);
     assert!(!out.stderr.contains("retrying in"), "{}", out.stderr);
     assert_eq!(omni.fake().request_count(), 1);
 }
@@ -167,7 +167,7 @@ fn a_daily_quota_is_not_retried_and_says_when_it_resets() {
         "will not recover by retrying",
         "midnight Pacific",
     ];
-    fails_without_retrying(daily, &words);
+    fails_without_retrying(daily, 1, &words);
 }
 
 #[test]
@@ -177,9 +177,14 @@ fn a_bad_request_is_tried_once_and_shows_the_apis_message() {
         "INVALID_ARGUMENT",
         "Request contains an invalid argument.",
     );
+    // A 400 also stops the session for a recovery choice (exit 3).
     fails_without_retrying(
         bad,
-        &["HTTP 400 INVALID_ARGUMENT: Request contains an invalid argument."],
+        3,
+        &[
+            "HTTP 400 INVALID_ARGUMENT: Request contains an invalid argument.",
+            "needs recovery",
+        ],
     );
 }
 
@@ -192,6 +197,7 @@ fn unauthorized_is_not_retried() {
     );
     fails_without_retrying(
         unauthorized,
+        1,
         &["HTTP 401 UNAUTHENTICATED", "check GEMINI_API_KEY"],
     );
 }

@@ -3,12 +3,17 @@
 mod branches;
 mod demo;
 mod history;
+mod logs;
 mod moves;
 mod new;
+mod recover;
+mod replay;
 mod resume;
 mod send;
 mod sessions;
 mod status;
+mod stream;
+mod tool_result;
 
 use std::io;
 use std::path::PathBuf;
@@ -16,7 +21,7 @@ use std::time::Duration;
 
 use omni_proto::{Client, ClientError, Event, MoveOp, Reply, Request, SessionRef};
 
-use crate::cli::{Cli, Command, SessionArg};
+use crate::cli::{Cli, Command, LogsCommand, SessionArg};
 use crate::error::{CtlError, exit};
 
 /// What every command needs: where the daemon is, the output mode, and a connection made
@@ -142,7 +147,7 @@ pub async fn run(cli: Cli) -> Result<(), CtlError> {
         client: None,
     };
     match cli.command {
-        Command::New => new::run(&mut ctx).await,
+        Command::New { tools } => new::run(&mut ctx, tools.as_deref()).await,
         Command::Send { session, text } => send::run(&mut ctx, &session, &text).await,
         Command::History {
             session,
@@ -164,6 +169,36 @@ pub async fn run(cli: Cli) -> Result<(), CtlError> {
             };
             resume::run(&mut ctx, &session).await
         }
+        Command::ToolResult {
+            session,
+            call_id,
+            name,
+            result,
+        } => tool_result::run(&mut ctx, &session, call_id, name, &result).await,
+        Command::Recover {
+            session,
+            deep,
+            clear,
+            ignore,
+            retry,
+        } => {
+            recover::run(
+                &mut ctx,
+                &session,
+                recover::chosen(deep, clear, ignore, retry),
+            )
+            .await
+        }
+        Command::Logs { command } => match command {
+            LogsCommand::Path => logs::path(&mut ctx).await,
+            LogsCommand::List { session } => logs::list(&mut ctx, session).await,
+            LogsCommand::Export {
+                session,
+                error,
+                output,
+            } => logs::export(&mut ctx, &session, error, output.as_deref()).await,
+        },
+        Command::Replay { error } => replay::run(&mut ctx, error).await,
         Command::Demo { .. } => Ok(()),
     }
 }

@@ -1,4 +1,6 @@
-//! `omnictl new`: create a session; print its id.
+//! `omnictl new [--tools FILE]`: create a session; print its id.
+
+use std::path::Path;
 
 use omni_proto::{Reply, Request};
 use serde_json::json;
@@ -7,8 +9,18 @@ use super::{Ctx, unexpected};
 use crate::error::CtlError;
 use crate::output;
 
-pub async fn run(ctx: &mut Ctx) -> Result<(), CtlError> {
-    match ctx.ask(Request::NewSession).await? {
+pub async fn run(ctx: &mut Ctx, tools: Option<&Path>) -> Result<(), CtlError> {
+    let tools_json = tools
+        .map(|path| {
+            std::fs::read_to_string(path).map_err(|e| {
+                CtlError::usage(format!(
+                    "cannot read the tools file {}: {e}",
+                    path.display()
+                ))
+            })
+        })
+        .transpose()?;
+    match ctx.ask(Request::NewSession { tools_json }).await? {
         Reply::SessionCreated { session } => {
             if ctx.json {
                 output::json(&json!({ "session": session }));

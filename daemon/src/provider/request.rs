@@ -1,10 +1,13 @@
-//! Building the request body from a model context (the path from the start to the head).
+//! Building the request from a model context (the path from the start to the head), in two
+//! steps: first the merged [`Content`]s, which remember which node each part came from (so
+//! preflight validation can name offending nodes), then the JSON body.
 
-use omni_proto::Role;
+use omni_proto::{Part, Role};
 use serde_json::{Value, json};
 
 use super::parts;
 use crate::session::record::NodeRecord;
+use crate::session::tree::NodeId;
 
 /// Request settings that do not come from the conversation.
 #[derive(Debug, Clone, Default)]
@@ -14,41 +17,106 @@ pub struct RequestOptions {
 }
 
 /// The API's two roles: function results travel on the user's side.
-fn wire_role(role: Role) -> &'static str {
-    match role {
-        Role::User | Role::Tool => "user",
-        Role::Model => "model",
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WireRole {
+    /// `user`: prompts and function results.
+    User,
+    /// `model`: answers.
+    Model,
+}
+
+impl WireRole {
+    fn of(role: Role) -> Self {
+        match role {
+            Role::User | Role::Tool => WireRole::User,
+            Role::Model => WireRole::Model,
+        }
+    }
+
+    /// The role's name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WireRole::User => "user",
+            WireRole::Model => "model",
+        }
     }
 }
 
-/// The JSON body for `streamGenerateContent`. Consecutive nodes of the same wire role (a new
-/// prompt after `undo` keeps the old one; a failed send leaves its prompt) are merged into
-/// one content, because the API rejects turns that do not alternate.
-pub fn build_body(context: &[NodeRecord], options: &RequestOptions) -> String {
-    let mut contents: Vec<(&str, Vec<Value>)> = Vec::new();
+/// A part and the node it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourcedPart {
+    /// The node.
+    pub node: NodeId,
+    /// The node's role.
+    pub role: Role,
+    /// The part, as stored.
+    pub part: Part,
+}
+
+/// One content of the request after merging.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Content {
+    /// Its wire role.
+    pub role: WireRole,
+    /// Its parts, in order, with their origin.
+    pub parts: Vec<SourcedPart>,
+}
+
+/// Merges the context into contents. Consecutive nodes of the same wire role (a new prompt
+/// after `undo` keeps the old one; a failed send leaves its prompt) become one content,
+/// because the API rejects turns that do not alternate.
+pub fn contents(context: &[NodeRecord]) -> Vec<Content> {
+    let mut contents: Vec<Content> = Vec::new();
     for node in context {
-        let role = wire_role(node.role);
-        let node_parts = node.parts.iter().map(parts::to_json);
+        let role = WireRole::of(node.role);
+        let sourced = node.parts.iter().map(|part| SourcedPart {
+            node: node.id,
+            role: node.role,
+            part: part.clone(),
+        });
         match contents.last_mut() {
-            Some((last_role, merged)) if *last_role == role => merged.extend(node_parts),
-            _ => contents.push((role, node_parts.collect())),
+            Some(last) if last.role == role => last.parts.extend(sourced),
+            _ => contents.push(Content {
+                role,
+                parts: sourced.collect(),
+            }),
         }
     }
+    contents
+}
+
+/// The JSON body for `streamGenerateContent`.
+pub fn render(contents: &[Content], tools_json: Option<&str>, options: &RequestOptions) -> String {
     let contents: Vec<Value> = contents
-        .into_iter()
-        .map(|(role, parts)| json!({ "role": role, "parts": parts }))
+        .iter()
+        .map(|c| {
+            let parts: Vec<Value> = c.parts.iter().map(|p| parts::to_json(&p.part)).collect();
+            json!({ "role": c.role.as_str(), "parts": parts })
+        })
         .collect();
     let mut body = json!({ "contents": contents });
+    if let Some(declarations) = tools_json.and_then(|t| serde_json::from_str::<Value>(t).ok()) {
+        body["tools"] = json!([{ "functionDeclarations": declarations }]);
+    }
     if options.include_thoughts {
         body["generationConfig"] = json!({ "thinkingConfig": { "includeThoughts": true } });
     }
     body.to_string()
 }
 
+/// Both steps at once.
+pub fn build_body(
+    context: &[NodeRecord],
+    tools_json: Option<&str>,
+    options: &RequestOptions,
+) -> String {
+    render(&contents(context), tools_json, options)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use omni_proto::{Part, PartContent};
+    use omni_proto::PartContent;
 
     fn node(id: u64, role: Role, text: &str) -> NodeRecord {
         NodeRecord {
@@ -69,8 +137,12 @@ mod tests {
             node(3, Role::User, "first try"),
             node(4, Role::User, "second try"),
         ];
+        let merged = contents(&context);
+        assert_eq!(merged.len(), 3);
+        let origins: Vec<NodeId> = merged[2].parts.iter().map(|p| p.node).collect();
+        assert_eq!(origins, [3, 4], "each part remembers its node");
         let body: Value =
-            serde_json::from_str(&build_body(&context, &RequestOptions::default())).unwrap();
+            serde_json::from_str(&build_body(&context, None, &RequestOptions::default())).unwrap();
         assert_eq!(
             body,
             json!({"contents": [
@@ -82,7 +154,7 @@ mod tests {
     }
 
     #[test]
-    fn function_results_travel_as_user_content_and_signatures_are_kept() {
+    fn function_results_travel_as_user_content_and_signatures_and_tools_are_kept() {
         let mut call = node(2, Role::Model, "");
         call.parts = vec![Part {
             content: PartContent::FunctionCall {
@@ -105,7 +177,9 @@ mod tests {
         let options = RequestOptions {
             include_thoughts: true,
         };
-        let body: Value = serde_json::from_str(&build_body(&context, &options)).unwrap();
+        let tools = r#"[{"name": "get_weather", "description": "Weather in a city"}]"#;
+        let body: Value =
+            serde_json::from_str(&build_body(&context, Some(tools), &options)).unwrap();
         assert_eq!(body["contents"][1]["parts"][0]["thoughtSignature"], "sig");
         assert_eq!(
             body["contents"][1]["parts"][0]["functionCall"]["args"]["city"],
@@ -115,6 +189,10 @@ mod tests {
         assert_eq!(
             body["contents"][2]["parts"][0]["functionResponse"]["response"]["output"]["temp_c"],
             21
+        );
+        assert_eq!(
+            body["tools"][0]["functionDeclarations"][0]["name"],
+            "get_weather"
         );
         assert_eq!(
             body["generationConfig"]["thinkingConfig"]["includeThoughts"],

@@ -3,10 +3,12 @@
 
 pub mod actor;
 pub mod answer;
+pub mod calls;
 pub mod current;
 pub mod record;
 pub mod registry;
 pub mod tree;
+pub mod validate;
 pub mod views;
 
 use omni_proto::{ErrorKind, ErrorReply};

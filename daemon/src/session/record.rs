@@ -33,6 +33,36 @@ pub struct SessionRecord {
     pub consecutive_failures: u32,
     /// Set when too many sends failed in a row: sends are refused until resumed.
     pub suspended: Option<Suspension>,
+    /// Function declarations (a JSON array) sent with every request, if any.
+    pub tools_json: Option<String>,
+    /// Set after a 400 or a preflight violation: sends are refused until a recovery choice.
+    pub needs_recovery: Option<Recovery>,
+    /// Results submitted so far for the function calls at the head.
+    pub tool_results: Option<ToolResults>,
+}
+
+/// Why a session needs recovery.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recovery {
+    /// What went wrong, naming the offending nodes where known.
+    pub reason: String,
+    /// The diagnostic record of the failure, if one was written.
+    pub error_id: Option<String>,
+    /// When, ms since the epoch.
+    pub at_ms: u64,
+    /// Where deep rollback goes when the poison lies in an older round than the last
+    /// prompt's (a preflight violation names its nodes): before that round. Otherwise deep
+    /// rollback drops the last prompt's round.
+    pub rollback_to: Option<NodeId>,
+}
+
+/// Results collected for the function calls of one model node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolResults {
+    /// The model node whose calls they answer.
+    pub node: NodeId,
+    /// (index of the call among the node's calls, the response as JSON text).
+    pub results: Vec<(u32, String)>,
 }
 
 /// Why and when a session was suspended.
@@ -58,6 +88,9 @@ impl SessionRecord {
             redo_top: None,
             consecutive_failures: 0,
             suspended: None,
+            tools_json: None,
+            needs_recovery: None,
+            tool_results: None,
         }
     }
 }
@@ -112,12 +145,31 @@ pub enum MoveKind {
     Redo,
     /// `checkout N`.
     Checkout,
+    /// Function results became the head.
+    ToolResults,
+    /// Recovery by deep rollback (the head goes where `back` would take it).
+    DeepRollback,
+    /// Recovery by clearing the last node.
+    ClearTurn,
+    /// Recovery by ignoring the failure (the head stays).
+    Ignore,
+    /// Recovery by sending the same context again (the head stays).
+    Retry,
 }
 
 impl MoveKind {
     /// Undo-type moves can be taken back with `redo`.
     pub fn is_undo_type(self) -> bool {
-        matches!(self, MoveKind::Undo | MoveKind::Back)
+        match self {
+            MoveKind::Undo | MoveKind::Back | MoveKind::DeepRollback | MoveKind::ClearTurn => true,
+            MoveKind::Prompt
+            | MoveKind::Answer
+            | MoveKind::Redo
+            | MoveKind::Checkout
+            | MoveKind::ToolResults
+            | MoveKind::Ignore
+            | MoveKind::Retry => false,
+        }
     }
 }
 

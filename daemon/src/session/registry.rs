@@ -33,9 +33,11 @@ impl Registry {
         &self.ctx
     }
 
-    /// Creates an empty session, durably, and makes it the current one.
-    pub async fn create(&self) -> Result<SessionRecord, ErrorReply> {
-        let record = SessionRecord::new(Uuid::new_v4(), now_ms());
+    /// Creates an empty session (with function declarations, if given), durably, and makes
+    /// it the current one.
+    pub async fn create(&self, tools_json: Option<String>) -> Result<SessionRecord, ErrorReply> {
+        let mut record = SessionRecord::new(Uuid::new_v4(), now_ms());
+        record.tools_json = tools_json;
         let change = Change {
             session: &record,
             node: None,

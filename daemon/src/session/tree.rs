@@ -189,9 +189,21 @@ impl Tree {
     /// Where `back` (deep rollback) moves the head: to the parent of the latest prompt, so
     /// the whole round, including a broken tool chain, leaves the context.
     pub fn back_target(&self) -> Result<NodeId, TreeError> {
-        self.latest_prompt()
-            .map(|prompt| self.link(prompt).parent)
-            .ok_or(TreeError::AtStart)
+        self.round_start(self.head)
+    }
+
+    /// The parent of the user prompt that opened the round holding `node` (the nearest
+    /// prompt at or above it): where the head goes to drop that whole round.
+    pub fn round_start(&self, node: NodeId) -> Result<NodeId, TreeError> {
+        let mut at = node;
+        while at != ROOT {
+            let link = self.link(at);
+            if link.role == Role::User {
+                return Ok(link.parent);
+            }
+            at = link.parent;
+        }
+        Err(TreeError::AtStart)
     }
 
     /// Where *clear turn* moves the head: one node up.
@@ -258,6 +270,19 @@ mod tests {
             Ok(2),
             "the tool chain goes with its prompt"
         );
+    }
+
+    #[test]
+    fn a_round_starts_before_its_prompt() {
+        let tree = linear(&[User, Model, Tool, Model, User, Model]);
+        assert_eq!(
+            tree.round_start(3),
+            Ok(ROOT),
+            "a tool node belongs to the round of prompt 1"
+        );
+        assert_eq!(tree.round_start(6), Ok(4));
+        assert_eq!(tree.round_start(5), Ok(4), "a prompt opens its own round");
+        assert_eq!(tree.round_start(ROOT), Err(TreeError::AtStart));
     }
 
     #[test]

@@ -96,8 +96,8 @@ pub fn branches(record: &SessionRecord, tree: &Tree, nodes: &[NodeRecord]) -> Br
     }
 }
 
-/// One line of the session list.
-pub fn summary(record: &SessionRecord, current: bool) -> SessionSummary {
+/// One line of the session list; `head` is the head's node (for pending function calls).
+pub fn summary(record: &SessionRecord, current: bool, head: Option<&NodeRecord>) -> SessionSummary {
     SessionSummary {
         id: record.id.to_string(),
         title: record.title.clone(),
@@ -108,6 +108,9 @@ pub fn summary(record: &SessionRecord, current: bool) -> SessionSummary {
         current,
         consecutive_failures: record.consecutive_failures,
         suspended: record.suspended.is_some(),
+        needs_recovery: record.needs_recovery.as_ref().map(|r| r.reason.clone()),
+        pending_calls: super::calls::pending_calls(record, head),
+        has_tools: record.tools_json.is_some(),
     }
 }
 

@@ -72,19 +72,33 @@ pub enum StoreError {
     },
 }
 
-/// Format of session records. 2 added the failure count and suspension (1 is migrated).
-const SESSION_FORMAT: u8 = 2;
+/// Format of session records: 2 added the failure count and suspension, 3 tools and
+/// recovery. Older ones are migrated when read.
+const SESSION_FORMAT: u8 = 3;
 /// Format of nodes.
 const NODE_FORMAT: u8 = 1;
-/// Format of moves.
-const MOVE_FORMAT: u8 = 1;
+/// Format of moves: 2 added the recovery move kinds (a format-1 move reads unchanged).
+const MOVE_FORMAT: u8 = 2;
 
 fn decode_session(bytes: &[u8]) -> Result<SessionRecord, StoreError> {
     const WHAT: &str = "session record";
     match codec::split(bytes, WHAT)? {
         (SESSION_FORMAT, body) => codec::body(body, WHAT),
-        (1, body) => Ok(codec::body::<legacy::SessionRecordV1>(body, WHAT)?.into()),
+        (2, body) => Ok(codec::body::<legacy::SessionRecordV2>(body, WHAT)?.into()),
+        (1, body) => {
+            let v2: legacy::SessionRecordV2 =
+                codec::body::<legacy::SessionRecordV1>(body, WHAT)?.into();
+            Ok(v2.into())
+        }
         (found, _) => Err(codec::unknown(WHAT, found, SESSION_FORMAT)),
+    }
+}
+
+fn decode_move(bytes: &[u8]) -> Result<MoveRecord, StoreError> {
+    const WHAT: &str = "move";
+    match codec::split(bytes, WHAT)? {
+        (MOVE_FORMAT | 1, body) => codec::body(body, WHAT),
+        (found, _) => Err(codec::unknown(WHAT, found, MOVE_FORMAT)),
     }
 }
 
@@ -244,7 +258,7 @@ impl Store {
     pub fn move_record(&self, session: &Uuid, seq: u64) -> Result<Option<MoveRecord>, StoreError> {
         self.moves
             .get(child_key(session, seq))?
-            .map(|v| codec::decode(&v, "move", MOVE_FORMAT))
+            .map(|v| decode_move(&v))
             .transpose()
     }
 

@@ -95,21 +95,11 @@ async fn sessions_do_not_see_each_others_nodes() {
     assert_eq!(store.session_count(), 2);
 }
 
-#[tokio::test]
-async fn a_format_1_session_record_is_migrated_when_read() {
-    #[derive(serde::Serialize)]
-    struct V1 {
-        id: Uuid,
-        title: String,
-        created_at_ms: u64,
-        updated_at_ms: u64,
-        head: u64,
-        nodes: u64,
-        moves: u64,
-        redo_top: Option<u64>,
-    }
+#[test]
+fn format_1_and_2_session_records_are_migrated_when_read() {
+    use super::legacy::{SessionRecordV1, SessionRecordV2};
     let id = Uuid::new_v4();
-    let old = V1 {
+    let v1 = SessionRecordV1 {
         id,
         title: "old".into(),
         created_at_ms: 5,
@@ -119,7 +109,7 @@ async fn a_format_1_session_record_is_migrated_when_read() {
         moves: 2,
         redo_top: Some(1),
     };
-    let record = decode_session(&codec::encode(&old, 1).unwrap()).unwrap();
+    let record = decode_session(&codec::encode(&v1, 1).unwrap()).unwrap();
     assert_eq!(
         (
             record.id,
@@ -130,12 +120,40 @@ async fn a_format_1_session_record_is_migrated_when_read() {
         (id, "old", 2, Some(1))
     );
     assert_eq!((record.consecutive_failures, record.suspended), (0, None));
-    let future = codec::encode(&old, 9).unwrap();
+
+    let suspension = crate::session::record::Suspension {
+        at_ms: 9,
+        last_error: "boom".into(),
+    };
+    let v2 = SessionRecordV2 {
+        v1: SessionRecordV1 {
+            title: "two".into(),
+            ..v1.clone()
+        },
+        consecutive_failures: 3,
+        suspended: Some(suspension.clone()),
+    };
+    let record = decode_session(&codec::encode(&v2, 2).unwrap()).unwrap();
+    assert_eq!(
+        (record.title.as_str(), record.consecutive_failures),
+        ("two", 3)
+    );
+    assert_eq!(record.suspended, Some(suspension));
+    assert_eq!(
+        (
+            record.tools_json,
+            record.needs_recovery,
+            record.tool_results
+        ),
+        (None, None, None)
+    );
+
+    let future = codec::encode(&v1, 9).unwrap();
     assert!(matches!(
         decode_session(&future),
         Err(StoreError::UnknownFormat {
             version: 9,
-            current: 2,
+            current: 3,
             ..
         })
     ));

@@ -38,6 +38,9 @@ pub struct Answer {
     pub signature: Option<String>,
     /// Thought summary pieces sent before the text.
     pub thoughts: Vec<String>,
+    /// Function calls (name, arguments, id) sent with the last chunk; the first carries a
+    /// thought signature, as Gemini 3 sends them.
+    pub calls: Vec<(String, Value, Option<String>)>,
 }
 
 impl Answer {
@@ -48,26 +51,54 @@ impl Answer {
             finish_reason: Some("STOP".into()),
             signature: None,
             thoughts: Vec::new(),
+            calls: Vec::new(),
         }
+    }
+
+    /// An answer that only calls functions: (name, arguments, id).
+    pub fn calls<S: Into<String>>(
+        calls: impl IntoIterator<Item = (S, Value, Option<&'static str>)>,
+    ) -> Self {
+        let mut answer = Self::text(Vec::<String>::new());
+        answer.calls = calls
+            .into_iter()
+            .map(|(name, args, id)| (name.into(), args, id.map(str::to_string)))
+            .collect();
+        answer
     }
 
     /// The default answer: echoes the latest prompt and says how many contents were sent,
     /// split into word-sized chunks.
     pub fn echo(request: &Value) -> Self {
         let contents = request["contents"].as_array().cloned().unwrap_or_default();
-        let prompt = contents
+        let parts = contents
             .last()
             .and_then(|c| c["parts"].as_array())
-            .map(|parts| {
-                parts
-                    .iter()
-                    .filter_map(|p| p["text"].as_str())
-                    .collect::<Vec<_>>()
-                    .join(" / ")
-            })
+            .cloned()
             .unwrap_or_default();
+        let prompt = parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(" / ");
+        let results: Vec<String> = parts
+            .iter()
+            .filter_map(|p| p.get("functionResponse"))
+            .map(|r| {
+                format!(
+                    "{} returned {}",
+                    r["name"].as_str().unwrap_or("?"),
+                    r["response"]
+                )
+            })
+            .collect();
+        let heard = if results.is_empty() {
+            format!("You said: \"{prompt}\".")
+        } else {
+            format!("Thanks: {}.", results.join("; "))
+        };
         let text = format!(
-            "You said: \"{prompt}\". I am the Omni demo model, and I was sent {} message{} of context.",
+            "{heard} I am the Omni demo model, and I was sent {} message{} of context.",
             contents.len(),
             if contents.len() == 1 { "" } else { "s" }
         );
@@ -89,21 +120,44 @@ impl Answer {
                 .to_string()
             })
             .collect();
-        let last = self.chunks.len().saturating_sub(1);
+        // Calls-only answers still need one chunk to carry them.
+        let chunks: Vec<Option<&String>> = if self.chunks.is_empty() {
+            vec![None]
+        } else {
+            self.chunks.iter().map(Some).collect()
+        };
+        let last = chunks.len() - 1;
         let mut total = 0u64;
-        for (i, chunk) in self.chunks.iter().enumerate() {
+        for (i, chunk) in chunks.into_iter().enumerate() {
             total += 1;
-            let mut part = json!({"text": chunk});
+            let mut parts = Vec::new();
+            if let Some(text) = chunk {
+                let mut part = json!({"text": text});
+                if i == last
+                    && let Some(signature) = &self.signature
+                {
+                    part["thoughtSignature"] = json!(signature);
+                }
+                parts.push(part);
+            }
             let mut candidate = json!({"index": 0});
             if i == last {
-                if let Some(signature) = &self.signature {
-                    part["thoughtSignature"] = json!(signature);
+                for (n, (name, args, id)) in self.calls.iter().enumerate() {
+                    let mut call = json!({"name": name, "args": args});
+                    if let Some(id) = id {
+                        call["id"] = json!(id);
+                    }
+                    let mut part = json!({"functionCall": call});
+                    if n == 0 {
+                        part["thoughtSignature"] = json!(format!("sig-{name}"));
+                    }
+                    parts.push(part);
                 }
                 if let Some(reason) = &self.finish_reason {
                     candidate["finishReason"] = json!(reason);
                 }
             }
-            candidate["content"] = json!({"role": "model", "parts": [part]});
+            candidate["content"] = json!({"role": "model", "parts": parts});
             events.push(
                 json!({"candidates": [candidate],
                        "usageMetadata": {"promptTokenCount": 8, "candidatesTokenCount": total, "totalTokenCount": 8 + total},

@@ -4,12 +4,18 @@
 
 mod branches;
 mod history;
+mod logs;
 mod moves;
 mod new_session;
+mod recover;
+mod replay;
 mod resume;
 mod send;
+mod session;
 mod sessions;
 mod status;
+mod stream;
+mod tool_result;
 
 use omni_proto::{ErrorReply, Reply, Request};
 
@@ -24,7 +30,7 @@ pub async fn dispatch(
 ) -> Result<Reply, ErrorReply> {
     match request {
         Request::Ping => Ok(Reply::Pong),
-        Request::NewSession => new_session::handle(daemon).await,
+        Request::NewSession { tools_json } => new_session::handle(daemon, tools_json).await,
         Request::Send { session, prompt } => {
             send::handle(daemon, &session, prompt, responder).await
         }
@@ -37,5 +43,31 @@ pub async fn dispatch(
         Request::Sessions => sessions::handle(daemon),
         Request::Status => status::handle(daemon),
         Request::Resume { session } => resume::handle(daemon, &session).await,
+        Request::ToolResult {
+            session,
+            call_id,
+            name,
+            response_json,
+        } => tool_result::handle(daemon, &session, call_id, name, response_json, responder).await,
+        Request::Recover { session, action } => {
+            recover::handle(daemon, &session, action, responder).await
+        }
+        Request::Session { session } => session::handle(daemon, &session),
+        Request::ListErrors { session } => logs::list(daemon, session.as_ref()),
+        Request::ExportLogs {
+            session,
+            error,
+            output,
+        } => {
+            logs::export(
+                daemon,
+                session.as_ref(),
+                error.as_deref(),
+                output.as_deref(),
+            )
+            .await
+        }
+        Request::LogPath => Ok(logs::path(daemon)),
+        Request::Replay { error } => replay::handle(daemon, &error).await,
     }
 }

@@ -3,6 +3,7 @@
 use omni_proto::{ErrorReply, Reply, SessionRef};
 use tokio::sync::mpsc;
 
+use super::stream::with_events;
 use crate::server::connection::Responder;
 use crate::state::Daemon;
 
@@ -14,19 +15,8 @@ pub async fn handle(
 ) -> Result<Reply, ErrorReply> {
     let id = daemon.sessions.resolve(session)?;
     let actor = daemon.sessions.actor(id)?;
-    let (events, mut incoming) = mpsc::unbounded_channel();
-    let answer = actor.send(prompt, events);
-    tokio::pin!(answer);
-    // Forward events until the actor has answered and every event is out.
-    let result = loop {
-        tokio::select! {
-            biased;
-            Some(event) = incoming.recv() => responder.event(event).await,
-            result = &mut answer => break result,
-        }
-    };
-    while let Ok(event) = incoming.try_recv() {
-        responder.event(event).await;
-    }
-    result.map(Reply::Answered)
+    let (events, incoming) = mpsc::unbounded_channel();
+    with_events(responder, incoming, actor.send(prompt, events))
+        .await
+        .map(Reply::Answered)
 }

@@ -8,6 +8,7 @@ use crate::state::Daemon;
 
 pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
     let config = &daemon.config;
+    let ctx = daemon.sessions.context();
     Ok(Reply::Status(DaemonStatus {
         version: env!("CARGO_PKG_VERSION").to_string(),
         protocol_version: PROTOCOL_VERSION,
@@ -22,12 +23,7 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
         sends_in_flight: daemon.sends_in_flight.load(Ordering::Relaxed),
         model: config.provider.model.clone(),
         base_url: config.provider.base_url.clone(),
-        breakers: vec![
-            daemon
-                .sessions
-                .context()
-                .breaker
-                .status(std::time::Instant::now()),
-        ],
+        breakers: vec![ctx.breaker.status(std::time::Instant::now())],
+        log_write_failures: ctx.diag.write_failures(),
     }))
 }

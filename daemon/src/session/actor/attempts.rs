@@ -10,21 +10,77 @@ use omni_proto::{Event, RetryNotice};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
 
-use crate::provider::{Gemini, Phase};
+use crate::diag::{AttemptTrace, Diagnostics, Report, ResponseInfo};
+use crate::provider::{Gemini, Phase, ProviderError};
 use crate::resilience::{
     Breaker, Decision, Failure, FailureClass, GiveUp, Refused, RetryPolicy, classify,
 };
 use crate::session::answer::AnswerBuilder;
+use crate::session::tree::NodeId;
 
 /// Everything one send's attempts need.
 pub(super) struct AnswerJob {
     pub provider: Arc<Gemini>,
     pub breaker: Arc<Breaker>,
+    pub diag: Arc<Diagnostics>,
     pub policy: RetryPolicy,
+    pub session: Uuid,
+    /// The node being answered (a prompt or function results).
+    pub turn: NodeId,
     pub body: String,
     pub events: mpsc::UnboundedSender<Event>,
     pub cancel: CancellationToken,
+}
+
+impl AnswerJob {
+    /// What diagnostics need to know about a failed attempt.
+    fn report(
+        &self,
+        attempt: u32,
+        failure: &Failure,
+        error: Option<&ProviderError>,
+        timeline: &[AttemptTrace],
+    ) -> Report {
+        let response = match error {
+            Some(ProviderError::Status {
+                status,
+                headers,
+                body,
+            }) => Some(ResponseInfo {
+                status: *status,
+                headers: headers.clone(),
+                body: body.clone(),
+            }),
+            Some(ProviderError::InStream { body, .. }) => Some(ResponseInfo {
+                status: 200,
+                headers: vec![("content-type".into(), "text/event-stream".into())],
+                body: body.clone(),
+            }),
+            _ => None,
+        };
+        Report {
+            session: self.session,
+            node: self.turn,
+            attempt,
+            max_attempts: self.policy.max_attempts,
+            phase: match failure.phase {
+                Phase::Connect => "connect".into(),
+                Phase::Stream => "stream".into(),
+            },
+            class: failure.class.name().into(),
+            message: failure.message.clone(),
+            response,
+            request_url: self.provider.url().to_string(),
+            request_body: self.body.clone(),
+            timeline: timeline.to_vec(),
+        }
+    }
+}
+
+fn rfc3339(time: SystemTime) -> String {
+    humantime::format_rfc3339_millis(time).to_string()
 }
 
 /// How a send's attempts ended.
@@ -39,6 +95,8 @@ pub(super) enum SendOutcome {
         failure: Failure,
         attempts: u32,
         gave_up: GiveUp,
+        /// The diagnostic record of the last failure, if one was written.
+        error_id: Option<String>,
     },
     /// Shutdown cut the send short; what the current attempt had received.
     Interrupted { answer: AnswerBuilder },
@@ -89,6 +147,7 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
     let started = Instant::now();
     let deadline = started + job.policy.deadline;
     let mut attempt = 0;
+    let mut timeline: Vec<AttemptTrace> = Vec::new();
     loop {
         attempt += 1;
         let permit = match job.breaker.admit(std::time::Instant::now()) {
@@ -98,9 +157,11 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
                     failure: circuit_open(&job.breaker, refused),
                     attempts: attempt - 1,
                     gave_up: GiveUp::NotRetryable,
+                    error_id: None,
                 };
             }
         };
+        let attempt_started = (Instant::now(), SystemTime::now());
         let mut answer = AnswerBuilder::default();
         let result = tokio::select! {
             result = tokio::time::timeout_at(deadline, job.provider.stream(&job.body, |update| {
@@ -110,7 +171,7 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
             })) => Some(result),
             _ = job.cancel.cancelled() => None,
         };
-        let failure = match result {
+        let (failure, error) = match result {
             None => return SendOutcome::Interrupted { answer },
             Some(Ok(Ok(()))) => {
                 permit.succeeded();
@@ -119,8 +180,11 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
                     attempts: attempt,
                 };
             }
-            Some(Ok(Err(error))) => classify(&error, job.policy.max_delay, SystemTime::now()),
-            Some(Err(_elapsed)) => deadline_passed(&job.policy, !answer.is_empty()),
+            Some(Ok(Err(error))) => (
+                classify(&error, job.policy.max_delay, SystemTime::now()),
+                Some(error),
+            ),
+            Some(Err(_elapsed)) => (deadline_passed(&job.policy, !answer.is_empty()), None),
         };
         if failure.class.is_transient() {
             permit.failed(std::time::Instant::now());
@@ -130,12 +194,34 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
         let decision = job
             .policy
             .decide(attempt, &failure, started.elapsed(), fastrand::f64());
+        timeline.push(AttemptTrace {
+            attempt,
+            started_at: rfc3339(attempt_started.1),
+            duration_ms: attempt_started.0.elapsed().as_millis() as u64,
+            status: failure.status,
+            class: Some(failure.class.name().to_string()),
+            wait_ms: match decision {
+                Decision::Retry(wait) => Some(wait.as_millis() as u64),
+                Decision::GiveUp(_) => None,
+            },
+        });
+        // Written down (and synced) before the client hears of it or anything changes:
+        // every attempt the API answered with an error status, and the send's last failure.
+        let http_error = failure.status.is_some_and(|s| s >= 400);
+        let error_id = if http_error || matches!(decision, Decision::GiveUp(_)) {
+            job.diag
+                .record(job.report(attempt, &failure, error.as_ref(), &timeline))
+                .await
+        } else {
+            None
+        };
         let wait = match decision {
             Decision::GiveUp(gave_up) => {
                 return SendOutcome::Failed {
                     failure,
                     attempts: attempt,
                     gave_up,
+                    error_id,
                 };
             }
             Decision::Retry(wait) => wait,

@@ -5,12 +5,17 @@
 mod attempts;
 mod health;
 mod moves;
+mod recovery;
 mod send;
+mod tools;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
-use omni_proto::{Answer, ErrorKind, ErrorReply, Event, MoveOp, MoveOutcome, Role};
+use omni_proto::{
+    Answer, ErrorKind, ErrorReply, Event, MoveOp, MoveOutcome, PendingCall, Recovered,
+    RecoveryAction, Role,
+};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -20,6 +25,7 @@ use super::current::CurrentSession;
 use super::record::{MoveKind, MoveRecord, NodeRecord, SessionRecord};
 use super::tree::{NodeId, Tree};
 use super::views::first_line;
+use crate::diag::Diagnostics;
 use crate::errors::reply;
 use crate::provider::{Gemini, RequestOptions};
 use crate::resilience::{Breaker, RetryPolicy};
@@ -49,9 +55,29 @@ pub struct SessionContext {
     pub current: Arc<CurrentSession>,
     /// Prompts being answered right now.
     pub sends_in_flight: Arc<AtomicU32>,
+    /// Where failures are written down.
+    pub diag: Arc<Diagnostics>,
 }
 
 type Reply<T> = oneshot::Sender<Result<T, ErrorReply>>;
+
+/// What submitting a tool result led to.
+#[derive(Debug)]
+pub enum ToolOutcome {
+    /// Stored; these calls (with which are answered) still wait.
+    Stored(Vec<PendingCall>),
+    /// Every call had its result; this is the model's continuation.
+    Answered(Answer),
+}
+
+/// What a recovery choice led to.
+#[derive(Debug)]
+pub enum RecoverOutcome {
+    /// The head moved (or stayed, for `--ignore`).
+    Moved(Recovered),
+    /// `--retry` got an answer.
+    Answered(Answer),
+}
 
 enum Command {
     Send {
@@ -65,6 +91,18 @@ enum Command {
     },
     Resume {
         reply: Reply<bool>,
+    },
+    ToolResult {
+        call_id: Option<String>,
+        name: String,
+        response_json: String,
+        events: mpsc::UnboundedSender<Event>,
+        reply: Reply<ToolOutcome>,
+    },
+    Recover {
+        action: RecoveryAction,
+        events: mpsc::UnboundedSender<Event>,
+        reply: Reply<RecoverOutcome>,
     },
 }
 
@@ -125,6 +163,38 @@ impl ActorHandle {
     /// Lifts a suspension; returns whether the session was suspended.
     pub async fn resume(&self) -> Result<bool, ErrorReply> {
         self.call(|reply| Command::Resume { reply }).await
+    }
+
+    /// Submits one function result; once all are in, the continuation streams to `events`.
+    pub async fn tool_result(
+        &self,
+        call_id: Option<String>,
+        name: String,
+        response_json: String,
+        events: mpsc::UnboundedSender<Event>,
+    ) -> Result<ToolOutcome, ErrorReply> {
+        self.call(|reply| Command::ToolResult {
+            call_id,
+            name,
+            response_json,
+            events,
+            reply,
+        })
+        .await
+    }
+
+    /// Applies a recovery choice; `--retry` streams its answer to `events`.
+    pub async fn recover(
+        &self,
+        action: RecoveryAction,
+        events: mpsc::UnboundedSender<Event>,
+    ) -> Result<RecoverOutcome, ErrorReply> {
+        self.call(|reply| Command::Recover {
+            action,
+            events,
+            reply,
+        })
+        .await
     }
 }
 
@@ -203,6 +273,21 @@ impl Actor {
                 let result = self.resume().await;
                 let _ = reply.send(result);
             }
+            Command::ToolResult {
+                call_id,
+                name,
+                response_json,
+                events,
+                reply,
+            } => {
+                self.submit_tool_result(call_id, name, response_json, events, reply)
+                    .await
+            }
+            Command::Recover {
+                action,
+                events,
+                reply,
+            } => self.recover(action, events, reply).await,
         }
     }
 
@@ -237,6 +322,10 @@ impl Actor {
         let now = now_ms();
         let mut record = self.record.clone();
         record.updated_at_ms = now;
+        if head_move.is_some() {
+            // Results collected for the calls at the old head no longer apply.
+            record.tool_results = None;
+        }
         update(&mut record);
         if let Some(node) = &node {
             record.nodes = node.id;

@@ -76,7 +76,7 @@ impl Actor {
     }
 
     /// "node 3 (user): first line" — where the head is now.
-    fn describe(&self, node: NodeId) -> String {
+    pub(super) fn describe(&self, node: NodeId) -> String {
         if node == ROOT {
             return "the start of the conversation".to_string();
         }

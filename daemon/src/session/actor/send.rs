@@ -1,4 +1,6 @@
-//! The send path: store the prompt, run the attempts in their own task, store the outcome.
+//! Answering a turn: a prompt, a set of function results, or `recover --retry` all end
+//! here. The context is validated (preflight), the attempts run in their own task, and what
+//! they produce is stored before the requester hears back.
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -9,18 +11,30 @@ use tokio::task::JoinHandle;
 
 use super::attempts::{AnswerJob, SendOutcome, answer_with_retries};
 use super::{Actor, HeadMove, RedoEffect, Reply};
+use crate::diag::Report;
 use crate::errors::{reply, store_error};
-use crate::provider::build_body;
-use crate::resilience::GiveUp;
+use crate::provider::{contents, render};
+use crate::resilience::{FailureClass, GiveUp};
 use crate::session::answer::AnswerBuilder;
 use crate::session::record::{MoveKind, NodeRecord};
 use crate::session::tree::NodeId;
+use crate::session::validate::validate;
 use crate::time::now_ms;
 
+/// Delivers the outcome of answering a turn to whoever asked, in their reply's type.
+pub(super) type Done = Box<dyn FnOnce(Result<Answer, ErrorReply>) + Send>;
+
+/// A [`Done`] that answers `reply`, mapping the answer with `wrap`.
+pub(super) fn done_with<T: Send + 'static>(reply: Reply<T>, wrap: fn(Answer) -> T) -> Done {
+    Box::new(move |result| {
+        let _ = reply.send(result.map(wrap));
+    })
+}
+
 pub(super) struct InFlight {
-    prompt: NodeId,
+    turn: NodeId,
     task: JoinHandle<SendOutcome>,
-    reply: Reply<Answer>,
+    done: Done,
     started: Instant,
 }
 
@@ -35,36 +49,31 @@ pub(super) async fn next_outcome(
 }
 
 impl Actor {
-    /// Starts a send; if it cannot start, the client hears why at once.
+    /// `send`: stores the prompt durably, then answers it.
     pub(super) async fn begin_send(
         &mut self,
         prompt: String,
         events: mpsc::UnboundedSender<Event>,
         reply: Reply<Answer>,
     ) {
-        match self.start_send(prompt, events).await {
-            Ok((prompt, task)) => {
-                self.inflight = Some(InFlight {
-                    prompt,
-                    task,
-                    reply,
-                    started: Instant::now(),
+        let done = done_with(reply, |answer| answer);
+        match self.store_prompt(prompt).await {
+            Ok(turn) => {
+                let _ = events.send(Event::PromptStored {
+                    session: self.record.id.to_string(),
+                    node: turn,
                 });
+                self.start_answering(turn, events, done).await;
             }
-            Err(error) => {
-                let _ = reply.send(Err(error));
-            }
+            Err(error) => done(Err(error)),
         }
     }
 
-    /// Stores the prompt durably, then starts the attempts in their own task.
-    async fn start_send(
-        &mut self,
-        prompt: String,
-        events: mpsc::UnboundedSender<Event>,
-    ) -> Result<(NodeId, JoinHandle<SendOutcome>), ErrorReply> {
+    async fn store_prompt(&mut self, prompt: String) -> Result<NodeId, ErrorReply> {
         self.refuse_if_busy()?;
+        self.refuse_if_needs_recovery()?;
         self.refuse_if_suspended()?;
+        self.refuse_if_calls_pending()?;
         if prompt.trim().is_empty() {
             return Err(reply(
                 ErrorKind::InvalidRequest,
@@ -79,40 +88,96 @@ impl Actor {
             created_at_ms: now_ms(),
             model: None,
         };
-        let prompt_node = node.id;
+        let turn = node.id;
         let to_head = HeadMove {
             kind: MoveKind::Prompt,
-            to: prompt_node,
+            to: turn,
             redoes: None,
             redo: RedoEffect::Clear,
         };
         self.commit(Some(node), Some(to_head)).await?;
-        let _ = events.send(Event::PromptStored {
-            session: self.record.id.to_string(),
-            node: prompt_node,
-        });
+        Ok(turn)
+    }
 
-        let context = self
+    /// Answers the turn at the head: validates the context, then runs the attempts in their
+    /// own task. A violation never reaches the API: it is recorded and the session needs
+    /// recovery.
+    pub(super) async fn start_answering(
+        &mut self,
+        turn: NodeId,
+        events: mpsc::UnboundedSender<Event>,
+        done: Done,
+    ) {
+        let context = match self
             .tree
-            .path_to(prompt_node)
+            .path_to(turn)
             .into_iter()
             .map(|id| self.ctx.store.node(&self.record.id, id))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(store_error)?;
+        {
+            Ok(context) => context,
+            Err(error) => return done(Err(store_error(error))),
+        };
+        let contents = contents(&context);
+        let body = render(
+            &contents,
+            self.record.tools_json.as_deref(),
+            &self.ctx.request_options,
+        );
+        if let Err(violation) = validate(&contents) {
+            // Deep rollback drops the round that holds the earliest offending node.
+            let rollback_to = violation
+                .nodes
+                .iter()
+                .min()
+                .and_then(|&first| self.tree.round_start(first).ok());
+            let before = match rollback_to {
+                Some(0) => " (`recover --deep` goes back to the start)".to_string(),
+                Some(node) => format!(" (`recover --deep` goes back to node {node})"),
+                None => String::new(),
+            };
+            let report = Report {
+                session: self.record.id,
+                node: turn,
+                attempt: 0,
+                max_attempts: self.ctx.retry.max_attempts,
+                phase: "preflight".into(),
+                class: "preflight".into(),
+                message: format!("preflight validation refused the request: {violation}{before}"),
+                response: None,
+                request_url: self.ctx.provider.url().to_string(),
+                request_body: body,
+                timeline: Vec::new(),
+            };
+            let reason = report.message.clone();
+            tracing::warn!(session = %self.record.id, turn, "{reason}");
+            let error_id = self.ctx.diag.record(report).await;
+            return done(Err(self
+                .enter_recovery(&reason, error_id, rollback_to)
+                .await));
+        }
         let job = AnswerJob {
             provider: self.ctx.provider.clone(),
             breaker: self.ctx.breaker.clone(),
+            diag: self.ctx.diag.clone(),
             policy: self.ctx.retry.clone(),
-            body: build_body(&context, &self.ctx.request_options),
+            session: self.record.id,
+            turn,
+            body,
             events,
             cancel: self.ctx.shutdown.clone(),
         };
         self.ctx.sends_in_flight.fetch_add(1, Ordering::Relaxed);
         let task = self.ctx.tracker.spawn(answer_with_retries(job));
-        Ok((prompt_node, task))
+        self.inflight = Some(InFlight {
+            turn,
+            task,
+            done,
+            started: Instant::now(),
+        });
     }
 
-    /// Stores what the attempts produced and answers the client.
+    /// Stores what the attempts produced and answers the requester.
     pub(super) async fn finish_send(
         &mut self,
         outcome: Result<SendOutcome, tokio::task::JoinError>,
@@ -125,12 +190,13 @@ impl Actor {
         let result = match outcome {
             Ok(SendOutcome::Completed { answer, attempts }) => {
                 let info = self.model_info(&answer, attempts, latency_ms, false);
-                self.store_answer(send.prompt, answer, info).await
+                self.store_answer(send.turn, answer, info).await
             }
             Ok(SendOutcome::Failed {
                 failure,
                 attempts,
                 gave_up,
+                error_id,
             }) => {
                 let why = match gave_up {
                     GiveUp::NotRetryable => String::new(),
@@ -141,28 +207,32 @@ impl Actor {
                         self.ctx.retry.deadline.as_secs_f64()
                     ),
                 };
-                let saved = format!(
-                    "Your prompt is saved as node {} and stays in the context: send again to \
-                     continue (both prompts are sent), or `omnictl back` to drop it",
-                    send.prompt
-                );
-                Err(self
-                    .record_failure(&format!("{failure}{why}"), &saved)
-                    .await)
+                let failure_text = format!("{failure}{why}");
+                if let FailureClass::BadRequest { .. } = failure.class {
+                    // Retrying cannot fix a request the API rejects: stop and ask.
+                    Err(self.enter_recovery(&failure_text, error_id, None).await)
+                } else {
+                    let saved = format!(
+                        "Your prompt is saved as node {} and stays in the context: send again \
+                         to continue (both prompts are sent), or `omnictl back` to drop it",
+                        send.turn
+                    );
+                    Err(self.record_failure(&failure_text, &saved).await)
+                }
             }
             Ok(SendOutcome::Interrupted { answer }) => {
                 let info = self.model_info(&answer, 1, latency_ms, true);
-                Err(self.store_interrupted(send.prompt, answer, info).await)
+                Err(self.store_interrupted(send.turn, answer, info).await)
             }
             Err(join) => Err(reply(
                 ErrorKind::Internal,
                 format!(
-                    "the answer task failed ({join}); your prompt is saved as node {}",
-                    send.prompt
+                    "the answer task failed ({join}); your turn is saved as node {}",
+                    send.turn
                 ),
             )),
         };
-        let _ = send.reply.send(result);
+        (send.done)(result);
     }
 
     fn model_info(
@@ -183,24 +253,28 @@ impl Actor {
         }
     }
 
-    /// Stores a model node under the prompt. A complete answer becomes the head (and resets
+    /// Stores a model node under the turn. A complete answer becomes the head (and resets
     /// the failure count); an interrupted one stays beside it, out of the context.
     async fn store_answer(
         &mut self,
-        prompt: NodeId,
+        turn: NodeId,
         answer: AnswerBuilder,
         model: ModelInfo,
     ) -> Result<Answer, ErrorReply> {
         let interrupted = model.interrupted;
         let node = NodeRecord {
             id: self.tree.len() + 1,
-            parent: prompt,
+            parent: turn,
             role: Role::Model,
             parts: answer.parts,
             created_at_ms: now_ms(),
             model: Some(model.clone()),
         };
         let (id, text) = (node.id, node.text());
+        let pending_calls = crate::session::calls::calls_of(&node)
+            .into_iter()
+            .map(|call| call.pending(false))
+            .collect();
         let to_head = HeadMove {
             kind: MoveKind::Answer,
             to: id,
@@ -215,25 +289,26 @@ impl Actor {
         .await?;
         Ok(Answer {
             session: self.record.id.to_string(),
-            prompt_node: prompt,
+            prompt_node: turn,
             node: id,
             text,
             model,
+            pending_calls,
         })
     }
 
     /// A shutdown cut the stream: whatever arrived is kept as an *interrupted* node beside
-    /// the prompt, off the path to the head, so it is visible but never sent to the model.
+    /// the turn, off the path to the head, so it is visible but never sent to the model.
     async fn store_interrupted(
         &mut self,
-        prompt: NodeId,
+        turn: NodeId,
         answer: AnswerBuilder,
         info: ModelInfo,
     ) -> ErrorReply {
         let kept = if answer.is_empty() {
             "nothing had arrived yet".to_string()
         } else {
-            match self.store_answer(prompt, answer, info).await {
+            match self.store_answer(turn, answer, info).await {
                 Ok(stored) => format!(
                     "the partial answer is kept as node {} (interrupted, not in the context)",
                     stored.node
@@ -244,8 +319,7 @@ impl Actor {
         reply(
             ErrorKind::ShuttingDown,
             format!(
-                "omnid is shutting down and interrupted the answer; {kept}. Your prompt is \
-                 saved as node {prompt}"
+                "omnid is shutting down and interrupted the answer; {kept}. Your turn is saved as node {turn}"
             ),
         )
     }

@@ -1,0 +1,38 @@
+//! `omnictl replay ERROR_ID`: send a recorded failing request again; exit 0 if it now
+//! succeeds, 1 if it still fails.
+
+use omni_proto::{Reply, Request};
+
+use super::{Ctx, unexpected};
+use crate::error::CtlError;
+use crate::output;
+
+pub async fn run(ctx: &mut Ctx, error: String) -> Result<(), CtlError> {
+    let outcome = match ctx.ask(Request::Replay { error }).await? {
+        Reply::Replayed(outcome) => outcome,
+        other => return Err(unexpected(other)),
+    };
+    if ctx.json {
+        output::json(&outcome);
+    } else if outcome.still_fails {
+        output::line(&format!(
+            "error {} still fails ({}): {}",
+            outcome.error,
+            outcome.class.as_deref().unwrap_or("unknown"),
+            outcome.summary
+        ));
+    } else {
+        output::line(&format!(
+            "error {} no longer happens: {}",
+            outcome.error, outcome.summary
+        ));
+    }
+    if outcome.still_fails {
+        Err(CtlError::failure(format!(
+            "the recorded request of error {} still fails",
+            outcome.error
+        )))
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,125 @@
+//! Showing a request that streams an answer (`send`, the last `tool-result`,
+//! `recover --retry`): text to stdout as it arrives; thoughts, function calls and retry
+//! notices to stderr; with `--json`, one JSON line per event and the result last.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use omni_proto::{Answer, Event, PartContent, Reply, Request, RetryNotice};
+
+use super::Ctx;
+use crate::error::CtlError;
+use crate::output;
+use crate::render::spinner::Spinner;
+use crate::render::{json, style::Style};
+
+fn retry_line(notice: &RetryNotice) -> String {
+    let mut line = format!(
+        "attempt {}/{} failed ({}): {}; retrying in {:.1} s",
+        notice.attempt,
+        notice.max_attempts,
+        notice.class,
+        notice.message,
+        Duration::from_millis(notice.wait_ms).as_secs_f64()
+    );
+    if notice.discarded_partial {
+        line.push_str(" (the partial answer above is discarded)");
+    }
+    line
+}
+
+/// Sends a request and renders its events as they arrive; returns the final reply.
+pub async fn streamed(ctx: &mut Ctx, request: Request) -> Result<Reply, CtlError> {
+    let as_json = ctx.json;
+    let err_style = Style::stderr();
+    let mut at_line_start = true;
+    let mut spinner = Spinner::default();
+    let result = ctx
+        .call(request, |event| {
+            spinner.stop();
+            if as_json {
+                output::json(&json::event(&event));
+                return;
+            }
+            match event {
+                Event::Text(text) => {
+                    output::print(&text);
+                    at_line_start = text.ends_with('\n');
+                }
+                Event::Thought(text) => eprint!("{}", err_style.dim(&text)),
+                Event::FunctionCall(part) => {
+                    if let PartContent::FunctionCall {
+                        name, args_json, ..
+                    } = part.content
+                    {
+                        eprintln!("{}", err_style.bold(&format!("→ {name}({args_json})")));
+                    }
+                }
+                Event::Retrying(notice) => {
+                    if !at_line_start {
+                        output::print("\n");
+                        at_line_start = true;
+                    }
+                    eprintln!("omnictl: {}", err_style.dim(&retry_line(&notice)));
+                    spinner = Spinner::start("retrying", Duration::from_millis(notice.wait_ms));
+                }
+                Event::PromptStored { .. } => {}
+            }
+        })
+        .await;
+    spinner.stop();
+    if !at_line_start {
+        output::print("\n");
+    }
+    result
+}
+
+/// Finishes showing an answer: the result line with `--json`; otherwise a footer on a
+/// terminal, and what to do about function calls that now wait for results.
+pub fn finish_answer(ctx: &Ctx, answer: &Answer) {
+    if ctx.json {
+        output::json(answer);
+        return;
+    }
+    let style = Style::stderr();
+    if !answer.pending_calls.is_empty() {
+        let count = answer.pending_calls.len();
+        eprintln!(
+            "the model called {count} function{} and waits for {}:",
+            if count == 1 { "" } else { "s" },
+            if count == 1 {
+                "its result"
+            } else {
+                "their results"
+            }
+        );
+        for call in &answer.pending_calls {
+            let id = call
+                .id
+                .as_ref()
+                .map(|id| format!(" (id {id})"))
+                .unwrap_or_default();
+            eprintln!("  {}{id} {}", call.name, call.args_json);
+        }
+        eprintln!("submit each with: omnictl tool-result NAME 'JSON'");
+    }
+    if std::io::stderr().is_terminal() {
+        let tokens = answer
+            .model
+            .usage
+            .map(|u| format!(" · {} tokens", u.total_tokens))
+            .unwrap_or_default();
+        let attempts = match answer.model.attempts {
+            0 | 1 => String::new(),
+            n => format!(" · {n} attempts"),
+        };
+        eprintln!(
+            "{}",
+            style.dim(&format!(
+                "[node {} · {:.1} s{tokens}{attempts}]",
+                answer.node,
+                answer.model.latency_ms as f64 / 1000.0
+            ))
+        );
+    }
+}

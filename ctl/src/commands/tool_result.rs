@@ -1,0 +1,63 @@
+//! `omnictl tool-result [--id CALL_ID] NAME JSON`: submit one function result. With the
+//! last pending one, the results are sent and the continuation streams here.
+
+use std::io::Read;
+
+use omni_proto::{Reply, Request};
+use serde_json::json;
+
+use super::stream::{finish_answer, streamed};
+use super::{Ctx, unexpected};
+use crate::cli::SessionArg;
+use crate::error::CtlError;
+use crate::output;
+
+pub async fn run(
+    ctx: &mut Ctx,
+    session: &SessionArg,
+    call_id: Option<String>,
+    name: String,
+    json_arg: &str,
+) -> Result<(), CtlError> {
+    let response_json = if json_arg == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| CtlError::usage(format!("cannot read the result from stdin: {e}")))?;
+        text
+    } else {
+        json_arg.to_string()
+    };
+    let request = Request::ToolResult {
+        session: session.to_ref(),
+        call_id,
+        name: name.clone(),
+        response_json,
+    };
+    match streamed(ctx, request).await? {
+        Reply::ToolResultStored { session, calls } => {
+            let waiting: Vec<String> = calls
+                .iter()
+                .filter(|c| !c.answered)
+                .map(|c| match &c.id {
+                    Some(id) => format!("{} (id {id})", c.name),
+                    None => c.name.clone(),
+                })
+                .collect();
+            if ctx.json {
+                output::json(&json!({ "session": session, "stored": name, "calls": calls }));
+            } else {
+                output::line(&format!(
+                    "stored the result of {name}; still waiting for: {}",
+                    waiting.join(", ")
+                ));
+            }
+            Ok(())
+        }
+        Reply::Answered(answer) => {
+            finish_answer(ctx, &answer);
+            Ok(())
+        }
+        other => Err(unexpected(other)),
+    }
+}

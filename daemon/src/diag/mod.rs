@@ -1,0 +1,136 @@
+//! Diagnostics: every failure the user may need to explain is written down, with the exact
+//! request that failed, *before* the error is returned or the session changes.
+//!
+//! In the log directory: `api_errors.log` (a readable block per error, see `entry.rs`),
+//! rotated at 10 MB, and `errors/<YYYY-MM-DD>/<session>/<error-id>.json` (one structured
+//! record per error). Secrets are redacted everywhere. A failure to write is logged through
+//! `tracing` and counted, and never fails the request it describes.
+
+mod entry;
+mod files;
+mod query;
+mod redact;
+mod rotate;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+pub use entry::{AttemptTrace, ErrorRecord, Report, ResponseInfo};
+pub use query::Bundle;
+pub use redact::Redactor;
+pub use rotate::{LOG_NAME, Retention};
+
+/// Writes and reads the diagnostic records of one daemon.
+pub struct Diagnostics {
+    dir: PathBuf,
+    redactor: Redactor,
+    config: Value,
+    retention: Retention,
+    write_failures: AtomicU64,
+    /// One writer at a time, so entries never interleave and rotation is decided once.
+    writing: Mutex<()>,
+}
+
+/// A fresh error id: sortable by time, unique in practice (`20261122T010203Z-a1b2c3`).
+fn new_id(now: SystemTime) -> String {
+    let stamp = humantime::format_rfc3339_seconds(now)
+        .to_string()
+        .replace(['-', ':'], "");
+    format!("{stamp}-{:06x}", fastrand::u32(..0x100_0000))
+}
+
+impl Diagnostics {
+    /// Diagnostics in `dir`; `config` is the daemon's configuration with secrets removed.
+    /// Old archives and records are pruned now and at every rotation.
+    pub fn new(dir: &Path, redactor: Redactor, config: Value, retention: Retention) -> Self {
+        let diagnostics = Self {
+            dir: dir.to_path_buf(),
+            redactor,
+            config,
+            retention,
+            write_failures: AtomicU64::new(0),
+            writing: Mutex::new(()),
+        };
+        if let Err(error) = rotate::prune(dir, &diagnostics.retention, SystemTime::now()) {
+            tracing::warn!(%error, dir = %dir.display(), "could not prune old diagnostic records");
+        }
+        diagnostics
+    }
+
+    /// The live log file.
+    pub fn log_path(&self) -> PathBuf {
+        self.dir.join(LOG_NAME)
+    }
+
+    /// Records that could not be written since start-up.
+    pub fn write_failures(&self) -> u64 {
+        self.write_failures.load(Ordering::Relaxed)
+    }
+
+    /// The redactor, for other text that leaves the daemon.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// Writes the log entry and the JSON record of a failure, both synced, and returns the
+    /// error's id. Runs on the blocking pool; if writing fails, the failure is logged and
+    /// counted and `None` is returned.
+    pub async fn record(self: &Arc<Self>, report: Report) -> Option<String> {
+        let this = self.clone();
+        let written = tokio::task::spawn_blocking(move || this.write(&report)).await;
+        match written {
+            Ok(Ok(id)) => Some(id),
+            Ok(Err(error)) => {
+                self.write_failures.fetch_add(1, Ordering::Relaxed);
+                tracing::error!(%error, dir = %self.dir.display(), "could not write a diagnostic record");
+                None
+            }
+            Err(join) => {
+                self.write_failures.fetch_add(1, Ordering::Relaxed);
+                tracing::error!(%join, "the diagnostic writer failed");
+                None
+            }
+        }
+    }
+
+    fn write(&self, report: &Report) -> std::io::Result<String> {
+        let _one_writer = self.writing.lock().unwrap_or_else(|p| p.into_inner());
+        let now = SystemTime::now();
+        let id = new_id(now);
+        let time = humantime::format_rfc3339_millis(now).to_string();
+        files::private_dir(&self.dir)?;
+
+        let record = entry::json_record(&id, &time, report, &self.redactor, &self.config);
+        let day_dir = self
+            .dir
+            .join("errors")
+            .join(&time[..10])
+            .join(report.session.to_string());
+        files::private_dir(&day_dir)?;
+        let json = serde_json::to_vec_pretty(&record).map_err(std::io::Error::other)?;
+        files::write_atomically(&day_dir.join(format!("{id}.json")), &json)?;
+        // The new directories' names must be durable too.
+        for dir in [
+            day_dir.parent(),
+            day_dir.parent().and_then(Path::parent),
+            Some(self.dir.as_path()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            files::sync_dir(dir)?;
+        }
+
+        let text = entry::log_entry(&id, &time, report, &self.redactor);
+        if rotate::rotate_if_needed(&self.dir, text.len() as u64, now)?.is_some() {
+            rotate::prune(&self.dir, &self.retention, now)?;
+        }
+        files::append_synced(&self.log_path(), &text)?;
+        files::sync_dir(&self.dir)?;
+        Ok(id)
+    }
+}

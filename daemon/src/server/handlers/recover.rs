@@ -1,0 +1,24 @@
+//! `Recover`: apply one way out of *needs recovery*; `--retry` streams its answer.
+
+use omni_proto::{ErrorReply, RecoveryAction, Reply, SessionRef};
+use tokio::sync::mpsc;
+
+use super::stream::with_events;
+use crate::server::connection::Responder;
+use crate::session::actor::RecoverOutcome;
+use crate::state::Daemon;
+
+pub async fn handle(
+    daemon: &Daemon,
+    session: &SessionRef,
+    action: RecoveryAction,
+    responder: &mut Responder<'_>,
+) -> Result<Reply, ErrorReply> {
+    let id = daemon.sessions.resolve(session)?;
+    let actor = daemon.sessions.actor(id)?;
+    let (events, incoming) = mpsc::unbounded_channel();
+    match with_events(responder, incoming, actor.recover(action, events)).await? {
+        RecoverOutcome::Moved(recovered) => Ok(Reply::Recovered(recovered)),
+        RecoverOutcome::Answered(answer) => Ok(Reply::Answered(answer)),
+    }
+}

@@ -1,0 +1,53 @@
+//! `Replay`: send a recorded failing request again, exactly as recorded, with the current
+//! key, and say whether it still fails. No session is touched and nothing is logged.
+
+use std::time::{Duration, SystemTime};
+
+use omni_proto::{ErrorKind, ErrorReply, ReplayOutcome, Reply};
+
+use crate::errors::reply;
+use crate::resilience::classify;
+use crate::session::answer::AnswerBuilder;
+use crate::session::record::visible_text;
+use crate::session::views::first_line;
+use crate::state::Daemon;
+
+pub async fn handle(daemon: &Daemon, error: &str) -> Result<Reply, ErrorReply> {
+    let ctx = daemon.sessions.context();
+    let record = ctx
+        .diag
+        .find(error)
+        .map_err(|m| reply(ErrorKind::NotFound, m))?;
+    let mut answer = AnswerBuilder::default();
+    let outcome = ctx
+        .provider
+        .stream(record.request.body.text(), |update| {
+            answer.absorb(update);
+        })
+        .await;
+    let replayed = match outcome {
+        Ok(()) => ReplayOutcome {
+            error: record.id,
+            still_fails: false,
+            class: None,
+            summary: format!(
+                "the request succeeds now; the answer begins: {}",
+                first_line(&visible_text(&answer.parts), 100)
+            ),
+        },
+        Err(failure) => {
+            let failure = classify(
+                &failure,
+                Duration::from_secs(u64::MAX / 4),
+                SystemTime::now(),
+            );
+            ReplayOutcome {
+                error: record.id,
+                still_fails: true,
+                class: Some(failure.class.name().to_string()),
+                summary: ctx.diag.redactor().text(&failure.message),
+            }
+        }
+    };
+    Ok(Reply::Replayed(replayed))
+}

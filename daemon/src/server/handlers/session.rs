@@ -1,0 +1,18 @@
+//! `Session`: one session's summary and state (suspension, recovery, pending calls).
+
+use omni_proto::{ErrorReply, Reply, SessionRef};
+
+use super::sessions::{head_node, record};
+use crate::session::views;
+use crate::state::Daemon;
+
+pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {
+    let record = record(daemon, session)?;
+    let current = daemon.sessions.context().current.get() == Some(record.id);
+    let head = head_node(daemon, &record)?;
+    Ok(Reply::Session(views::summary(
+        &record,
+        current,
+        head.as_ref(),
+    )))
+}

@@ -1,0 +1,30 @@
+//! `ToolResult`: store one function result; with the last one, stream the continuation.
+
+use omni_proto::{ErrorReply, Reply, SessionRef};
+use tokio::sync::mpsc;
+
+use super::stream::with_events;
+use crate::server::connection::Responder;
+use crate::session::actor::ToolOutcome;
+use crate::state::Daemon;
+
+pub async fn handle(
+    daemon: &Daemon,
+    session: &SessionRef,
+    call_id: Option<String>,
+    name: String,
+    response_json: String,
+    responder: &mut Responder<'_>,
+) -> Result<Reply, ErrorReply> {
+    let id = daemon.sessions.resolve(session)?;
+    let actor = daemon.sessions.actor(id)?;
+    let (events, incoming) = mpsc::unbounded_channel();
+    let work = actor.tool_result(call_id, name, response_json, events);
+    match with_events(responder, incoming, work).await? {
+        ToolOutcome::Stored(calls) => Ok(Reply::ToolResultStored {
+            session: id.to_string(),
+            calls,
+        }),
+        ToolOutcome::Answered(answer) => Ok(Reply::Answered(answer)),
+    }
+}

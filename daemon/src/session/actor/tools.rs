@@ -1,0 +1,232 @@
+//! The tool-call loop: when the model's answer at the head holds function calls, the session
+//! waits for their results. Each result is stored durably as it arrives; when every call
+//! has one, they become one `tool` node (responses in call order, ids kept) and the model's
+//! continuation is streamed back like an answer to a prompt.
+
+use omni_proto::{ErrorKind, ErrorReply, Event, Part, PartContent, Role};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::send::done_with;
+use super::{Actor, HeadMove, RedoEffect, Reply, ToolOutcome};
+use crate::errors::{reply, store_error};
+use crate::session::calls::{Call, Waiting, waiting_at_head};
+use crate::session::record::{MoveKind, NodeRecord, ToolResults};
+use crate::time::now_ms;
+
+/// A function's result as the API wants it: an object (`{"output": ...}` or `{"error":
+/// ...}`); anything else is wrapped as `{"output": value}`.
+fn normalize_result(json: &str) -> Result<String, ErrorReply> {
+    let value: Value = serde_json::from_str(json).map_err(|e| {
+        reply(
+            ErrorKind::InvalidRequest,
+            format!(
+                "the result is not valid JSON ({e}); pass a JSON value such as '{{\"output\": 21}}'"
+            ),
+        )
+    })?;
+    Ok(match value {
+        Value::Object(_) => value.to_string(),
+        other => json!({ "output": other }).to_string(),
+    })
+}
+
+impl Actor {
+    /// The calls at the head still waiting for results, and which are answered already.
+    pub(super) fn pending_calls(&self) -> Result<Option<Waiting>, ErrorReply> {
+        let head = self.tree.head();
+        if self.tree.role(head) != Some(Role::Model) {
+            return Ok(None);
+        }
+        let node = self
+            .ctx
+            .store
+            .node(&self.record.id, head)
+            .map_err(store_error)?;
+        Ok(waiting_at_head(&self.record, Some(&node)))
+    }
+
+    /// A plain prompt may not follow unanswered calls: the API would reject the history.
+    pub(super) fn refuse_if_calls_pending(&self) -> Result<(), ErrorReply> {
+        let Some(waiting) = self.pending_calls()? else {
+            return Ok(());
+        };
+        Err(reply(
+            ErrorKind::WrongState,
+            format!(
+                "the model is waiting for the results of its function calls: {}; submit each \
+                 with `omnictl tool-result NAME JSON`, or drop the calls with `omnictl undo`",
+                waiting.unanswered().join(", ")
+            ),
+        ))
+    }
+
+    /// `tool-result`: stores one result; with the last one, sends them all and streams the
+    /// continuation.
+    pub(super) async fn submit_tool_result(
+        &mut self,
+        call_id: Option<String>,
+        name: String,
+        response_json: String,
+        events: mpsc::UnboundedSender<Event>,
+        reply_to: Reply<ToolOutcome>,
+    ) {
+        let (waiting, results) = match self.accept_result(call_id, &name, &response_json) {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                let _ = reply_to.send(Err(error));
+                return;
+            }
+        };
+        if waiting.answered.iter().any(|a| !a) {
+            // Not all in yet: keep this one durably and say what is still missing.
+            let results = ToolResults {
+                node: waiting.node,
+                results,
+            };
+            let stored = self
+                .commit_with(None, None, |r| r.tool_results = Some(results))
+                .await
+                .map(|()| ToolOutcome::Stored(waiting.pending()));
+            let _ = reply_to.send(stored);
+            return;
+        }
+        let done = done_with(reply_to, ToolOutcome::Answered);
+        let mut by_index = results;
+        by_index.sort_by_key(|(index, _)| *index);
+        let parts = waiting
+            .calls
+            .into_iter()
+            .zip(by_index)
+            .map(|(call, (_, response_json))| Part {
+                content: PartContent::FunctionResponse {
+                    id: call.id,
+                    name: call.name,
+                    response_json,
+                },
+                thought_signature: None,
+            })
+            .collect();
+        let tool_node = NodeRecord {
+            id: self.tree.len() + 1,
+            parent: waiting.node,
+            role: Role::Tool,
+            parts,
+            created_at_ms: now_ms(),
+            model: None,
+        };
+        let turn = tool_node.id;
+        let to_head = HeadMove {
+            kind: MoveKind::ToolResults,
+            to: turn,
+            redoes: None,
+            redo: RedoEffect::Clear,
+        };
+        if let Err(error) = self.commit(Some(tool_node), Some(to_head)).await {
+            return done(Err(error));
+        }
+        let _ = events.send(Event::PromptStored {
+            session: self.record.id.to_string(),
+            node: turn,
+        });
+        self.start_answering(turn, events, done).await;
+    }
+
+    /// Checks a result against the pending calls; returns them with this one marked
+    /// answered, and all results so far (this one included).
+    fn accept_result(
+        &self,
+        call_id: Option<String>,
+        name: &str,
+        response_json: &str,
+    ) -> Result<(Waiting, Vec<(u32, String)>), ErrorReply> {
+        self.refuse_if_busy()?;
+        self.refuse_if_needs_recovery()?;
+        self.refuse_if_suspended()?;
+        let Some(mut waiting) = self.pending_calls()? else {
+            return Err(reply(
+                ErrorKind::WrongState,
+                "no function calls are waiting for results in this session",
+            ));
+        };
+        let calls = &waiting.calls;
+        let listing = || calls.iter().map(Call::label).collect::<Vec<_>>().join(", ");
+        let index = match &call_id {
+            Some(id) => calls
+                .iter()
+                .position(|c| c.id.as_deref() == Some(id))
+                .ok_or_else(|| {
+                    reply(
+                        ErrorKind::NotFound,
+                        format!("no pending call has id {id}; the calls are: {}", listing()),
+                    )
+                })?,
+            None => calls
+                .iter()
+                .zip(&waiting.answered)
+                .position(|(c, done)| c.name == name && !done)
+                .ok_or_else(|| {
+                    if calls.iter().any(|c| c.name == name) {
+                        reply(
+                            ErrorKind::WrongState,
+                            format!("every call to {name} already has a result"),
+                        )
+                    } else {
+                        reply(
+                            ErrorKind::NotFound,
+                            format!(
+                                "the model did not call {name}; the calls are: {}",
+                                listing()
+                            ),
+                        )
+                    }
+                })?,
+        };
+        if calls[index].name != name {
+            return Err(reply(
+                ErrorKind::InvalidRequest,
+                format!(
+                    "call {} is to {}, not {name}",
+                    call_id.unwrap_or_default(),
+                    calls[index].name
+                ),
+            ));
+        }
+        if waiting.answered[index] {
+            return Err(reply(
+                ErrorKind::WrongState,
+                format!("call {} already has a result", calls[index].label()),
+            ));
+        }
+        let response = normalize_result(response_json)?;
+        let mut results = self
+            .record
+            .tool_results
+            .as_ref()
+            .filter(|r| r.node == waiting.node)
+            .map(|r| r.results.clone())
+            .unwrap_or_default();
+        results.push((index as u32, response));
+        waiting.answered[index] = true;
+        Ok((waiting, results))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_objects() {
+        assert_eq!(
+            normalize_result(r#"{"output": 21}"#).unwrap(),
+            r#"{"output":21}"#
+        );
+        assert_eq!(normalize_result("21").unwrap(), r#"{"output":21}"#);
+        assert_eq!(
+            normalize_result(r#""sunny""#).unwrap(),
+            r#"{"output":"sunny"}"#
+        );
+        assert!(normalize_result("not json").is_err());
+    }
+}
