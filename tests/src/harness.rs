@@ -424,6 +424,35 @@ impl Omni {
         }
     }
 
+    /// Runs `omnictl --socket S ARGS` at a real terminal (through `script(1)`), typing
+    /// `input`; returns whether it succeeded and everything the terminal showed.
+    pub fn ctl_at_terminal(&self, args: &str, input: &str) -> (bool, String) {
+        let command = format!(
+            "{} --socket {} {args}",
+            omnictl_bin().display(),
+            self.socket.display()
+        );
+        let mut child = Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .env("NO_COLOR", "1")
+            .env_remove("OMNI_SOCKET")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("script(1) runs");
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin
+                .write_all(input.as_bytes())
+                .expect("type into the terminal");
+        }
+        let output = child.wait_with_output().expect("script(1) finishes");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    }
+
     /// Starts `omnictl --json ARGS...` and returns it while it runs.
     pub fn spawn_ctl(&self, args: &[&str]) -> RunningCtl {
         let mut child = Command::new(omnictl_bin())

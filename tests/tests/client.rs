@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -63,38 +63,10 @@ fn a_missing_session_is_not_retried_without_a_terminal() {
     assert_eq!(omni.fake().request_count(), 0);
 }
 
-/// Runs omnictl under `script`, so it has a real terminal, typing `input`.
-fn at_a_terminal(omni: &Omni, args: &str, input: &str) -> (bool, String) {
-    let command = format!(
-        "{} --socket {} {args}",
-        omnictl_bin().display(),
-        omni.socket.display()
-    );
-    let mut child = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-    )
-}
-
 #[test]
 fn at_a_terminal_a_missing_session_can_be_replaced_by_a_new_one() {
     let omni = Omni::start();
-    let (ok, screen) = at_a_terminal(&omni, "send -s deadbeef hello there", "y\n");
+    let (ok, screen) = omni.ctl_at_terminal("send -s deadbeef hello there", "y\n");
     assert!(ok, "{screen}");
     assert!(
         screen.contains("start a new session instead? [y/N]"),
@@ -105,7 +77,7 @@ fn at_a_terminal_a_missing_session_can_be_replaced_by_a_new_one() {
     let sessions = omni.ctl(&["--json", "sessions"]).ok().json();
     assert_eq!(sessions["sessions"].as_array().unwrap().len(), 1);
 
-    let (ok, screen) = at_a_terminal(&omni, "send -s deadbeef no thanks", "n\n");
+    let (ok, screen) = omni.ctl_at_terminal("send -s deadbeef no thanks", "n\n");
     assert!(!ok, "{screen}");
     assert!(screen.contains("no session matches 'deadbeef'"), "{screen}");
     let sessions = omni.ctl(&["--json", "sessions"]).ok().json();

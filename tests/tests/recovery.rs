@@ -178,3 +178,29 @@ fn retry_sends_the_same_context_again_and_streams_the_answer() {
     omni.ctl(&["recover", "--retry"])
         .fails(1, &["does not need recovery"]);
 }
+
+#[test]
+fn at_a_terminal_recover_offers_a_numbered_menu() {
+    let omni = Omni::start();
+    poisoned(&omni).fails(3, &OPTIONS);
+    // Anything but a number leaves the session as it is.
+    let (ok, screen) = omni.ctl_at_terminal("recover", "no\n");
+    assert!(ok, "{screen}");
+    assert!(screen.contains("nothing changed"), "{screen}");
+    omni.ctl(&["send", "still?"]).fails(3, &["needs recovery"]);
+
+    let (ok, screen) = omni.ctl_at_terminal("recover", "2\n");
+    assert!(ok, "{screen}");
+    for line in [
+        "1) --deep",
+        "2) --clear",
+        "3) --ignore",
+        "4) --retry",
+        "5) logs export",
+        "choose 1-5",
+    ] {
+        assert!(screen.contains(line), "{line}: {screen}");
+    }
+    assert!(screen.contains("recovered (--clear)"), "{screen}");
+    assert_eq!(history(&omni)["head"], 2);
+}
