@@ -148,6 +148,14 @@ pub enum Command {
         #[arg(value_name = "ERROR_ID")]
         error: String,
     },
+    /// Print shell completions for omnictl
+    Completions {
+        /// The shell
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print omnictl's man page (roff)
+    Man,
     /// Run a short real session against a private demo daemon (no API key, no network)
     Demo {
         /// Leave the demo daemon running afterwards and print how to reach it

@@ -80,3 +80,28 @@ fn json_errors_are_json_too() {
             .contains("not running")
     );
 }
+
+#[test]
+fn completions_and_the_man_page_come_from_the_command_line_definition() {
+    for (shell, marker) in [
+        ("bash", "_omnictl()"),
+        ("zsh", "#compdef omnictl"),
+        ("fish", "complete -c omnictl"),
+    ] {
+        let out = omnictl(&["completions", shell]);
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(script.contains(marker), "{shell}: {script}");
+        assert!(
+            script.contains("tool-result"),
+            "{shell} knows the subcommands"
+        );
+    }
+    let out = omnictl(&["man"]);
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        page.lines().any(|l| l.starts_with(".TH omnictl 1")),
+        "{page}"
+    );
+    assert!(page.contains("recover"), "{page}");
+}

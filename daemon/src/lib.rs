@@ -7,7 +7,10 @@
 pub mod config;
 pub mod diag;
 mod errors;
+pub mod live;
+mod notify;
 pub mod provider;
+mod reload;
 pub mod resilience;
 mod run;
 pub mod server;
@@ -17,5 +20,5 @@ mod state;
 pub mod store;
 mod time;
 
-pub use config::{Args, Config};
-pub use run::run;
+pub use config::{Args, Config, Env};
+pub use run::{Startup, run};

@@ -3,13 +3,27 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::Parser;
-use omnid::{Args, Config};
+use clap::{CommandFactory, Parser};
+use omnid::config::{Args, Config, Env};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if args.print_man {
+        let mut page = Vec::new();
+        return match clap_mangen::Man::new(Args::command()).render(&mut page) {
+            Ok(()) => {
+                print!("{}", String::from_utf8_lossy(&page));
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("omnid: cannot render the man page: {error}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let filter = EnvFilter::try_from_env("OMNI_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -17,7 +31,7 @@ fn main() -> ExitCode {
         .with_env_filter(filter)
         .init();
 
-    match start(args) {
+    match start(args, Env::from_process()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!("{error:#}");
@@ -27,13 +41,22 @@ fn main() -> ExitCode {
     }
 }
 
-fn start(args: Args) -> anyhow::Result<()> {
-    let config = Config::from_args(args)?;
+fn start(args: Args, env: Env) -> anyhow::Result<()> {
+    let config = Config::load(&args, &env)?;
+    if args.print_config {
+        print!("{}", config.print()?);
+        return Ok(());
+    }
     let shutdown = CancellationToken::new();
-    omnid::signals::install(shutdown.clone())?;
+    let (reload, reloads) = mpsc::unbounded_channel();
+    omnid::signals::install(shutdown.clone(), reload)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("omnid")
         .build()?;
-    runtime.block_on(omnid::run(config, shutdown))
+    runtime.block_on(omnid::run(
+        omnid::Startup { config, args, env },
+        shutdown,
+        reloads,
+    ))
 }

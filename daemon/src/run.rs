@@ -1,30 +1,65 @@
-//! The daemon's life: start (store, provider, socket), serve, and shut down cleanly.
+//! The daemon's life: start (store, provider, socket), serve, reload on SIGHUP, and shut
+//! down cleanly.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
 
-use anyhow::Context;
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::config::Config;
-use crate::diag::{Diagnostics, Redactor};
-use crate::provider::Gemini;
-use crate::resilience::Breaker;
+use crate::config::{Args, Config, Env};
+use crate::diag::{Diagnostics, Policy, Redactor};
+use crate::live::{Live, LiveCell};
+use crate::reload;
 use crate::server::{self, listener};
 use crate::session::actor::SessionContext;
 use crate::session::current::CurrentSession;
 use crate::session::registry::Registry;
 use crate::state::Daemon;
 use crate::store::Store;
+use crate::{notify, reload::demo_overrides};
+
+/// What start-up needs beyond the configuration: the flags and environment it was resolved
+/// from, so that a reload resolves the file again the same way.
+pub struct Startup {
+    /// The resolved configuration.
+    pub config: Config,
+    /// The command line.
+    pub args: Args,
+    /// The environment, as read at start.
+    pub env: Env,
+}
+
+/// The diagnostics policy a configuration implies.
+pub fn diag_policy(config: &Config) -> Policy {
+    Policy {
+        redactor: Redactor::new(config.provider.api_key.as_ref().map(|k| k.expose())),
+        config: config.redacted(),
+        retention: config.retention.clone(),
+    }
+}
 
 /// Runs the daemon until `shutdown` is cancelled, then stops accepting, lets in-flight work
 /// finish or record itself as interrupted (within the grace period), flushes the store and
-/// returns.
-pub async fn run(mut config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
-    // Refuse early, before touching the store, if a live daemon owns the socket.
-    listener::reclaim_stale(&config.socket)?;
+/// returns. A message on `reloads` reloads the configuration.
+pub async fn run(
+    startup: Startup,
+    shutdown: CancellationToken,
+    reloads: mpsc::UnboundedReceiver<()>,
+) -> anyhow::Result<()> {
+    let Startup {
+        mut config,
+        args,
+        env,
+    } = startup;
+    // A socket handed over by systemd is used as is; otherwise refuse early, before
+    // touching the store, if a live daemon owns ours.
+    let inherited = listener::inherited()?;
+    if inherited.is_none() {
+        listener::reclaim_stale(&config.socket)?;
+    }
     let store = Arc::new(Store::open(&config.data_dir)?);
     // Diagnostics never stop the daemon: an unusable log directory is reported (and every
     // failed write counted in `omnictl status`), but sessions go on.
@@ -32,21 +67,17 @@ pub async fn run(mut config: Config, shutdown: CancellationToken) -> anyhow::Res
         tracing::error!(%error, dir = %config.log_dir.display(), "cannot create the log directory; diagnostics will not be written");
     }
 
-    let _demo = start_demo(&mut config)?;
-    let redactor = Redactor::new(config.provider.api_key.as_ref().map(|k| k.expose()));
-    let diag = Arc::new(Diagnostics::new(
-        &config.log_dir,
-        redactor,
-        config.redacted(),
-        config.retention.clone(),
-    ));
+    let demo = start_demo(&mut config)?;
+    let demo_url = demo_url(&demo);
+    let diag = Arc::new(Diagnostics::new(&config.log_dir, diag_policy(&config)));
     if config.provider.api_key.is_none() && !config.demo {
         tracing::warn!(
-            "GEMINI_API_KEY is not set: requests to {} will be sent without a key",
+            "no API key (GEMINI_API_KEY, api_key_file or the gemini_api_key credential): requests to {} \
+             will be sent without one",
             config.provider.base_url
         );
     }
-    let provider = Arc::new(Gemini::new(&config.provider).context("cannot build the HTTP client")?);
+    let live = Live::build(&config, None)?;
 
     let current = store
         .sessions()?
@@ -57,15 +88,7 @@ pub async fn run(mut config: Config, shutdown: CancellationToken) -> anyhow::Res
     let sends_in_flight = Arc::new(AtomicU32::new(0));
     let ctx = Arc::new(SessionContext {
         store: store.clone(),
-        provider: provider.clone(),
-        model: config.provider.model.clone(),
-        request_options: config.provider.request.clone(),
-        retry: config.retry.clone(),
-        breaker: Breaker::new(
-            provider.url(),
-            config.breaker_failures,
-            config.breaker_cooldown,
-        ),
+        live: LiveCell::new(live),
         shutdown: shutdown.clone(),
         tracker: tracker.clone(),
         current: Arc::new(CurrentSession::new(current)),
@@ -73,12 +96,22 @@ pub async fn run(mut config: Config, shutdown: CancellationToken) -> anyhow::Res
         diag,
     });
 
-    let socket = listener::bind(&config.socket)?;
+    let socket = match inherited {
+        Some((socket, path)) => {
+            if let Some(path) = path {
+                config.socket = path;
+            }
+            tracing::info!(socket = %config.socket.display(), "using the socket systemd handed over");
+            socket
+        }
+        None => listener::bind(&config.socket)?,
+    };
     tracing::info!(
         version = env!("CARGO_PKG_VERSION"),
         socket = %config.socket.display(),
         store = %config.data_dir.display(),
-        endpoint = provider.url(),
+        endpoint = ctx.live.get().provider.url(),
+        config = %config.file.as_ref().map_or("none".into(), |p| p.display().to_string()),
         "omnid is listening"
     );
     let daemon = Arc::new(Daemon {
@@ -87,11 +120,30 @@ pub async fn run(mut config: Config, shutdown: CancellationToken) -> anyhow::Res
         started: Instant::now(),
         connections: AtomicU32::new(0),
         sends_in_flight,
+        reloads: AtomicU64::new(0),
+        reload_failures: AtomicU64::new(0),
         config,
     });
 
+    let describe = {
+        let daemon = daemon.clone();
+        Arc::new(move || daemon.one_line_status())
+    };
+    notify::ready(&describe());
+    notify::spawn_watchdog(&tracker, shutdown.clone());
+    notify::spawn_status(&tracker, shutdown.clone(), describe);
+    tracker.spawn(reload::serve(
+        daemon.clone(),
+        reloads,
+        shutdown.clone(),
+        args,
+        env,
+        demo_url,
+    ));
+
     server::serve(socket, daemon.clone(), shutdown, tracker.clone()).await;
 
+    notify::stopping();
     let in_flight = daemon.sends_in_flight.load(Ordering::Relaxed);
     tracing::info!(in_flight, "no longer accepting connections; draining");
     tracker.close();
@@ -102,31 +154,40 @@ pub async fn run(mut config: Config, shutdown: CancellationToken) -> anyhow::Res
             "in-flight work did not finish within the grace period"
         );
     }
-    store
-        .sync()
-        .await
-        .context("final flush of the store failed")?;
+    store.sync().await?;
     tracing::info!("stopped cleanly");
     Ok(())
 }
 
 #[cfg(feature = "demo")]
-fn start_demo(config: &mut Config) -> anyhow::Result<Option<omni_tests::fake_gemini::FakeGemini>> {
+type Demo = Option<omni_tests::fake_gemini::FakeGemini>;
+#[cfg(not(feature = "demo"))]
+type Demo = Option<()>;
+
+#[cfg(feature = "demo")]
+fn demo_url(demo: &Demo) -> Option<String> {
+    demo.as_ref().map(|fake| fake.url())
+}
+
+#[cfg(not(feature = "demo"))]
+fn demo_url(_: &Demo) -> Option<String> {
+    None
+}
+
+#[cfg(feature = "demo")]
+fn start_demo(config: &mut Config) -> anyhow::Result<Demo> {
     if !config.demo {
         return Ok(None);
     }
     let fake = omni_tests::fake_gemini::FakeGemini::start()?;
     fake.set_chunk_delay(std::time::Duration::from_millis(40));
-    config.provider.base_url = fake.url();
-    config.provider.model = "omni-demo".into();
-    // A real key has no business going to the demo endpoint.
-    config.provider.api_key = None;
+    demo_overrides(config, Some(&fake.url()));
     tracing::info!(endpoint = %fake.url(), "demo mode: answers come from the bundled fake Gemini endpoint");
     Ok(Some(fake))
 }
 
 #[cfg(not(feature = "demo"))]
-fn start_demo(config: &mut Config) -> anyhow::Result<Option<()>> {
+fn start_demo(config: &mut Config) -> anyhow::Result<Demo> {
     anyhow::ensure!(
         !config.demo,
         "this omnid was built without the `demo` feature"

@@ -1,7 +1,9 @@
 //! The daemon's shared state, handed to every connection.
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use omni_proto::BreakerState;
 use std::time::Instant;
 
 use crate::config::Config;
@@ -22,4 +24,31 @@ pub struct Daemon {
     pub connections: AtomicU32,
     /// Prompts being answered now (shared with the actors).
     pub sends_in_flight: Arc<AtomicU32>,
+    /// Successful configuration reloads (SIGHUP).
+    pub reloads: AtomicU64,
+    /// Rejected configuration reloads.
+    pub reload_failures: AtomicU64,
+}
+
+impl Daemon {
+    /// One line for systemd's `STATUS=`: sessions, sends in flight, the breaker.
+    pub fn one_line_status(&self) -> String {
+        let breaker = self
+            .sessions
+            .context()
+            .live
+            .get()
+            .breaker
+            .status(std::time::Instant::now());
+        let breaker = match breaker.state {
+            BreakerState::Closed => "closed",
+            BreakerState::Open => "open",
+            BreakerState::HalfOpen => "half-open",
+        };
+        format!(
+            "{} sessions, {} sends in flight, breaker {breaker}",
+            self.store.session_count(),
+            self.sends_in_flight.load(Ordering::Relaxed),
+        )
+    }
 }

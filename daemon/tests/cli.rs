@@ -4,10 +4,19 @@
 
 use std::process::{Command, Output};
 
+/// Runs omnid with a private HOME and, unless the test names one, an empty configuration
+/// file, so nothing on the machine leaks in.
 fn omnid(args: &[&str], env: &[(&str, &str)]) -> Output {
     let dir = tempfile::tempdir().unwrap();
-    Command::new(env!("CARGO_BIN_EXE_omnid"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_omnid"));
+    if !args.contains(&"--config") {
+        command.args(["--config", "/dev/null"]);
+    }
+    command
         .args(args)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("CREDENTIALS_DIRECTORY")
+        .env_remove("RUNTIME_DIRECTORY")
         .env_remove("OMNI_SOCKET")
         .env_remove("XDG_RUNTIME_DIR")
         .env_remove("GEMINI_API_KEY")
@@ -97,4 +106,139 @@ fn something_that_is_not_a_socket_is_never_replaced() {
         stderr(&out)
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "not a socket");
+}
+
+fn config_file(dir: &std::path::Path, text: &str) -> String {
+    let path = dir.join("config.toml");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn printed(output: &Output) -> toml::Value {
+    assert!(output.status.success(), "{}", stderr(output));
+    toml::from_str(&String::from_utf8_lossy(&output.stdout)).unwrap()
+}
+
+#[test]
+fn flags_beat_the_environment_which_beats_the_file_which_beats_the_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = config_file(
+        dir.path(),
+        "socket = \"/from/file.sock\"\nmodel = \"file-model\"\nbase_url = \"http://file.example\"\n\
+         [retry]\nmax_attempts = 7\n",
+    );
+    let out = omnid(
+        &["--config", &file, "--print-config", "--model", "flag-model"],
+        &[("OMNI_SOCKET", "/from/env.sock")],
+    );
+    let config = printed(&out);
+    assert_eq!(
+        config["model"].as_str(),
+        Some("flag-model"),
+        "flag over file"
+    );
+    assert_eq!(
+        config["socket"].as_str(),
+        Some("/from/env.sock"),
+        "environment over file"
+    );
+    assert_eq!(
+        config["base_url"].as_str(),
+        Some("http://file.example"),
+        "file over default"
+    );
+    assert_eq!(config["retry"]["max_attempts"].as_integer(), Some(7));
+    assert_eq!(
+        config["retry"]["initial_delay_ms"].as_integer(),
+        Some(1000),
+        "default"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("# configuration file: {file}")),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_unknown_key_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = config_file(dir.path(), "modle = \"typo\"\n");
+    let out = omnid(&["--config", &file, "--print-config"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out);
+    assert!(text.contains("unknown field `modle`"), "{text}");
+    assert!(text.contains(&file), "the file is named: {text}");
+}
+
+#[test]
+fn a_missing_configuration_file_that_was_asked_for_is_an_error() {
+    let out = omnid(
+        &["--config", "/nonexistent/omni.toml", "--print-config"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("cannot read the configuration file /nonexistent/omni.toml"));
+}
+
+#[test]
+fn a_key_file_readable_by_others_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("gemini.key");
+    std::fs::write(&key, "AIza-secret-from-file\n").unwrap();
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let file = config_file(
+        dir.path(),
+        &format!(
+            "socket = \"/s.sock\"\napi_key_file = \"{}\"\n",
+            key.display()
+        ),
+    );
+    let out = omnid(&["--config", &file, "--print-config"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out);
+    assert!(text.contains("is readable by others (mode 644)"), "{text}");
+    assert!(text.contains("chmod 600"), "{text}");
+    assert!(!text.contains("AIza-secret"), "{text}");
+
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = omnid(&["--config", &file, "--print-config"], &[]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains(&format!(
+            "# API key: set, from api_key_file {}",
+            key.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        !text.contains("AIza-secret"),
+        "the key itself is never printed: {text}"
+    );
+}
+
+#[test]
+fn the_systemd_credential_is_a_key_source() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("gemini_api_key"), "AIza-from-credential").unwrap();
+    let out = omnid(
+        &["--socket", "/s.sock", "--print-config"],
+        &[("CREDENTIALS_DIRECTORY", dir.path().to_str().unwrap())],
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("# API key: set, from the systemd credential"),
+        "{text}"
+    );
+    assert!(!text.contains("AIza-from-credential"), "{text}");
+}
+
+#[test]
+fn the_man_page_is_generated_from_the_flags() {
+    let out = omnid(&["--print-man"], &[]);
+    assert!(out.status.success());
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(page.lines().any(|l| l.starts_with(".TH omnid 1")), "{page}");
+    assert!(page.contains("\\-\\-retry\\-max\\-attempts"), "{page}");
 }

@@ -269,6 +269,12 @@ pub struct DaemonStatus {
     pub breakers: Vec<BreakerStatus>,
     /// Diagnostic records that could not be written since start-up.
     pub log_write_failures: u64,
+    /// The configuration file in use, if any.
+    pub config_file: Option<String>,
+    /// Successful configuration reloads (SIGHUP) since start-up.
+    pub config_reloads: u64,
+    /// Rejected configuration reloads since start-up.
+    pub config_reload_failures: u64,
 }
 
 /// A failed attempt that will be retried: what the client shows while it waits.

@@ -162,6 +162,8 @@ pub struct OmniBuilder {
     args: Vec<String>,
     base_url: Option<String>,
     log_dir: Option<PathBuf>,
+    config: String,
+    socket_activated: bool,
     env: Vec<(String, String)>,
     fake: Option<FakeGemini>,
 }
@@ -182,6 +184,21 @@ impl OmniBuilder {
     /// Points the daemon at another model endpoint than its fake one.
     pub fn base_url(mut self, url: &str) -> Self {
         self.base_url = Some(url.into());
+        self
+    }
+
+    /// Starts the daemon with this configuration file (TOML). Without it the daemon gets an
+    /// empty file, so no configuration on the machine can leak into a test.
+    pub fn config(mut self, toml: &str) -> Self {
+        self.config = toml.to_string();
+        self
+    }
+
+    /// Starts the daemon the way systemd's socket activation does, through
+    /// `systemd-socket-activate`: it listens, and hands the socket over on the first
+    /// connection (`LISTEN_FDS`, `LISTEN_PID`).
+    pub fn socket_activated(mut self) -> Self {
+        self.socket_activated = true;
         self
     }
 
@@ -207,7 +224,11 @@ impl OmniBuilder {
         let fake = self
             .fake
             .unwrap_or_else(|| FakeGemini::start().expect("the fake Gemini server"));
+        let config_path = dir.path().join("config.toml");
+        std::fs::write(&config_path, &self.config).expect("write the configuration file");
         let mut omni = Omni {
+            config_path,
+            socket_activated: self.socket_activated,
             socket: dir.path().join("run/omnid.sock"),
             data_dir: dir.path().join("data"),
             log_dir: self.log_dir.unwrap_or_else(|| dir.path().join("logs")),
@@ -232,6 +253,9 @@ pub struct Omni {
     pub data_dir: PathBuf,
     /// The daemon's log directory.
     pub log_dir: PathBuf,
+    /// The daemon's configuration file (rewrite it, then send SIGHUP, to test reloads).
+    pub config_path: PathBuf,
+    socket_activated: bool,
     dir: TempDir,
     fake: FakeGemini,
     base_url: String,
@@ -254,6 +278,8 @@ impl Omni {
             args: Vec::new(),
             base_url: None,
             log_dir: None,
+            config: String::new(),
+            socket_activated: false,
             env: Vec::new(),
             fake: None,
         }
@@ -280,8 +306,26 @@ impl Omni {
 
     /// This daemon's command line, but listening on another socket.
     pub fn daemon_command_on(&self, socket: &Path) -> Command {
-        let mut command = Command::new(omnid_bin());
+        let mut command = if self.socket_activated {
+            let dir = socket.parent().expect("the socket's directory");
+            std::fs::create_dir_all(dir).expect("create the socket's directory");
+            // It passes on only the environment it is told to.
+            let mut activator = Command::new("systemd-socket-activate");
+            activator.arg("-l").arg(socket);
+            for name in ["GEMINI_API_KEY", "OMNI_LOG"]
+                .into_iter()
+                .chain(self.env.iter().map(|(k, _)| k.as_str()))
+            {
+                activator.arg("-E").arg(name);
+            }
+            activator.arg(omnid_bin());
+            activator
+        } else {
+            Command::new(omnid_bin())
+        };
         command
+            .arg("--config")
+            .arg(&self.config_path)
             .arg("--socket")
             .arg(socket)
             .arg("--data-dir")

@@ -77,7 +77,9 @@ fn sigterm_exits_0_and_removes_the_socket() {
 
 #[test]
 fn sigterm_during_an_answer_keeps_the_partial_answer_out_of_the_context() {
-    let mut omni = Omni::start();
+    let mut omni = Omni::builder()
+        .args(&["--shutdown-grace-secs", "3"])
+        .start();
     omni.ctl(&["new"]).ok();
     omni.ctl(&["send", "first"]).ok();
     let gate = Gate::new();
@@ -89,9 +91,14 @@ fn sigterm_during_an_answer_keeps_the_partial_answer_out_of_the_context() {
     let mut send = omni.spawn_ctl(&["send", "second"]);
     send.read_texts(2);
 
+    let stopping = std::time::Instant::now();
     omni.signal(Signal::TERM);
     let status = omni.wait_exit(EXIT_WAIT).expect("omnid exits");
     assert!(status.success(), "{status}: {}", omni.daemon_stderr());
+    assert!(
+        stopping.elapsed() < Duration::from_secs(3),
+        "within the drain deadline"
+    );
     let client = send.finish();
     assert_eq!(client.code, 1);
     assert!(client.stderr.contains("interrupted"), "{}", client.stderr);
@@ -113,4 +120,68 @@ fn sigterm_during_an_answer_keeps_the_partial_answer_out_of_the_context() {
     omni.ctl(&["send", "third"]).ok();
     let last = omni.fake().requests().last().unwrap().body.clone();
     assert!(!last.contains("partial answer"), "{last}");
+}
+
+#[test]
+fn a_second_sigterm_exits_at_once_while_the_first_still_drains() {
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixStream;
+
+    use omni_proto::{Hello, PROTOCOL_VERSION, Request, RequestFrame, SessionRef, frame};
+
+    let mut omni = Omni::builder()
+        .args(&["--shutdown-grace-secs", "60"])
+        .start();
+    omni.ctl(&["new"]).ok();
+    omni.ctl_with_stdin(&["send", "-"], Some(&"x".repeat(3_000_000)))
+        .ok();
+
+    // A client asks for the (3 MB) transcript and never reads it: its connection's write
+    // blocks once the socket buffer is full, so the first SIGTERM's drain cannot finish.
+    let mut stuck = UnixStream::connect(&omni.socket).unwrap();
+    let send_frame = |stream: &mut UnixStream, payload: Vec<u8>| {
+        stream
+            .write_all(&(payload.len() as u32).to_be_bytes())
+            .unwrap();
+        stream.write_all(&payload).unwrap();
+    };
+    let hello = Hello {
+        protocol_version: PROTOCOL_VERSION,
+        client: "never reads".into(),
+    };
+    send_frame(&mut stuck, frame::encode(&hello).unwrap());
+    let mut welcome_len = [0u8; 4];
+    stuck.read_exact(&mut welcome_len).unwrap();
+    let mut welcome = vec![0u8; u32::from_be_bytes(welcome_len) as usize];
+    stuck.read_exact(&mut welcome).unwrap();
+    let history = RequestFrame {
+        id: 1,
+        request: Request::History {
+            session: SessionRef::Current,
+            active_only: false,
+        },
+    };
+    send_frame(&mut stuck, frame::encode(&history).unwrap());
+
+    omni.signal(Signal::TERM);
+    // Wait until the daemon says it is draining (it is, and cannot finish).
+    let deadline = std::time::Instant::now() + EXIT_WAIT;
+    while !omni.daemon_stderr().contains("draining") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{}",
+            omni.daemon_stderr()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let stopping = std::time::Instant::now();
+    omni.signal(Signal::TERM);
+    let status = omni.wait_exit(EXIT_WAIT).expect("omnid exits");
+    assert_eq!(status.code(), Some(130), "{}", omni.daemon_stderr());
+    assert!(stopping.elapsed() < Duration::from_secs(5));
+    assert!(
+        omni.daemon_stderr()
+            .contains("received again: exiting without waiting")
+    );
+    drop(stuck);
 }

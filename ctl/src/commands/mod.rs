@@ -2,6 +2,7 @@
 
 mod branches;
 mod demo;
+mod docs;
 mod history;
 mod logs;
 mod moves;
@@ -132,8 +133,12 @@ pub fn unexpected(reply: Reply) -> CtlError {
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<(), CtlError> {
-    if let Command::Demo { keep } = cli.command {
-        return demo::run(keep, cli.json).await;
+    // Commands that need no daemon.
+    match cli.command {
+        Command::Demo { keep } => return demo::run(keep, cli.json).await,
+        Command::Completions { shell } => return docs::completions(shell),
+        Command::Man => return docs::man(),
+        _ => {}
     }
     let socket = omni_proto::resolve_socket_path(cli.socket).map_err(|e| CtlError {
         code: exit::UNREACHABLE,
@@ -199,7 +204,7 @@ pub async fn run(cli: Cli) -> Result<(), CtlError> {
             } => logs::export(&mut ctx, &session, error, output.as_deref()).await,
         },
         Command::Replay { error } => replay::run(&mut ctx, error).await,
-        Command::Demo { .. } => Ok(()),
+        Command::Demo { .. } | Command::Completions { .. } | Command::Man => Ok(()),
     }
 }
 

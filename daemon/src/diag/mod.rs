@@ -14,7 +14,7 @@ mod rotate;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::SystemTime;
 
 use serde_json::Value;
@@ -24,12 +24,21 @@ pub use query::Bundle;
 pub use redact::Redactor;
 pub use rotate::{LOG_NAME, Retention};
 
+/// What a configuration reload can change about diagnostics.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Removes secrets (the configured key) from what is written.
+    pub redactor: Redactor,
+    /// The daemon's configuration, secrets removed, recorded with every error.
+    pub config: Value,
+    /// What the log directory keeps.
+    pub retention: Retention,
+}
+
 /// Writes and reads the diagnostic records of one daemon.
 pub struct Diagnostics {
     dir: PathBuf,
-    redactor: Redactor,
-    config: Value,
-    retention: Retention,
+    policy: RwLock<Policy>,
     write_failures: AtomicU64,
     /// One writer at a time, so entries never interleave and rotation is decided once.
     writing: Mutex<()>,
@@ -44,21 +53,30 @@ fn new_id(now: SystemTime) -> String {
 }
 
 impl Diagnostics {
-    /// Diagnostics in `dir`; `config` is the daemon's configuration with secrets removed.
-    /// Old archives and records are pruned now and at every rotation.
-    pub fn new(dir: &Path, redactor: Redactor, config: Value, retention: Retention) -> Self {
-        let diagnostics = Self {
-            dir: dir.to_path_buf(),
-            redactor,
-            config,
-            retention,
-            write_failures: AtomicU64::new(0),
-            writing: Mutex::new(()),
-        };
-        if let Err(error) = rotate::prune(dir, &diagnostics.retention, SystemTime::now()) {
+    /// Diagnostics in `dir`. Old archives and records are pruned now and at every rotation.
+    pub fn new(dir: &Path, policy: Policy) -> Self {
+        if let Err(error) = rotate::prune(dir, &policy.retention, SystemTime::now()) {
             tracing::warn!(%error, dir = %dir.display(), "could not prune old diagnostic records");
         }
-        diagnostics
+        Self {
+            dir: dir.to_path_buf(),
+            policy: RwLock::new(policy),
+            write_failures: AtomicU64::new(0),
+            writing: Mutex::new(()),
+        }
+    }
+
+    /// The policy in effect.
+    pub fn policy(&self) -> Policy {
+        self.policy
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Replaces the policy (after a configuration reload).
+    pub fn set_policy(&self, policy: Policy) {
+        *self.policy.write().unwrap_or_else(|p| p.into_inner()) = policy;
     }
 
     /// The live log file.
@@ -72,8 +90,8 @@ impl Diagnostics {
     }
 
     /// The redactor, for other text that leaves the daemon.
-    pub fn redactor(&self) -> &Redactor {
-        &self.redactor
+    pub fn redactor(&self) -> Redactor {
+        self.policy().redactor
     }
 
     /// Writes the log entry and the JSON record of a failure, both synced, and returns the
@@ -99,12 +117,13 @@ impl Diagnostics {
 
     fn write(&self, report: &Report) -> std::io::Result<String> {
         let _one_writer = self.writing.lock().unwrap_or_else(|p| p.into_inner());
+        let policy = self.policy();
         let now = SystemTime::now();
         let id = new_id(now);
         let time = humantime::format_rfc3339_millis(now).to_string();
         files::private_dir(&self.dir)?;
 
-        let record = entry::json_record(&id, &time, report, &self.redactor, &self.config);
+        let record = entry::json_record(&id, &time, report, &policy.redactor, &policy.config);
         let day_dir = self
             .dir
             .join("errors")
@@ -125,9 +144,9 @@ impl Diagnostics {
             files::sync_dir(dir)?;
         }
 
-        let text = entry::log_entry(&id, &time, report, &self.redactor);
+        let text = entry::log_entry(&id, &time, report, &policy.redactor);
         if rotate::rotate_if_needed(&self.dir, text.len() as u64, now)?.is_some() {
-            rotate::prune(&self.dir, &self.retention, now)?;
+            rotate::prune(&self.dir, &policy.retention, now)?;
         }
         files::append_synced(&self.log_path(), &text)?;
         files::sync_dir(&self.dir)?;

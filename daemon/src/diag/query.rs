@@ -152,17 +152,18 @@ impl Diagnostics {
         output: &Path,
     ) -> io::Result<usize> {
         let ids: Vec<String> = records.iter().map(|r| r.id.clone()).collect();
+        let policy = self.policy();
         let bundle = Bundle {
             bundle: "omni diagnostic bundle",
             created_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-            daemon: serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "config": self.config }),
+            daemon: serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "config": policy.config }),
             session,
             log_entries: self.entries_of(&ids),
             errors: records,
             transcript,
         };
         let json = serde_json::to_vec_pretty(&bundle).map_err(io::Error::other)?;
-        let text = self.redactor.text(&String::from_utf8_lossy(&json));
+        let text = policy.redactor.text(&String::from_utf8_lossy(&json));
         if let Some(parent) = output.parent() {
             files::private_dir(parent)?;
         }

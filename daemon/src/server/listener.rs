@@ -43,6 +43,36 @@ fn io_error(path: &Path) -> impl Fn(io::Error) -> BindError + '_ {
     }
 }
 
+/// The listening socket systemd handed over (`LISTEN_FDS`/`LISTEN_PID`), if any, with the
+/// path it is bound to. Such a socket belongs to systemd: it is never unlinked.
+pub fn inherited() -> Result<Option<(Listener, Option<PathBuf>)>, BindError> {
+    let activation = |source| BindError::Io {
+        path: PathBuf::from("(socket activation)"),
+        source,
+    };
+    let mut fds = sd_notify::listen_fds().map_err(activation)?;
+    let Some(fd) = fds.next() else {
+        return Ok(None);
+    };
+    if fds.len() > 0 {
+        tracing::warn!("systemd passed more than one socket; using the first");
+    }
+    // SAFETY: systemd passed this descriptor to this process (LISTEN_PID is ours, checked by
+    // `listen_fds`), and nothing else in the process owns it: we take it exactly once.
+    #[allow(unsafe_code)]
+    let owned = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    let std_listener = std::os::unix::net::UnixListener::from(owned);
+    let path = std_listener
+        .local_addr()
+        .ok()
+        .and_then(|addr| addr.as_pathname().map(Path::to_path_buf));
+    let uds = interprocess::os::unix::uds_local_socket::tokio::Listener::try_from(
+        std::os::fd::OwnedFd::from(std_listener),
+    )
+    .map_err(activation)?;
+    Ok(Some((Listener::from(uds), path)))
+}
+
 /// Fails if a live daemon answers at `path`; removes a stale socket file left by a dead one.
 pub fn reclaim_stale(path: &Path) -> Result<(), BindError> {
     let metadata = match std::fs::symlink_metadata(path) {

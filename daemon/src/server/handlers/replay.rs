@@ -20,6 +20,8 @@ pub async fn handle(daemon: &Daemon, error: &str) -> Result<Reply, ErrorReply> {
         .map_err(|m| reply(ErrorKind::NotFound, m))?;
     let mut answer = AnswerBuilder::default();
     let outcome = ctx
+        .live
+        .get()
         .provider
         .stream(record.request.body.text(), |update| {
             answer.absorb(update);

@@ -9,6 +9,7 @@ use crate::state::Daemon;
 pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
     let config = &daemon.config;
     let ctx = daemon.sessions.context();
+    let live = ctx.live.get();
     Ok(Reply::Status(DaemonStatus {
         version: env!("CARGO_PKG_VERSION").to_string(),
         protocol_version: PROTOCOL_VERSION,
@@ -21,9 +22,12 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
         sessions: daemon.store.session_count() as u64,
         connections: daemon.connections.load(Ordering::Relaxed),
         sends_in_flight: daemon.sends_in_flight.load(Ordering::Relaxed),
-        model: config.provider.model.clone(),
-        base_url: config.provider.base_url.clone(),
-        breakers: vec![ctx.breaker.status(std::time::Instant::now())],
+        model: live.model.clone(),
+        base_url: live.base_url.clone(),
+        breakers: vec![live.breaker.status(std::time::Instant::now())],
         log_write_failures: ctx.diag.write_failures(),
+        config_file: config.file.as_ref().map(|p| p.display().to_string()),
+        config_reloads: daemon.reloads.load(Ordering::Relaxed),
+        config_reload_failures: daemon.reload_failures.load(Ordering::Relaxed),
     }))
 }

@@ -27,8 +27,7 @@ use super::tree::{NodeId, Tree};
 use super::views::first_line;
 use crate::diag::Diagnostics;
 use crate::errors::reply;
-use crate::provider::{Gemini, RequestOptions};
-use crate::resilience::{Breaker, RetryPolicy};
+use crate::live::LiveCell;
 use crate::store::{Change, Store};
 use crate::time::now_ms;
 use send::{InFlight, next_outcome};
@@ -37,16 +36,8 @@ use send::{InFlight, next_outcome};
 pub struct SessionContext {
     /// The store.
     pub store: Arc<Store>,
-    /// The model API.
-    pub provider: Arc<Gemini>,
-    /// The model name recorded on answers.
-    pub model: String,
-    /// Request settings.
-    pub request_options: RequestOptions,
-    /// How sends retry.
-    pub retry: RetryPolicy,
-    /// The model endpoint's circuit breaker.
-    pub breaker: Arc<Breaker>,
+    /// How to reach the model and how to retry (replaced on SIGHUP).
+    pub live: LiveCell,
     /// Cancelled when the daemon shuts down.
     pub shutdown: CancellationToken,
     /// Tracks actor and stream tasks so shutdown can wait for them.

@@ -2,6 +2,7 @@
 //! here. The context is validated (preflight), the attempts run in their own task, and what
 //! they produce is stored before the requester hears back.
 
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -13,6 +14,7 @@ use super::attempts::{AnswerJob, SendOutcome, answer_with_retries};
 use super::{Actor, HeadMove, RedoEffect, Reply};
 use crate::diag::Report;
 use crate::errors::{reply, store_error};
+use crate::live::Live;
 use crate::provider::{contents, render};
 use crate::resilience::{FailureClass, GiveUp};
 use crate::session::answer::AnswerBuilder;
@@ -36,6 +38,8 @@ pub(super) struct InFlight {
     task: JoinHandle<SendOutcome>,
     done: Done,
     started: Instant,
+    /// The settings this send started with (a reload does not change them).
+    live: Arc<Live>,
 }
 
 /// Resolves when the in-flight send (if any) ends; never, if there is none.
@@ -45,6 +49,24 @@ pub(super) async fn next_outcome(
     match inflight {
         Some(send) => (&mut send.task).await,
         None => std::future::pending().await,
+    }
+}
+
+fn model_info(
+    live: &Live,
+    answer: &AnswerBuilder,
+    attempts: u32,
+    latency_ms: u64,
+    interrupted: bool,
+) -> ModelInfo {
+    ModelInfo {
+        model: live.model.clone(),
+        model_version: answer.model_version.clone(),
+        finish_reason: answer.finish_reason.clone(),
+        usage: answer.usage,
+        attempts,
+        latency_ms,
+        interrupted,
     }
 }
 
@@ -118,11 +140,12 @@ impl Actor {
             Ok(context) => context,
             Err(error) => return done(Err(store_error(error))),
         };
+        let live = self.ctx.live.get();
         let contents = contents(&context);
         let body = render(
             &contents,
             self.record.tools_json.as_deref(),
-            &self.ctx.request_options,
+            &live.request_options,
         );
         if let Err(violation) = validate(&contents) {
             // Deep rollback drops the round that holds the earliest offending node.
@@ -140,12 +163,12 @@ impl Actor {
                 session: self.record.id,
                 node: turn,
                 attempt: 0,
-                max_attempts: self.ctx.retry.max_attempts,
+                max_attempts: live.retry.max_attempts,
                 phase: "preflight".into(),
                 class: "preflight".into(),
                 message: format!("preflight validation refused the request: {violation}{before}"),
                 response: None,
-                request_url: self.ctx.provider.url().to_string(),
+                request_url: live.provider.url().to_string(),
                 request_body: body,
                 timeline: Vec::new(),
             };
@@ -157,10 +180,10 @@ impl Actor {
                 .await));
         }
         let job = AnswerJob {
-            provider: self.ctx.provider.clone(),
-            breaker: self.ctx.breaker.clone(),
+            provider: live.provider.clone(),
+            breaker: live.breaker.clone(),
             diag: self.ctx.diag.clone(),
-            policy: self.ctx.retry.clone(),
+            policy: live.retry.clone(),
             session: self.record.id,
             turn,
             body,
@@ -174,6 +197,7 @@ impl Actor {
             task,
             done,
             started: Instant::now(),
+            live,
         });
     }
 
@@ -189,7 +213,7 @@ impl Actor {
         let latency_ms = send.started.elapsed().as_millis() as u64;
         let result = match outcome {
             Ok(SendOutcome::Completed { answer, attempts }) => {
-                let info = self.model_info(&answer, attempts, latency_ms, false);
+                let info = model_info(&send.live, &answer, attempts, latency_ms, false);
                 self.store_answer(send.turn, answer, info).await
             }
             Ok(SendOutcome::Failed {
@@ -204,7 +228,7 @@ impl Actor {
                     GiveUp::DeadlineWouldPass => format!(
                         " (gave up after {attempts} attempts: the next could not finish within \
                          the {:.1} s request deadline)",
-                        self.ctx.retry.deadline.as_secs_f64()
+                        send.live.retry.deadline.as_secs_f64()
                     ),
                 };
                 let failure_text = format!("{failure}{why}");
@@ -221,7 +245,7 @@ impl Actor {
                 }
             }
             Ok(SendOutcome::Interrupted { answer }) => {
-                let info = self.model_info(&answer, 1, latency_ms, true);
+                let info = model_info(&send.live, &answer, 1, latency_ms, true);
                 Err(self.store_interrupted(send.turn, answer, info).await)
             }
             Err(join) => Err(reply(
@@ -233,24 +257,6 @@ impl Actor {
             )),
         };
         (send.done)(result);
-    }
-
-    fn model_info(
-        &self,
-        answer: &AnswerBuilder,
-        attempts: u32,
-        latency_ms: u64,
-        interrupted: bool,
-    ) -> ModelInfo {
-        ModelInfo {
-            model: self.ctx.model.clone(),
-            model_version: answer.model_version.clone(),
-            finish_reason: answer.finish_reason.clone(),
-            usage: answer.usage,
-            attempts,
-            latency_ms,
-            interrupted,
-        }
     }
 
     /// Stores a model node under the turn. A complete answer becomes the head (and resets

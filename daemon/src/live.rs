@@ -1,0 +1,78 @@
+//! The part of the configuration a SIGHUP can change: how to reach the model and how sends
+//! retry. Swapped as a whole, so a send always works with one consistent snapshot, and a
+//! reload never disturbs a send in flight.
+
+use std::sync::{Arc, RwLock};
+
+use anyhow::Context;
+
+use crate::config::Config;
+use crate::provider::{Gemini, RequestOptions};
+use crate::resilience::{Breaker, RetryPolicy};
+
+/// Settings in effect for new sends.
+pub struct Live {
+    /// The model API client.
+    pub provider: Arc<Gemini>,
+    /// The API's base URL, as configured.
+    pub base_url: String,
+    /// The model name recorded on answers.
+    pub model: String,
+    /// Request settings.
+    pub request_options: RequestOptions,
+    /// How sends retry.
+    pub retry: RetryPolicy,
+    /// The endpoint's circuit breaker.
+    pub breaker: Arc<Breaker>,
+}
+
+impl Live {
+    /// Builds the live settings from a configuration. The breaker (and what it learned) is
+    /// kept if the endpoint and its settings did not change.
+    pub fn build(config: &Config, previous: Option<&Live>) -> anyhow::Result<Self> {
+        let provider =
+            Arc::new(Gemini::new(&config.provider).context("cannot build the HTTP client")?);
+        let breaker = match previous {
+            Some(old)
+                if old.breaker.endpoint() == provider.url()
+                    && old.breaker.settings()
+                        == (config.breaker_failures, config.breaker_cooldown) =>
+            {
+                old.breaker.clone()
+            }
+            _ => Breaker::new(
+                provider.url(),
+                config.breaker_failures,
+                config.breaker_cooldown,
+            ),
+        };
+        Ok(Self {
+            provider,
+            base_url: config.provider.base_url.clone(),
+            model: config.provider.model.clone(),
+            request_options: config.provider.request.clone(),
+            retry: config.retry.clone(),
+            breaker,
+        })
+    }
+}
+
+/// The current [`Live`] settings, replaceable while the daemon runs.
+pub struct LiveCell(RwLock<Arc<Live>>);
+
+impl LiveCell {
+    /// Starts with these settings.
+    pub fn new(live: Live) -> Self {
+        Self(RwLock::new(Arc::new(live)))
+    }
+
+    /// The settings for a new send.
+    pub fn get(&self) -> Arc<Live> {
+        self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Replaces the settings; sends in flight keep the ones they started with.
+    pub fn set(&self, live: Live) {
+        *self.0.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(live);
+    }
+}

@@ -1,0 +1,72 @@
+//! Talking to systemd (`Type=notify`): `READY=1` once the store is open and the socket
+//! accepts, `STATUS=` lines as things change, `WATCHDOG=1` from the async runtime itself (so
+//! a wedged runtime stops the pings and systemd restarts us), and `STOPPING=1`. Outside
+//! systemd (`NOTIFY_SOCKET` unset) every call is a silent no-op.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sd_notify::NotifyState;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+fn send(states: &[NotifyState]) {
+    if let Err(error) = sd_notify::notify(states) {
+        tracing::warn!(%error, "could not notify systemd");
+    }
+}
+
+/// The daemon is serving.
+pub fn ready(status: &str) {
+    send(&[NotifyState::Ready, NotifyState::Status(status)]);
+}
+
+/// The daemon is shutting down.
+pub fn stopping() {
+    send(&[NotifyState::Stopping, NotifyState::Status("shutting down")]);
+}
+
+/// Pings the watchdog at half its interval, if systemd asked for one, until `shutdown`.
+pub fn spawn_watchdog(tracker: &TaskTracker, shutdown: CancellationToken) {
+    let Some(interval) = sd_notify::watchdog_enabled() else {
+        return;
+    };
+    let every = interval / 2;
+    tracing::info!(?interval, "systemd watchdog enabled");
+    tracker.spawn(async move {
+        let mut tick = tokio::time::interval(every.max(Duration::from_millis(10)));
+        loop {
+            tokio::select! {
+                _ = tick.tick() => send(&[NotifyState::Watchdog]),
+                _ = shutdown.cancelled() => break,
+            }
+        }
+    });
+}
+
+/// Sends a `STATUS=` line whenever `describe()` changes (checked every second).
+pub fn spawn_status(
+    tracker: &TaskTracker,
+    shutdown: CancellationToken,
+    describe: Arc<dyn Fn() -> String + Send + Sync>,
+) {
+    if std::env::var_os("NOTIFY_SOCKET").is_none() {
+        return;
+    }
+    tracker.spawn(async move {
+        let mut last = describe();
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {
+                    let now = describe();
+                    if now != last {
+                        send(&[NotifyState::Status(&now)]);
+                        last = now;
+                    }
+                }
+                _ = shutdown.cancelled() => break,
+            }
+        }
+    });
+}

@@ -1,0 +1,100 @@
+//! SIGHUP: read the configuration again and apply what can change while running (how to
+//! reach the model, the retry policy, the breaker, the log settings) without dropping a
+//! connection or disturbing a send in flight. An invalid file is rejected with a clear log
+//! line and the configuration in effect stays.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{Args, Config, Env};
+use crate::live::Live;
+use crate::run::diag_policy;
+use crate::state::Daemon;
+
+/// In demo mode the bundled endpoint stays in charge whatever the file says.
+pub fn demo_overrides(config: &mut Config, demo_url: Option<&str>) {
+    if let Some(url) = demo_url {
+        config.provider.base_url = url.to_string();
+        config.provider.model = "omni-demo".into();
+        // A real key has no business going to the demo endpoint.
+        config.provider.api_key = None;
+    }
+}
+
+/// Reloads on every message until shutdown.
+pub async fn serve(
+    daemon: Arc<Daemon>,
+    mut requests: mpsc::UnboundedReceiver<()>,
+    shutdown: CancellationToken,
+    args: Args,
+    env: Env,
+    demo_url: Option<String>,
+) {
+    loop {
+        tokio::select! {
+            request = requests.recv() => match request {
+                Some(()) => reload(&daemon, &args, &env, demo_url.as_deref()),
+                None => break,
+            },
+            _ = shutdown.cancelled() => break,
+        }
+    }
+}
+
+fn reload(daemon: &Daemon, args: &Args, env: &Env, demo_url: Option<&str>) {
+    match apply(daemon, args, env, demo_url) {
+        Ok(config) => {
+            daemon.reloads.fetch_add(1, Ordering::Relaxed);
+            tracing::info!(
+                file = %config.file.as_ref().map_or("none".into(), |p| p.display().to_string()),
+                model = %config.provider.model,
+                retry_max_attempts = config.retry.max_attempts,
+                "configuration reloaded"
+            );
+        }
+        Err(error) => {
+            daemon.reload_failures.fetch_add(1, Ordering::Relaxed);
+            tracing::error!(
+                "configuration reload failed, keeping the configuration in effect: {error:#}"
+            );
+        }
+    }
+}
+
+fn apply(
+    daemon: &Daemon,
+    args: &Args,
+    env: &Env,
+    demo_url: Option<&str>,
+) -> anyhow::Result<Config> {
+    let mut config = Config::load(args, env)?;
+    demo_overrides(&mut config, demo_url);
+    let running = &daemon.config;
+    for (what, changed) in [
+        ("socket", config.socket != running.socket),
+        ("data_dir", config.data_dir != running.data_dir),
+        ("log_dir", config.log_dir != running.log_dir),
+        (
+            "max_connections",
+            config.max_connections != running.max_connections,
+        ),
+        (
+            "shutdown_grace_secs",
+            config.shutdown_grace != running.shutdown_grace,
+        ),
+    ] {
+        if changed {
+            tracing::warn!(
+                "{what} changed in the configuration; that takes effect at the next restart"
+            );
+        }
+    }
+    let ctx = daemon.sessions.context();
+    let live = Live::build(&config, Some(&ctx.live.get()))?;
+    ctx.live.set(live);
+    ctx.diag.set_policy(diag_policy(&config));
+    Ok(config)
+}

@@ -1,0 +1,198 @@
+//! Omni as a well-mannered systemd service: socket activation, sd_notify (ready, status,
+//! watchdog, stopping), and configuration reloads on SIGHUP.
+
+#![allow(clippy::unwrap_used)] // in tests a panic is the failure report
+
+use std::io::{Read, Write};
+use std::os::unix::net::{UnixDatagram, UnixStream};
+use std::time::{Duration, Instant};
+
+use omni_proto::{
+    Hello, HelloReply, PROTOCOL_VERSION, Reply, Request, RequestFrame, Response, ResponseFrame,
+    frame,
+};
+use omni_tests::fake_gemini::Reply as FakeReply;
+use omni_tests::harness::{Omni, Signal};
+use serde_json::Value;
+
+const EXIT_WAIT: Duration = Duration::from_secs(15);
+
+#[test]
+fn a_socket_handed_over_by_systemd_is_used_and_never_unlinked() {
+    let mut omni = Omni::builder().socket_activated().start();
+    omni.ctl(&["new"]).ok();
+    omni.ctl(&["send", "hi"]).ok();
+    let status = omni.ctl(&["--json", "status"]).ok().json();
+    assert_eq!(status["socket"], omni.socket.display().to_string());
+    assert!(
+        omni.daemon_stderr()
+            .contains("using the socket systemd handed over")
+    );
+    omni.signal(Signal::TERM);
+    let exit = omni.wait_exit(EXIT_WAIT).expect("omnid exits");
+    assert!(exit.success(), "{exit}");
+    assert!(
+        omni.socket.exists(),
+        "the socket belongs to systemd and stays"
+    );
+}
+
+/// Reads notification datagrams until one contains `wanted`; returns it.
+fn wait_for(notifications: &UnixDatagram, wanted: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut buffer = [0u8; 4096];
+    loop {
+        assert!(Instant::now() < deadline, "no {wanted} from omnid");
+        let Ok(n) = notifications.recv(&mut buffer) else {
+            continue;
+        };
+        let message = String::from_utf8_lossy(&buffer[..n]).into_owned();
+        if message.lines().any(|line| line == wanted) {
+            return message;
+        }
+    }
+}
+
+#[test]
+fn systemd_hears_ready_status_watchdog_and_stopping() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notify.sock");
+    let notifications = UnixDatagram::bind(&path).unwrap();
+    notifications
+        .set_read_timeout(Some(Duration::from_secs(1)))
+        .unwrap();
+    let mut omni = Omni::builder()
+        .env("NOTIFY_SOCKET", path.to_str().unwrap())
+        .env("WATCHDOG_USEC", "200000")
+        .start();
+
+    let ready = wait_for(&notifications, "READY=1");
+    assert!(
+        ready.contains("STATUS=0 sessions, 0 sends in flight, breaker closed"),
+        "{ready}"
+    );
+    // READY=1 means the socket accepts.
+    UnixStream::connect(&omni.socket).unwrap();
+    omni.ctl(&["new"]).ok();
+    let status = wait_for_line_starting(&notifications, "STATUS=1 sessions");
+    assert!(status.contains("breaker closed"), "{status}");
+    wait_for(&notifications, "WATCHDOG=1");
+
+    omni.signal(Signal::TERM);
+    wait_for(&notifications, "STOPPING=1");
+    assert!(omni.wait_exit(EXIT_WAIT).unwrap().success());
+}
+
+fn wait_for_line_starting(notifications: &UnixDatagram, prefix: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut buffer = [0u8; 4096];
+    loop {
+        assert!(Instant::now() < deadline, "no {prefix}... from omnid");
+        let Ok(n) = notifications.recv(&mut buffer) else {
+            continue;
+        };
+        let message = String::from_utf8_lossy(&buffer[..n]).into_owned();
+        if let Some(line) = message.lines().find(|l| l.starts_with(prefix)) {
+            return line.to_string();
+        }
+    }
+}
+
+/// Polls `status` until `field` reaches `value` (bounded).
+fn wait_for_status(omni: &Omni, field: &str, value: u64) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let status = omni.ctl(&["--json", "status"]).ok().json();
+        if status[field] == value {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{field} never reached {value}: {status}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A connection that has said hello, to check that a reload does not drop it.
+fn open_connection(omni: &Omni) -> UnixStream {
+    let mut stream = UnixStream::connect(&omni.socket).unwrap();
+    let hello = frame::encode(&Hello {
+        protocol_version: PROTOCOL_VERSION,
+        client: "held".into(),
+    })
+    .unwrap();
+    stream
+        .write_all(&(hello.len() as u32).to_be_bytes())
+        .unwrap();
+    stream.write_all(&hello).unwrap();
+    let reply: HelloReply = frame::decode(&read_frame(&mut stream)).unwrap();
+    assert!(matches!(reply, HelloReply::Welcome { .. }));
+    stream
+}
+
+fn read_frame(stream: &mut UnixStream) -> Vec<u8> {
+    let mut prefix = [0u8; 4];
+    stream.read_exact(&mut prefix).unwrap();
+    let mut payload = vec![0; u32::from_be_bytes(prefix) as usize];
+    stream.read_exact(&mut payload).unwrap();
+    payload
+}
+
+#[test]
+fn sighup_reloads_the_retry_policy_and_an_invalid_file_changes_nothing() {
+    let omni = Omni::builder()
+        .config("[retry]\nmax_attempts = 1\ninitial_delay_ms = 10\n")
+        .start();
+    let mut held = open_connection(&omni);
+    omni.ctl(&["new"]).ok();
+    let overloaded = || FakeReply::error(503, "UNAVAILABLE", "The model is overloaded.");
+    omni.fake().push([overloaded()]);
+    omni.ctl(&["send", "one attempt only"])
+        .fails(1, &["HTTP 503"]);
+    assert_eq!(omni.fake().request_count(), 1);
+
+    std::fs::write(
+        &omni.config_path,
+        "[retry]\nmax_attempts = 3\ninitial_delay_ms = 10\n",
+    )
+    .unwrap();
+    omni.signal(Signal::HUP);
+    let status = wait_for_status(&omni, "config_reloads", 1);
+    assert_eq!(
+        status["config_file"],
+        omni.config_path.display().to_string()
+    );
+    omni.fake().push([overloaded()]);
+    omni.ctl(&["send", "now with retries"]).ok();
+    assert_eq!(
+        omni.fake().request_count(),
+        3,
+        "the failed attempt was retried"
+    );
+
+    std::fs::write(
+        &omni.config_path,
+        "[retry]\nmax_attempts = 1\nbogus = true\n",
+    )
+    .unwrap();
+    omni.signal(Signal::HUP);
+    wait_for_status(&omni, "config_reload_failures", 1);
+    let log = omni.daemon_stderr();
+    assert!(log.contains("configuration reload failed"), "{log}");
+    assert!(log.contains("unknown field `bogus`"), "{log}");
+    omni.fake().push([overloaded()]);
+    omni.ctl(&["send", "the old policy stays"]).ok();
+    assert_eq!(omni.fake().request_count(), 5);
+
+    // The connection opened before the reloads is still served.
+    let ping = frame::encode(&RequestFrame {
+        id: 1,
+        request: Request::Ping,
+    })
+    .unwrap();
+    held.write_all(&(ping.len() as u32).to_be_bytes()).unwrap();
+    held.write_all(&ping).unwrap();
+    let answer: ResponseFrame = frame::decode(&read_frame(&mut held)).unwrap();
+    assert_eq!(answer.response, Response::Reply(Reply::Pong));
+}
