@@ -214,30 +214,42 @@ async fn seed(data_dir: &Path, turns: u64) -> Uuid {
     record.id
 }
 
-async fn undo_redo(turns: u64, pairs: usize) -> (Stats, Duration) {
-    let dir = tempfile::tempdir().unwrap();
-    let id = seed(&dir.path().join("data"), turns).await;
-    let daemon = Daemon::start(dir.path(), "http://127.0.0.1:9");
-    let mut client = daemon.client().await;
-    let session = SessionRef::Id(id.to_string());
-    let mut moved = async |op| {
+/// One undo followed by one redo on a session; returns how long the pair took.
+async fn undo_redo_pair(client: &mut Client, session: &SessionRef) -> Duration {
+    let start = Instant::now();
+    for op in [MoveOp::Undo, MoveOp::Redo] {
         let request = Request::Move {
             session: session.clone(),
             op,
         };
         client.call(request, |_| {}).await.unwrap();
-    };
-    // The first change loads the session's tree into its actor: timed on its own.
-    let start = Instant::now();
-    moved(MoveOp::Undo).await;
-    let first_touch = start.elapsed();
-    moved(MoveOp::Redo).await;
-    let samples = time_n(pairs, async || {
-        moved(MoveOp::Undo).await;
-        moved(MoveOp::Redo).await;
-    })
-    .await;
-    (stats(samples), first_touch)
+    }
+    start.elapsed()
+}
+
+/// Undo+redo on a 10-turn and a 100,000-turn session in one daemon, alternating between
+/// them sample by sample, so that drifting disk latency (each move is synced) hits both
+/// alike. Also returns each session's first change, which loads its tree.
+async fn undo_redo(pairs: usize) -> (Stats, Stats, Duration, Duration) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let short = SessionRef::Id(seed(&data, 10).await.to_string());
+    let long = SessionRef::Id(seed(&data, 100_000).await.to_string());
+    let daemon = Daemon::start(dir.path(), "http://127.0.0.1:9");
+    let mut client = daemon.client().await;
+    let short_first = undo_redo_pair(&mut client, &short).await;
+    let long_first = undo_redo_pair(&mut client, &long).await;
+    let (mut short_samples, mut long_samples) = (Vec::new(), Vec::new());
+    for _ in 0..pairs {
+        short_samples.push(undo_redo_pair(&mut client, &short).await);
+        long_samples.push(undo_redo_pair(&mut client, &long).await);
+    }
+    (
+        stats(short_samples),
+        stats(long_samples),
+        short_first,
+        long_first,
+    )
 }
 
 fn fsync_loop(dir: &Path, rounds: usize) -> Stats {
@@ -314,11 +326,10 @@ fn main() {
     runtime.block_on(async {
         println!("omni spine bench: each figure is a ratio against a baseline from this run\n");
         round_trip(5000).await;
-        let (small, small_first) = undo_redo(10, 300).await;
-        let (large, large_first) = undo_redo(100_000, 300).await;
+        let (small, large, small_first, large_first) = undo_redo(500).await;
         report("undo+redo", "10 turns", &small, "100,000 turns", &large);
         println!(
-            "{:<28} first change after start-up loads the tree: 10 turns {}, 100,000 turns {}",
+            "{:<28} first undo+redo after start-up (loads the tree): 10 turns {}, 100,000 turns {}",
             "",
             show(small_first),
             show(large_first)
