@@ -12,6 +12,7 @@ use tokio_util::task::TaskTracker;
 use crate::config::{Args, Config, Env};
 use crate::diag::{Diagnostics, Policy, Redactor};
 use crate::live::{Live, LiveCell};
+use crate::notify;
 use crate::reload;
 use crate::server::{self, listener};
 use crate::session::actor::SessionContext;
@@ -19,7 +20,6 @@ use crate::session::current::CurrentSession;
 use crate::session::registry::Registry;
 use crate::state::Daemon;
 use crate::store::Store;
-use crate::{notify, reload::demo_overrides};
 
 /// What start-up needs beyond the configuration: the flags and environment it was resolved
 /// from, so that a reload resolves the file again the same way.
@@ -181,7 +181,7 @@ fn start_demo(config: &mut Config) -> anyhow::Result<Demo> {
     }
     let fake = omni_tests::fake_gemini::FakeGemini::start()?;
     fake.set_chunk_delay(std::time::Duration::from_millis(40));
-    demo_overrides(config, Some(&fake.url()));
+    crate::reload::demo_overrides(config, Some(&fake.url()));
     tracing::info!(endpoint = %fake.url(), "demo mode: answers come from the bundled fake Gemini endpoint");
     Ok(Some(fake))
 }

@@ -37,6 +37,12 @@ pub fn poisoned_by_a_400(omni: &Omni, prompt: &str) -> (String, CtlOutput) {
         .as_str()
         .unwrap_or_default()
         .to_string();
+    (session, poison_the_current_session(omni, prompt))
+}
+
+/// The same round in the current session: `prompt`, the call, its result rejected with a
+/// mismatched-parts 400. Returns the failed `tool-result` command's output.
+pub fn poison_the_current_session(omni: &Omni, prompt: &str) -> CtlOutput {
     omni.fake().push([
         Reply::Answer(Answer::calls([(
             "get_weather",
@@ -46,6 +52,5 @@ pub fn poisoned_by_a_400(omni: &Omni, prompt: &str) -> (String, CtlOutput) {
         Reply::error(400, "INVALID_ARGUMENT", MISMATCH),
     ]);
     omni.ctl(&["send", prompt]).ok();
-    let failed = omni.ctl(&["tool-result", "get_weather", r#"{"output": 21}"#]);
-    (session, failed)
+    omni.ctl(&["tool-result", "get_weather", r#"{"output": 21}"#])
 }

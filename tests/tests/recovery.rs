@@ -3,10 +3,10 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use omni_tests::fake_gemini::{Answer, Reply};
+use omni_tests::fake_gemini::Reply;
 use omni_tests::harness::{CtlOutput, Omni};
-use omni_tests::scenario::{MISMATCH, poisoned_by_a_400};
-use serde_json::{Value, json};
+use omni_tests::scenario::{MISMATCH, poison_the_current_session, poisoned_by_a_400};
+use serde_json::Value;
 
 fn poisoned(omni: &Omni) -> CtlOutput {
     poisoned_by_a_400(omni, "weather in Paris?").1
@@ -58,21 +58,11 @@ fn a_mismatched_parts_400_stops_with_the_options_and_refuses_sends_until_recover
 }
 
 #[test]
-fn deep_rollback_drops_the_prompt_and_its_tool_chain_and_redo_takes_it_back() {
+fn deep_rollback_drops_the_prompt_and_its_tool_chain() {
     let omni = Omni::start();
     omni.ctl(&["new"]).ok();
     omni.ctl(&["send", "an earlier round"]).ok();
-    omni.fake().push([
-        Reply::Answer(Answer::calls([(
-            "get_weather",
-            json!({"city": "Paris"}),
-            Some("c1"),
-        )])),
-        Reply::error(400, "INVALID_ARGUMENT", MISMATCH),
-    ]);
-    omni.ctl(&["send", "weather in Paris?"]).ok();
-    omni.ctl(&["tool-result", "get_weather", "{}"])
-        .fails(3, &OPTIONS);
+    poison_the_current_session(&omni, "weather in Paris?").fails(3, &OPTIONS);
 
     let out = omni.ctl(&["recover", "--deep"]).ok();
     assert!(
