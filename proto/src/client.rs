@@ -43,7 +43,6 @@ pub enum ClientError {
 pub struct Client {
     stream: Stream,
     next_id: u64,
-    daemon_version: String,
 }
 
 impl Client {
@@ -63,19 +62,10 @@ impl Client {
         };
         frame::write(&mut stream, &hello).await?;
         match frame::read::<HelloReply, _>(&mut stream).await? {
-            Some(HelloReply::Welcome { daemon_version, .. }) => Ok(Self {
-                stream,
-                next_id: 1,
-                daemon_version,
-            }),
+            Some(HelloReply::Welcome { .. }) => Ok(Self { stream, next_id: 1 }),
             Some(HelloReply::Rejected { message, .. }) => Err(ClientError::Rejected(message)),
             None => Err(ClientError::Closed),
         }
-    }
-
-    /// The daemon's version, from the handshake.
-    pub fn daemon_version(&self) -> &str {
-        &self.daemon_version
     }
 
     /// Sends one request, hands every event to `on_event` as it arrives, and returns the

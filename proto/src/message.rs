@@ -189,7 +189,8 @@ pub enum Response {
 /// Progress while a request runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Event {
-    /// The prompt is durably stored as this node (before the model is asked).
+    /// The turn to answer (a prompt, or function results) is durably stored as this node,
+    /// before the model is asked.
     PromptStored {
         /// The session's full id.
         session: String,

@@ -381,6 +381,11 @@ fn an_unwritable_log_directory_does_not_fail_sends() {
     assert!(out.stdout.contains("You said"), "{}", out.stdout);
     let status = omni.ctl(&["--json", "status"]).ok().json();
     assert_eq!(status["log_write_failures"], 1);
+    let text = omni.ctl(&["status"]).ok().stdout;
+    assert!(
+        text.contains("diagnostics: 1 record could not be written"),
+        "{text}"
+    );
     assert!(
         omni.daemon_stderr()
             .contains("could not write a diagnostic record")

@@ -163,6 +163,12 @@ fn sighup_reloads_the_retry_policy_and_an_invalid_file_changes_nothing() {
         status["config_file"],
         omni.config_path.display().to_string()
     );
+    let text = omni.ctl(&["status"]).ok().stdout;
+    let line = format!(
+        "config:   {} (1 reload applied, 0 rejected)",
+        omni.config_path.display()
+    );
+    assert!(text.contains(&line), "{text}");
     omni.fake().push([overloaded()]);
     omni.ctl(&["send", "now with retries"]).ok();
     assert_eq!(

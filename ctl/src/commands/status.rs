@@ -41,6 +41,22 @@ pub async fn run(ctx: &mut Ctx) -> Result<(), CtlError> {
             status.sends_in_flight,
             if status.sends_in_flight == 1 { "" } else { "s" }
         ),
+        format!(
+            "config:   {} ({} reload{} applied, {} rejected)",
+            status.config_file.as_deref().unwrap_or("no file"),
+            status.config_reloads,
+            if status.config_reloads == 1 { "" } else { "s" },
+            status.config_reload_failures
+        ),
+        format!(
+            "diagnostics: {} record{} could not be written",
+            status.log_write_failures,
+            if status.log_write_failures == 1 {
+                ""
+            } else {
+                "s"
+            }
+        ),
     ];
     for line in lines {
         output::line(&line);

@@ -6,7 +6,7 @@ mod env;
 mod file;
 mod key;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -243,11 +243,6 @@ impl Config {
                     .unwrap_or(10.0),
             )?,
         })
-    }
-
-    /// The socket's directory, if it has one.
-    pub fn socket_dir(&self) -> Option<&Path> {
-        self.socket.parent().filter(|p| !p.as_os_str().is_empty())
     }
 
     /// The configuration in effect in the file's own format (so it can be saved as one),

@@ -20,7 +20,6 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 pub use entry::{AttemptTrace, ErrorRecord, Report, ResponseInfo};
-pub use query::Bundle;
 pub use redact::Redactor;
 pub use rotate::{LOG_NAME, Retention};
 

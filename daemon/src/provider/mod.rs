@@ -18,7 +18,7 @@ pub use chunk::StreamUpdate;
 pub use error::error_object;
 pub use error::{Phase, ProviderError};
 pub use gemini::Gemini;
-pub use request::{Content, RequestOptions, SourcedPart, WireRole, build_body, contents, render};
+pub use request::{Content, RequestOptions, SourcedPart, WireRole, contents, render};
 
 /// The production endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";

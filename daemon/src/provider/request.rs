@@ -104,15 +104,6 @@ pub fn render(contents: &[Content], tools_json: Option<&str>, options: &RequestO
     body.to_string()
 }
 
-/// Both steps at once.
-pub fn build_body(
-    context: &[NodeRecord],
-    tools_json: Option<&str>,
-    options: &RequestOptions,
-) -> String {
-    render(&contents(context), tools_json, options)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,8 +132,12 @@ mod tests {
         assert_eq!(merged.len(), 3);
         let origins: Vec<NodeId> = merged[2].parts.iter().map(|p| p.node).collect();
         assert_eq!(origins, [3, 4], "each part remembers its node");
-        let body: Value =
-            serde_json::from_str(&build_body(&context, None, &RequestOptions::default())).unwrap();
+        let body: Value = serde_json::from_str(&render(
+            &contents(&context),
+            None,
+            &RequestOptions::default(),
+        ))
+        .unwrap();
         assert_eq!(
             body,
             json!({"contents": [
@@ -179,7 +174,7 @@ mod tests {
         };
         let tools = r#"[{"name": "get_weather", "description": "Weather in a city"}]"#;
         let body: Value =
-            serde_json::from_str(&build_body(&context, Some(tools), &options)).unwrap();
+            serde_json::from_str(&render(&contents(&context), Some(tools), &options)).unwrap();
         assert_eq!(body["contents"][1]["parts"][0]["thoughtSignature"], "sig");
         assert_eq!(
             body["contents"][1]["parts"][0]["functionCall"]["args"]["city"],

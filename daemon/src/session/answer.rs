@@ -69,7 +69,7 @@ impl AnswerBuilder {
         self.parts.push(part);
     }
 
-    /// True once anything at all arrived.
+    /// True while nothing at all has arrived.
     pub fn is_empty(&self) -> bool {
         self.parts.is_empty()
     }

@@ -26,7 +26,7 @@ use sled::transaction::TransactionError;
 use uuid::Uuid;
 
 use disk_sync::DiskSync;
-pub use group_sync::GroupSync;
+use group_sync::GroupSync;
 
 use crate::session::record::{MoveRecord, NodeRecord, SessionRecord};
 use crate::session::tree::NodeId;
@@ -119,7 +119,6 @@ pub struct Store {
     nodes: sled::Tree,
     moves: sled::Tree,
     syncer: GroupSync,
-    path: PathBuf,
 }
 
 fn child_key(session: &Uuid, number: u64) -> [u8; 24] {
@@ -158,13 +157,7 @@ impl Store {
             nodes,
             moves,
             syncer,
-            path: dir.to_path_buf(),
         })
-    }
-
-    /// The data directory.
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Applies a change in one transaction and waits until it is durable.
