@@ -87,8 +87,8 @@ pub enum Command {
     Checkout {
         #[command(flatten)]
         session: SessionArg,
-        /// The node to continue from
-        #[arg(value_name = "N")]
+        /// The node to continue from, as listings print it (`12` or `#12`)
+        #[arg(value_name = "N", value_parser = node_number)]
         node: u64,
     },
     /// List all sessions, newest first
@@ -182,17 +182,37 @@ pub enum LogsCommand {
         /// Only this error (and its session's transcript)
         #[arg(long, value_name = "ERROR_ID")]
         error: Option<String>,
-        /// Where to write it [default: in omnid's log directory]
+        /// Where to write it ("-" for stdout) [default: omni-bundle-<session>-<time>.json
+        /// in the current directory]
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Replace FILE if it exists
+        #[arg(long)]
+        force: bool,
     },
+}
+
+/// A node number as every listing prints it: `12` or `#12`.
+fn node_number(text: &str) -> Result<u64, String> {
+    let digits = text.trim().strip_prefix('#').unwrap_or(text.trim());
+    digits
+        .parse()
+        .map_err(|_| format!("'{text}' is not a node number (such as 12 or #12)"))
 }
 
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
 
-    use super::Cli;
+    use super::{Cli, node_number};
+
+    #[test]
+    fn node_numbers_are_read_as_listings_print_them() {
+        assert_eq!(node_number("12"), Ok(12));
+        assert_eq!(node_number("#12"), Ok(12));
+        assert!(node_number("#").is_err());
+        assert!(node_number("twelve").is_err());
+    }
 
     /// clap checks the definitions (clashing ids, bad defaults) only when asked to.
     #[test]

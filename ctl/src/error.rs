@@ -94,7 +94,9 @@ impl From<ClientError> for CtlError {
                     | ErrorKind::WrongState
                     | ErrorKind::UpstreamFailure
                     | ErrorKind::Internal
-                    | ErrorKind::ShuttingDown => exit::FAILURE,
+                    | ErrorKind::ShuttingDown
+                    | ErrorKind::Storage
+                    | ErrorKind::Damaged => exit::FAILURE,
                 },
                 kind: Some(reply.kind),
                 message: reply.message,

@@ -9,6 +9,7 @@ pub mod diag;
 mod errors;
 pub mod live;
 mod notify;
+mod private;
 pub mod provider;
 mod reload;
 pub mod resilience;

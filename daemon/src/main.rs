@@ -10,6 +10,9 @@ use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
+    // Everything omnid creates (store, logs, sockets) is its user's alone, whatever the
+    // umask it was started with.
+    rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
     let args = Args::parse();
     if args.print_man {
         let mut page = Vec::new();
@@ -24,20 +27,41 @@ fn main() -> ExitCode {
             }
         };
     }
-    let filter = EnvFilter::try_from_env("OMNI_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let (filter, bad_filter) = log_filter();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(filter)
         .init();
+    if let Some(warning) = bad_filter {
+        tracing::warn!("{warning}");
+    }
 
     match start(args, Env::from_process()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
+            // Once, on stderr (which the journal keeps under systemd).
             tracing::error!("{error:#}");
-            eprintln!("omnid: {error:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The log filter from `OMNI_LOG` (default `info`), and a warning if it was not usable.
+fn log_filter() -> (EnvFilter, Option<String>) {
+    let Some(text) = std::env::var_os("OMNI_LOG").filter(|v| !v.is_empty()) else {
+        return (EnvFilter::new("info"), None);
+    };
+    let text = text.to_string_lossy().into_owned();
+    match EnvFilter::builder().parse(&text) {
+        Ok(filter) => (filter, None),
+        Err(error) => (
+            EnvFilter::new("info"),
+            Some(format!(
+                "OMNI_LOG={text:?} is not a valid log filter ({error}); logging at `info`. \
+                 Examples: OMNI_LOG=debug, OMNI_LOG=info,omnid=debug"
+            )),
+        ),
     }
 }
 

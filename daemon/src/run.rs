@@ -60,11 +60,13 @@ pub async fn run(
     if inherited.is_none() {
         listener::reclaim_stale(&config.socket)?;
     }
-    let store = Arc::new(Store::open(&config.data_dir)?);
+    let store = Arc::new(Store::open_with(&config.data_dir, config.store.clone())?);
     // Diagnostics never stop the daemon: an unusable log directory is reported (and every
     // failed write counted in `omnictl status`), but sessions go on.
-    if let Err(error) = std::fs::create_dir_all(&config.log_dir) {
-        tracing::error!(%error, dir = %config.log_dir.display(), "cannot create the log directory; diagnostics will not be written");
+    let log_dir = crate::private::create_dir(&config.log_dir)
+        .and_then(|()| crate::private::restrict_tree(&config.log_dir));
+    if let Err(error) = log_dir {
+        tracing::error!(%error, dir = %config.log_dir.display(), "cannot create the log directory (or make it private); diagnostics may not be written");
     }
 
     let demo = start_demo(&mut config)?;
@@ -79,11 +81,6 @@ pub async fn run(
     }
     let live = Live::build(&config, None)?;
 
-    let current = store
-        .sessions()?
-        .into_iter()
-        .max_by_key(|record| (record.updated_at_ms, record.id))
-        .map(|record| record.id);
     let tracker = TaskTracker::new();
     let sends_in_flight = Arc::new(AtomicU32::new(0));
     let ctx = Arc::new(SessionContext {
@@ -91,7 +88,7 @@ pub async fn run(
         live: LiveCell::new(live),
         shutdown: shutdown.clone(),
         tracker: tracker.clone(),
-        current: Arc::new(CurrentSession::new(current)),
+        current: Arc::new(CurrentSession::new(None)),
         sends_in_flight: sends_in_flight.clone(),
         diag,
     });
@@ -114,8 +111,14 @@ pub async fn run(
         config = %config.file.as_ref().map_or("none".into(), |p| p.display().to_string()),
         "omnid is listening"
     );
+    let sessions = Registry::new(ctx);
+    // Every session's record is checked against what is stored (a few lookups each); the
+    // most recently used healthy one is the current session.
+    if let Some(latest) = sessions.scan()? {
+        sessions.context().current.set(latest);
+    }
     let daemon = Arc::new(Daemon {
-        sessions: Registry::new(ctx),
+        sessions,
         store: store.clone(),
         started: Instant::now(),
         connections: AtomicU32::new(0),

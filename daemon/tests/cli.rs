@@ -7,8 +7,21 @@ use std::process::{Command, Output};
 /// Runs omnid with a private HOME and, unless the test names one, an empty configuration
 /// file, so nothing on the machine leaks in.
 fn omnid(args: &[&str], env: &[(&str, &str)]) -> Output {
+    omnid_via(&[], args, env)
+}
+
+/// [`omnid`], started through `wrapper` (a command that runs the rest of its arguments).
+fn omnid_via(wrapper: &[&str], args: &[&str], env: &[(&str, &str)]) -> Output {
     let dir = tempfile::tempdir().unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_omnid"));
+    let bin = env!("CARGO_BIN_EXE_omnid");
+    let mut command = match wrapper.split_first() {
+        Some((program, rest)) => {
+            let mut command = Command::new(program);
+            command.args(rest).arg(bin);
+            command
+        }
+        None => Command::new(bin),
+    };
     if !args.contains(&"--config") {
         command.args(["--config", "/dev/null"]);
     }
@@ -20,6 +33,7 @@ fn omnid(args: &[&str], env: &[(&str, &str)]) -> Output {
         .env_remove("OMNI_SOCKET")
         .env_remove("XDG_RUNTIME_DIR")
         .env_remove("GEMINI_API_KEY")
+        .env_remove("OMNI_LOG")
         .env("HOME", dir.path())
         .envs(env.iter().copied())
         .output()
@@ -241,4 +255,96 @@ fn the_man_page_is_generated_from_the_flags() {
     let page = String::from_utf8_lossy(&out.stdout);
     assert!(page.lines().any(|l| l.starts_with(".TH omnid 1")), "{page}");
     assert!(page.contains("\\-\\-retry\\-max\\-attempts"), "{page}");
+}
+
+#[test]
+fn a_data_directory_that_is_a_file_is_named_as_such_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("data");
+    std::fs::write(&file, "mine").unwrap();
+    let socket = dir.path().join("omnid.sock");
+    let out = omnid(
+        &[
+            "--socket",
+            socket.to_str().unwrap(),
+            "--data-dir",
+            file.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out);
+    assert!(
+        text.contains("it is a file, not a directory; pass --data-dir with a directory"),
+        "{text}"
+    );
+    assert!(!text.contains("File exists"), "{text}");
+    assert_eq!(
+        text.matches("cannot open the store").count(),
+        1,
+        "printed once: {text}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+}
+
+#[test]
+fn a_data_directory_omnid_may_not_enter_says_so_once_with_advice() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let locked = dir.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    let data = locked.join("data");
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    let socket = run.join("omnid.sock");
+    let args = [
+        "--socket",
+        socket.to_str().unwrap(),
+        "--data-dir",
+        data.to_str().unwrap(),
+    ];
+    let out = if rustix::process::geteuid().is_root() {
+        // Root may enter anything, so the daemon runs as nobody: it may pass through the
+        // test's directory and owns its socket's, but `locked` is root's alone.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
+        std::os::unix::fs::chown(&run, Some(65534), Some(65534)).unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let nobody = [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ];
+        omnid_via(&nobody, &args, &[])
+    } else {
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+        omnid(&args, &[])
+    };
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out);
+    assert!(text.contains("cannot open the store in"), "{text}");
+    assert!(
+        text.contains("permission denied (omnid runs as uid"),
+        "{text}"
+    );
+    assert!(text.contains("chown -R"), "{text}");
+    assert_eq!(
+        text.to_lowercase().matches("permission denied").count(),
+        1,
+        "{text}"
+    );
+}
+
+#[test]
+fn an_invalid_log_filter_is_reported_not_ignored() {
+    let out = omnid(
+        &["--socket", "/s.sock", "--print-config"],
+        &[("OMNI_LOG", "info,[")],
+    );
+    assert!(out.status.success());
+    let text = stderr(&out);
+    assert!(
+        text.contains("OMNI_LOG=\"info,[\" is not a valid log filter"),
+        "{text}"
+    );
 }

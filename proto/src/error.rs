@@ -23,6 +23,12 @@ pub enum ErrorKind {
     Suspended,
     /// The session needs a recovery choice (`omnictl recover`) before it takes sends.
     NeedsRecovery,
+    /// The store could not save (a full disk, a failing device); the message says exactly
+    /// what was kept.
+    Storage,
+    /// The session's records disagree with each other: it stays readable but takes no
+    /// changes.
+    Damaged,
 }
 
 /// The final answer to a request that failed: a kind and one clear sentence for the user.

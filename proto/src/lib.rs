@@ -25,14 +25,17 @@ pub use message::{
     SessionRef,
 };
 pub use recovery::{ErrorSummary, PendingCall, Recovered, RecoveryAction, ReplayOutcome};
-pub use socket_path::{SocketPathError, default_socket_path, resolve_socket_path};
+pub use socket_path::{
+    SocketPathError, default_socket_path, resolve_socket_path, unsafe_socket_dir,
+};
 pub use view::{
-    Answer, Branch, BranchList, BreakerState, BreakerStatus, DaemonStatus, Entry, HistoryView,
-    ModelInfo, MoveOutcome, Part, PartContent, RetryNotice, Role, SessionSummary, Usage,
+    Answer, Branch, BranchList, BreakerState, BreakerStatus, DaemonStatus, DamagedSession, Entry,
+    HealthState, HistoryView, ModelInfo, MoveOutcome, Part, PartContent, RetryNotice, Role,
+    SessionSummary, StoreHealth, Usage,
 };
 
 /// Version of this wire protocol. A client and a daemon talk only if theirs are equal.
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// Largest payload a frame may carry (16 MiB). Checked before anything is allocated.
 pub const MAX_FRAME_LEN: usize = 16 * 1024 * 1024;

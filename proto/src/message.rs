@@ -131,14 +131,14 @@ pub enum Request {
         /// Only this session's.
         session: Option<SessionRef>,
     },
-    /// Writes a diagnostic bundle and answers with its path.
+    /// Sends a diagnostic bundle back as [`Event::BundleData`] pieces, then
+    /// [`Reply::Bundle`]. The daemon never writes it anywhere: the client does, with its
+    /// user's own permissions.
     ExportLogs {
         /// The session whose errors and transcript to bundle (default: the current one).
         session: Option<SessionRef>,
         /// Only this error (and its session's transcript).
         error: Option<String>,
-        /// Where to write it (absolute); default: the daemon's log directory.
-        output: Option<String>,
     },
     /// The path of `api_errors.log`.
     LogPath,
@@ -205,6 +205,8 @@ pub enum Event {
     FunctionCall(Part),
     /// An attempt failed and will be retried after a wait.
     Retrying(RetryNotice),
+    /// The next piece of a diagnostic bundle (JSON text, split anywhere).
+    BundleData(Vec<u8>),
 }
 
 /// The successful outcome of a request.
@@ -228,7 +230,7 @@ pub enum Reply {
     /// All sessions, newest first.
     Sessions(Vec<SessionSummary>),
     /// The daemon's status.
-    Status(DaemonStatus),
+    Status(Box<DaemonStatus>),
     /// A session was resumed.
     Resumed {
         /// The session's id.
@@ -249,12 +251,14 @@ pub enum Reply {
     Session(SessionSummary),
     /// Recorded errors.
     Errors(Vec<ErrorSummary>),
-    /// A diagnostic bundle was written.
-    Exported {
-        /// Its path.
-        path: String,
+    /// A diagnostic bundle was sent (as [`Event::BundleData`] pieces).
+    Bundle {
+        /// A file name for it (`omni-bundle-<session>-<time>.json`).
+        name: String,
         /// How many error records it holds.
         errors: u32,
+        /// Its size in bytes (all pieces together).
+        bytes: u64,
     },
     /// The log file's path.
     LogPath {

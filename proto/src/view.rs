@@ -146,6 +146,9 @@ pub struct HistoryView {
     pub head: u64,
     /// Nodes in creation order.
     pub entries: Vec<Entry>,
+    /// Set when the session's records disagree: what is wrong. It is shown as stored, and
+    /// takes no changes.
+    pub damaged: Option<String>,
 }
 
 /// A completed, durably stored answer.
@@ -234,6 +237,8 @@ pub struct SessionSummary {
     pub pending_calls: Vec<crate::recovery::PendingCall>,
     /// The session declares tools.
     pub has_tools: bool,
+    /// Set when the session's records disagree: what is wrong (it takes no changes).
+    pub damaged: Option<String>,
 }
 
 /// What `omnictl status` shows.
@@ -275,6 +280,40 @@ pub struct DaemonStatus {
     pub config_reloads: u64,
     /// Rejected configuration reloads since start-up.
     pub config_reload_failures: u64,
+    /// Whether the store takes writes.
+    pub store_health: StoreHealth,
+    /// Sessions found damaged (readable, but refusing changes).
+    pub damaged_sessions: Vec<DamagedSession>,
+}
+
+/// Whether the store takes writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HealthState {
+    /// Writes succeed.
+    Ok,
+    /// Writes fail (a full disk, a failing device); reads still work.
+    Failing,
+}
+
+/// The store's health for `omnictl status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreHealth {
+    /// Ok or failing.
+    pub state: HealthState,
+    /// While failing: since when, ms since the epoch.
+    pub since_ms: Option<u64>,
+    /// While failing: the latest failure.
+    pub reason: Option<String>,
+}
+
+/// A session whose records disagree with each other.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DamagedSession {
+    /// The session's id.
+    pub id: String,
+    /// What is wrong.
+    pub reason: String,
 }
 
 /// A failed attempt that will be retried: what the client shows while it waits.

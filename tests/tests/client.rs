@@ -8,6 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use omni_tests::fake_gemini::{Answer, Reply};
 use omni_tests::harness::{Omni, omnictl_bin};
 
 #[test]
@@ -86,4 +87,55 @@ fn at_a_terminal_a_missing_session_can_be_replaced_by_a_new_one() {
         1,
         "nothing created on 'no'"
     );
+}
+
+#[test]
+fn a_prompt_read_from_a_terminal_is_asked_for() {
+    let omni = Omni::start();
+    omni.ctl(&["new"]).ok();
+    let (ok, screen) = omni.ctl_at_terminal("send -", "typed at the terminal\n\x04");
+    assert!(ok, "{screen}");
+    assert!(
+        screen.contains("type the prompt, end with Ctrl-D"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("You said: \"typed at the terminal"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn the_wait_for_the_first_token_shows_the_time_since_the_prompt_was_stored() {
+    let omni = Omni::start();
+    omni.ctl(&["new"]).ok();
+    omni.fake().push([Reply::StallAfter {
+        chunks: 0,
+        stall: Duration::from_millis(1500),
+        answer: Answer::text(["at ", "last"]),
+    }]);
+    let (ok, screen) = omni.ctl_at_terminal("send slow", "");
+    assert!(ok, "{screen}");
+    assert!(screen.contains("waiting for the model · 0."), "{screen}");
+    assert!(
+        screen.contains("waiting for the model · 1."),
+        "it counts up: {screen}"
+    );
+    assert!(screen.contains("at last"), "{screen}");
+}
+
+#[test]
+fn checkout_takes_node_numbers_as_every_listing_prints_them() {
+    let omni = Omni::start();
+    omni.ctl(&["new"]).ok();
+    omni.ctl(&["send", "one"]).ok();
+    omni.ctl(&["send", "two"]).ok();
+    let out = omni.ctl(&["checkout", "#2"]).ok();
+    assert!(
+        out.stdout.contains("head: node 2 (model)"),
+        "{}",
+        out.stdout
+    );
+    omni.ctl(&["checkout", "#x"])
+        .fails(2, &["'#x' is not a node number"]);
 }

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use omni_proto::{Part, PartContent, Role};
@@ -316,18 +317,65 @@ fn export_writes_one_bundle_holding_the_error() {
     assert_eq!(bundle["daemon"]["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(bundle["daemon"]["config"]["api_key"], "set (redacted)");
 
-    // By error id, into the daemon's log directory by default.
+    // By error id, into the current directory by default, under a name that says what
+    // it is; written by omnictl, private to its user.
     let out = omni
         .ctl(&["--json", "logs", "export", "--error", &id[..20]])
         .ok()
         .json();
     let path = PathBuf::from(out["path"].as_str().unwrap());
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
     assert!(
-        path.starts_with(omni.log_dir.join("exports")),
-        "{}",
-        path.display()
+        name.starts_with(&format!("omni-bundle-{}", &session[..8])),
+        "{name}"
+    );
+    let written = omni.dir().join(&path);
+    assert_eq!(
+        std::fs::metadata(&written).unwrap().permissions().mode() & 0o777,
+        0o600
     );
     assert_eq!(out["errors"], 1);
+    assert!(
+        !omni.log_dir.join("exports").exists(),
+        "omnid wrote nothing itself"
+    );
+    // To standard output.
+    let out = omni.ctl(&["logs", "export", "-o", "-"]).ok();
+    let bundle: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(bundle["errors"][0]["id"], id.as_str());
+}
+
+#[test]
+fn export_never_replaces_a_file_unless_forced_and_the_daemon_writes_nowhere() {
+    let mut omni = Omni::start();
+    omni.ctl(&["new"]).ok();
+    omni.ctl(&["send", "keep me"]).ok();
+    // The attack from the field test: the daemon's own store as the target.
+    let db = omni.data_dir.join("db");
+    let size = std::fs::metadata(&db).unwrap().len();
+    omni.ctl(&["logs", "export", "-o", db.to_str().unwrap()])
+        .fails(2, &["already exists", "--force"]);
+    assert_eq!(
+        std::fs::metadata(&db).unwrap().len(),
+        size,
+        "the store is untouched"
+    );
+    omni.ctl(&["send", "and me"]).ok();
+    omni.kill9();
+    omni.restart();
+    let history = omni.ctl(&["--json", "history"]).ok().json();
+    assert_eq!(history["entries"].as_array().unwrap().len(), 4, "{history}");
+
+    // An ordinary file is replaced only with --force, and then whole.
+    let target = omni.dir().join("old.json");
+    std::fs::write(&target, "precious").unwrap();
+    let path = target.to_str().unwrap();
+    omni.ctl(&["logs", "export", "-o", path])
+        .fails(2, &["already exists"]);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious");
+    omni.ctl(&["logs", "export", "-o", path, "--force"]).ok();
+    let bundle: Value = serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert_eq!(bundle["transcript"]["entries"].as_array().unwrap().len(), 4);
 }
 
 #[test]

@@ -58,8 +58,9 @@ fn an_http_error_ends_the_send_with_the_apis_message_and_keeps_the_prompt() {
     omni.ctl(&["send", "hi"]).fails(
         1,
         &[
-            "HTTP 500 INTERNAL: An internal error has occurred.",
-            "saved as node 1",
+            // One full stop, and "1 attempt" in the singular.
+            "HTTP 500 INTERNAL: An internal error has occurred (gave up after 1 attempt). \
+             Your prompt is saved as node 1",
         ],
     );
     let history = omni.ctl(&["--json", "history"]).ok().json();

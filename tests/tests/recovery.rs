@@ -173,13 +173,18 @@ fn retry_sends_the_same_context_again_and_streams_the_answer() {
 fn at_a_terminal_recover_offers_a_numbered_menu() {
     let omni = Omni::start();
     poisoned(&omni).fails(3, &OPTIONS);
-    // Anything but a number leaves the session as it is.
-    let (ok, screen) = omni.ctl_at_terminal("recover", "no\n");
-    assert!(ok, "{screen}");
-    assert!(screen.contains("nothing changed"), "{screen}");
+    // A stray answer is asked again; Enter leaves, with exit 1 and nothing changed.
+    let (ok, screen) = omni.ctl_at_terminal("recover", "no\n\n");
+    assert!(!ok, "leaving without a choice is not a success: {screen}");
+    assert!(screen.contains("'no' is not one of 1-5"), "{screen}");
+    assert_eq!(screen.matches("choose 1-5").count(), 2, "{screen}");
+    assert!(
+        screen.contains("nothing chosen: the session still needs recovery"),
+        "{screen}"
+    );
     omni.ctl(&["send", "still?"]).fails(3, &["needs recovery"]);
 
-    let (ok, screen) = omni.ctl_at_terminal("recover", "2\n");
+    let (ok, screen) = omni.ctl_at_terminal("recover", "x\n2\n");
     assert!(ok, "{screen}");
     for line in [
         "1) --deep",

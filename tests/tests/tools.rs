@@ -209,3 +209,22 @@ fn results_that_match_no_call_are_refused_clearly() {
         "nothing refused reached the model"
     );
 }
+
+#[test]
+fn a_function_call_is_the_answer_so_it_goes_to_stdout() {
+    let omni = Omni::start();
+    new_tool_session(&omni);
+    omni.fake().push([Reply::Answer(Answer::calls([(
+        "get_weather",
+        json!({"city": "Rome"}),
+        Some("c1"),
+    )]))]);
+    // As `omnictl send ... > answer.txt` would see it.
+    let out = omni.ctl(&["send", "weather in Rome?"]).ok();
+    assert_eq!(
+        out.stdout, "→ get_weather({\"city\":\"Rome\"})\n",
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("submit each with"), "{}", out.stderr);
+}

@@ -1,8 +1,11 @@
 //! `omnictl logs path | list | export`: the diagnostic records.
 
-use std::path::Path;
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
 
-use omni_proto::{Reply, Request, SessionRef};
+use omni_proto::{Event, Reply, Request, SessionRef};
 use serde_json::json;
 
 use super::{Ctx, unexpected};
@@ -49,37 +52,125 @@ pub async fn list(ctx: &mut Ctx, session: Option<String>) -> Result<(), CtlError
     Ok(())
 }
 
+/// Where `-o` points: a file, or standard output.
+enum Target {
+    File(PathBuf),
+    Stdout,
+}
+
+/// Asks omnid for the bundle (it travels over the socket) and writes it here, with this
+/// user's own permissions: a new file (0600: it holds the transcript) that is never put in
+/// place of an existing one unless `--force`.
 pub async fn export(
     ctx: &mut Ctx,
     session: &SessionArg,
     error: Option<String>,
     output_path: Option<&Path>,
+    force: bool,
 ) -> Result<(), CtlError> {
-    let output = output_path
-        .map(|p| {
-            std::path::absolute(p)
-                .map(|p| p.display().to_string())
-                .map_err(|e| CtlError::usage(format!("cannot use the path {}: {e}", p.display())))
-        })
-        .transpose()?;
+    let target = match output_path {
+        Some(path) if path.as_os_str() == "-" => Some(Target::Stdout),
+        Some(path) => Some(Target::File(path.to_path_buf())),
+        None => None,
+    };
+    if let Some(Target::File(path)) = &target {
+        refuse_to_replace(path, force)?;
+    }
     let request = Request::ExportLogs {
         session: session.session.clone().map(SessionRef::Id),
         error,
-        output,
     };
-    match ctx.ask(request).await? {
-        Reply::Exported { path, errors } => {
-            if ctx.json {
-                output::json(&json!({ "path": path, "errors": errors }));
-            } else {
-                output::line(&path);
-                eprintln!(
-                    "omnictl: wrote a bundle with {errors} error record{}",
-                    if errors == 1 { "" } else { "s" }
-                );
+    let mut bundle = Vec::new();
+    let reply = ctx
+        .call(request, |event| {
+            if let Event::BundleData(piece) = event {
+                bundle.extend_from_slice(&piece);
             }
-            Ok(())
-        }
-        other => Err(unexpected(other)),
+        })
+        .await?;
+    let Reply::Bundle {
+        name,
+        errors,
+        bytes,
+    } = reply
+    else {
+        return Err(unexpected(reply));
+    };
+    if bundle.len() as u64 != bytes {
+        return Err(CtlError::failure(format!(
+            "the bundle arrived incomplete ({} of {bytes} bytes); nothing was written",
+            bundle.len()
+        )));
     }
+    let path = match target.unwrap_or_else(|| Target::File(PathBuf::from(&name))) {
+        Target::Stdout => {
+            output::print(&String::from_utf8_lossy(&bundle));
+            return Ok(());
+        }
+        Target::File(path) => path,
+    };
+    write_bundle(&path, &bundle, force)?;
+    if ctx.json {
+        output::json(&json!({ "path": path, "errors": errors, "bytes": bytes }));
+    } else {
+        output::line(&path.display().to_string());
+        eprintln!(
+            "omnictl: wrote a bundle with {errors} error record{}",
+            if errors == 1 { "" } else { "s" }
+        );
+    }
+    Ok(())
+}
+
+fn refuse_to_replace(path: &Path, force: bool) -> Result<(), CtlError> {
+    if !force && std::fs::symlink_metadata(path).is_ok() {
+        return Err(CtlError::usage(format!(
+            "{} already exists; pass --force to replace it, or choose another -o",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Writes the bundle whole: a new file, or (with `force`) a file written aside and renamed
+/// over the old one, so a failure never leaves half a bundle in place.
+fn write_bundle(path: &Path, bytes: &[u8], force: bool) -> Result<(), CtlError> {
+    let failed = |e: std::io::Error| {
+        CtlError::failure(format!(
+            "cannot write the bundle to {}: {e}",
+            path.display()
+        ))
+    };
+    if !force {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => CtlError::usage(format!(
+                    "{} already exists; pass --force to replace it, or choose another -o",
+                    path.display()
+                )),
+                _ => failed(e),
+            })?;
+        return file
+            .write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| {
+                let _ = std::fs::remove_file(path);
+                failed(e)
+            });
+    }
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut aside = tempfile::NamedTempFile::new_in(dir).map_err(failed)?;
+    aside
+        .write_all(bytes)
+        .and_then(|()| aside.as_file().sync_all())
+        .map_err(failed)?;
+    aside.persist(path).map_err(|e| failed(e.error))?;
+    Ok(())
 }

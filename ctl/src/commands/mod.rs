@@ -62,6 +62,13 @@ async fn connect(socket: &std::path::Path, no_wait: bool) -> Result<Client, CtlE
     let name = concat!("omnictl ", env!("CARGO_PKG_VERSION"));
     let waits: &[Duration] = if no_wait { &[] } else { &CONNECT_WAITS };
     let mut waits = waits.iter().enumerate();
+    if let Some(problem) = omni_proto::unsafe_socket_dir(socket) {
+        return Err(CtlError {
+            code: exit::UNREACHABLE,
+            kind: None,
+            message: format!("refusing to talk to omnid: {problem}"),
+        });
+    }
     loop {
         let error = match Client::connect(socket, name).await {
             Ok(client) => return Ok(client),
@@ -201,7 +208,8 @@ pub async fn run(cli: Cli) -> Result<(), CtlError> {
                 session,
                 error,
                 output,
-            } => logs::export(&mut ctx, &session, error, output.as_deref()).await,
+                force,
+            } => logs::export(&mut ctx, &session, error, output.as_deref(), force).await,
         },
         Command::Replay { error } => replay::run(&mut ctx, error).await,
         Command::Demo { .. } | Command::Completions { .. } | Command::Man => Ok(()),

@@ -2,7 +2,7 @@
 //! recovery goes on. Without a flag: a numbered menu at a terminal; otherwise the options,
 //! and exit code 2.
 
-use std::io::IsTerminal;
+use std::io::{BufRead, IsTerminal, Write};
 
 use omni_proto::{RecoveryAction, Reply, Request};
 
@@ -39,27 +39,46 @@ fn options_text() -> String {
 }
 
 /// What the user picked from the menu.
+#[derive(Debug, PartialEq, Eq)]
 enum Pick {
     Action(RecoveryAction),
     Export,
-    Nothing,
+    /// Enter, Esc or the end of input: leave the session as it is.
+    Leave,
 }
 
-fn menu(reason: &str) -> Pick {
-    eprintln!("{reason}\n{}", options_text());
-    eprint!("choose 1-5 (anything else leaves the session as it is): ");
-    let mut answer = String::new();
-    if std::io::stdin().read_line(&mut answer).is_err() {
-        return Pick::Nothing;
-    }
-    match answer.trim() {
-        "5" => Pick::Export,
-        n => n
-            .parse::<usize>()
-            .ok()
-            .and_then(|n| n.checked_sub(1))
-            .and_then(|i| RecoveryAction::ALL.get(i).copied())
-            .map_or(Pick::Nothing, Pick::Action),
+/// Reads one choice; anything that is not a choice is answered with a question again.
+fn menu(input: &mut impl BufRead, prompt: &mut impl Write) -> Pick {
+    loop {
+        let _ = write!(
+            prompt,
+            "choose 1-5 (Enter or Esc leaves the session as it is): "
+        );
+        let _ = prompt.flush();
+        let mut answer = String::new();
+        match input.read_line(&mut answer) {
+            Ok(0) | Err(_) => return Pick::Leave,
+            Ok(_) => {}
+        }
+        let answer = answer.trim();
+        if answer.is_empty() || answer.contains('\x1b') {
+            return Pick::Leave;
+        }
+        let picked = match answer {
+            "5" => Some(Pick::Export),
+            n => n
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|i| RecoveryAction::ALL.get(i).copied())
+                .map(Pick::Action),
+        };
+        match picked {
+            Some(pick) => return pick,
+            None => {
+                let _ = writeln!(prompt, "'{answer}' is not one of 1-5");
+            }
+        }
     }
 }
 
@@ -95,17 +114,19 @@ pub async fn run(
                     options_text()
                 )));
             }
-            match menu(&reason) {
+            eprintln!("{reason}\n{}", options_text());
+            match menu(&mut std::io::stdin().lock(), &mut std::io::stderr()) {
                 Pick::Action(action) => action,
                 Pick::Export => {
                     let session = SessionArg {
                         session: Some(summary.id),
                     };
-                    return logs::export(ctx, &session, None, None).await;
+                    return logs::export(ctx, &session, None, None, false).await;
                 }
-                Pick::Nothing => {
-                    eprintln!("omnictl: nothing changed; the session still needs recovery");
-                    return Ok(());
+                Pick::Leave => {
+                    return Err(CtlError::failure(
+                        "nothing chosen: the session still needs recovery",
+                    ));
                 }
             }
         }
@@ -133,5 +154,32 @@ pub async fn run(
             Ok(())
         }
         other => Err(unexpected(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pick(typed: &str) -> (Pick, String) {
+        let mut shown = Vec::new();
+        let pick = menu(&mut typed.as_bytes(), &mut shown);
+        (pick, String::from_utf8(shown).unwrap_or_default())
+    }
+
+    #[test]
+    fn a_stray_key_asks_again() {
+        let (choice, shown) = pick("x\n9\n2\n");
+        assert_eq!(choice, Pick::Action(RecoveryAction::Clear));
+        assert!(shown.contains("'x' is not one of 1-5"), "{shown}");
+        assert!(shown.contains("'9' is not one of 1-5"), "{shown}");
+    }
+
+    #[test]
+    fn enter_esc_and_the_end_of_input_leave() {
+        assert_eq!(pick("\n").0, Pick::Leave);
+        assert_eq!(pick("\x1b\n").0, Pick::Leave);
+        assert_eq!(pick("").0, Pick::Leave);
+        assert_eq!(pick("5\n").0, Pick::Export);
     }
 }

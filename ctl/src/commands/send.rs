@@ -12,6 +12,9 @@ use crate::error::CtlError;
 
 fn read_prompt(text: &[String]) -> Result<String, CtlError> {
     if text.len() == 1 && text[0] == "-" {
+        if std::io::stdin().is_terminal() {
+            eprintln!("omnictl: type the prompt, end with Ctrl-D on a line of its own");
+        }
         let mut prompt = String::new();
         std::io::stdin()
             .read_to_string(&mut prompt)

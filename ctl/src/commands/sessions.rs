@@ -31,6 +31,9 @@ pub async fn run(ctx: &mut Ctx) -> Result<(), CtlError> {
         if session.suspended {
             title = format!("{} {title}", style.error("[suspended]"));
         }
+        if let Some(reason) = &session.damaged {
+            title = format!("{} {title} ({reason})", style.error("[damaged]"));
+        }
         output::line(&format!(
             "{marker} {}  {}  {:>4} turns  {title}",
             session.id,

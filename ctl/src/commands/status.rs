@@ -1,6 +1,6 @@
 //! `omnictl status`: the daemon's version, uptime, socket, store and activity.
 
-use omni_proto::{BreakerState, Reply, Request};
+use omni_proto::{BreakerState, HealthState, Reply, Request};
 
 use super::{Ctx, unexpected};
 use crate::error::CtlError;
@@ -32,6 +32,17 @@ pub async fn run(ctx: &mut Ctx) -> Result<(), CtlError> {
             status.sessions,
             if status.sessions == 1 { "" } else { "s" }
         ),
+        match (&status.store_health.state, &status.store_health.reason) {
+            (HealthState::Failing, reason) => format!(
+                "health:   store failing since {}: {}",
+                status
+                    .store_health
+                    .since_ms
+                    .map_or_else(|| "?".to_string(), render::timestamp),
+                reason.as_deref().unwrap_or("unknown")
+            ),
+            (HealthState::Ok, _) => "health:   store ok".to_string(),
+        },
         format!("logs:     {}", status.log_dir),
         format!("model:    {} at {}", status.model, status.base_url),
         format!(
@@ -60,6 +71,12 @@ pub async fn run(ctx: &mut Ctx) -> Result<(), CtlError> {
     ];
     for line in lines {
         output::line(&line);
+    }
+    for damaged in &status.damaged_sessions {
+        output::line(&format!(
+            "damaged:  session {} ({}): readable, takes no changes",
+            damaged.id, damaged.reason
+        ));
     }
     for breaker in &status.breakers {
         let state = match (breaker.state, breaker.next_probe_in_ms) {

@@ -1,11 +1,13 @@
 //! Showing a request that streams an answer (`send`, the last `tool-result`,
-//! `recover --retry`): text to stdout as it arrives; thoughts, function calls and retry
-//! notices to stderr; with `--json`, one JSON line per event and the result last.
+//! `recover --retry`): the answer (text and function calls) to stdout as it arrives;
+//! thoughts and retry notices to stderr; with `--json`, one JSON line per event and the
+//! result last.
 
 use std::io::IsTerminal;
 use std::time::Duration;
 
 use omni_proto::{Answer, Event, PartContent, Reply, Request, RetryNotice};
+use tokio::time::Instant;
 
 use super::Ctx;
 use crate::error::CtlError;
@@ -19,7 +21,7 @@ fn retry_line(notice: &RetryNotice) -> String {
         notice.attempt,
         notice.max_attempts,
         notice.class,
-        notice.message,
+        notice.message.trim_end().trim_end_matches('.'),
         Duration::from_millis(notice.wait_ms).as_secs_f64()
     );
     if notice.discarded_partial {
@@ -28,12 +30,14 @@ fn retry_line(notice: &RetryNotice) -> String {
     line
 }
 
-/// Sends a request and renders its events as they arrive; returns the final reply.
+/// Sends a request and renders its events as they arrive; returns the final reply. On a
+/// terminal a spinner shows the time since the prompt was stored until the first token.
 pub async fn streamed(ctx: &mut Ctx, request: Request) -> Result<Reply, CtlError> {
     let as_json = ctx.json;
     let err_style = Style::stderr();
     let mut at_line_start = true;
     let mut spinner = Spinner::default();
+    let mut stored_at = Instant::now();
     let result = ctx
         .call(request, |event| {
             spinner.stop();
@@ -48,11 +52,16 @@ pub async fn streamed(ctx: &mut Ctx, request: Request) -> Result<Reply, CtlError
                 }
                 Event::Thought(text) => eprint!("{}", err_style.dim(&text)),
                 Event::FunctionCall(part) => {
+                    // A call is the model's answer, so it goes where the answer goes.
                     if let PartContent::FunctionCall {
                         name, args_json, ..
                     } = part.content
                     {
-                        eprintln!("{}", err_style.bold(&format!("→ {name}({args_json})")));
+                        if !at_line_start {
+                            output::print("\n");
+                        }
+                        output::line(&format!("→ {name}({args_json})"));
+                        at_line_start = true;
                     }
                 }
                 Event::Retrying(notice) => {
@@ -61,9 +70,14 @@ pub async fn streamed(ctx: &mut Ctx, request: Request) -> Result<Reply, CtlError
                         at_line_start = true;
                     }
                     eprintln!("omnictl: {}", err_style.dim(&retry_line(&notice)));
-                    spinner = Spinner::start("retrying", Duration::from_millis(notice.wait_ms));
+                    let wait = Duration::from_millis(notice.wait_ms);
+                    spinner = Spinner::retrying(wait, stored_at);
                 }
-                Event::PromptStored { .. } => {}
+                Event::PromptStored { .. } => {
+                    stored_at = Instant::now();
+                    spinner = Spinner::waiting(stored_at);
+                }
+                Event::BundleData(_) => {}
             }
         })
         .await;

@@ -33,6 +33,7 @@ pub fn event(event: &Event) -> Value {
             "wait_ms": notice.wait_ms,
             "discarded_partial": notice.discarded_partial,
         }),
+        Event::BundleData(piece) => json!({"event": "bundle_data", "bytes": piece.len()}),
     }
 }
 

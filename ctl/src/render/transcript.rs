@@ -42,9 +42,16 @@ fn content_lines(entry: &Entry, detail: Detail) -> Vec<String> {
     lines
 }
 
-/// Renders one entry as lines of text.
+/// Renders one entry as lines of text. A reverted entry is styled as a whole, line by
+/// line: its role label is not coloured, because the colour's reset would also switch the
+/// strike-through off for the rest of the line.
 pub fn entry(entry: &Entry, style: &Style, detail: Detail) -> String {
-    let mut label = format!("#{} {}", entry.id, style.role(entry.role));
+    let role = if entry.reverted {
+        entry.role.as_str().to_string()
+    } else {
+        style.role(entry.role)
+    };
+    let mut label = format!("#{} {role}", entry.id);
     if entry.model.as_ref().is_some_and(|m| m.interrupted) {
         label.push_str(" (interrupted)");
     }
@@ -74,6 +81,11 @@ pub fn history(view: &HistoryView, style: &Style, detail: Detail) -> String {
         format!("#{}", view.head)
     };
     let mut out = style.dim(&format!("session {} · head {head}\n", view.session));
+    if let Some(reason) = &view.damaged {
+        out.push_str(&style.error(&format!(
+            "this session is damaged: {reason}; it is shown as stored and takes no changes\n"
+        )));
+    }
     for item in &view.entries {
         out.push_str(&entry(item, style, detail));
     }
@@ -110,6 +122,7 @@ mod tests {
                 item(1, Role::User, "hello", false),
                 item(2, Role::Model, "line one\nline two", true),
             ],
+            damaged: None,
         };
         let text = history(&view, &Style::new(false), Detail::default());
         assert_eq!(
@@ -119,13 +132,24 @@ mod tests {
     }
 
     #[test]
-    fn colour_strikes_reverted_entries_through() {
+    fn colour_strikes_every_line_of_a_reverted_entry_through_to_its_end() {
         let style = Style::new(true);
         let text = entry(
-            &item(2, Role::Model, "gone", true),
+            &item(2, Role::Model, "gone\nand this too", true),
             &style,
             Detail::default(),
         );
-        assert!(text.starts_with("\x1b[2;9m[ REVERTED ] #2"), "{text:?}");
+        assert_eq!(
+            text,
+            "\x1b[2;9m[ REVERTED ] #2 model: gone\x1b[0m\n\
+             \x1b[2;9m[ REVERTED ]     and this too\x1b[0m\n",
+            "no reset before the end of a line may switch the strike-through off"
+        );
+        let live = entry(
+            &item(1, Role::User, "here", false),
+            &style,
+            Detail::default(),
+        );
+        assert_eq!(live, "#1 \x1b[1;36muser\x1b[0m: here\n");
     }
 }

@@ -100,6 +100,11 @@ pub struct Args {
     #[arg(long, value_name = "S")]
     pub shutdown_grace_secs: Option<f64>,
 
+    /// Free space (MiB) kept on the data directory's file system: writes that would leave
+    /// less are refused cleanly, so the store never runs the disk dry [default: 64]
+    #[arg(long, value_name = "MB")]
+    pub min_free_space_mb: Option<u64>,
+
     /// Rotated api_errors logs kept at most [default: 10]
     #[arg(long, value_name = "N")]
     pub log_max_archives: Option<usize>,

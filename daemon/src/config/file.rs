@@ -68,6 +68,8 @@ pub struct FileConfig {
     pub max_connections: Option<usize>,
     /// `--shutdown-grace-secs`.
     pub shutdown_grace_secs: Option<f64>,
+    /// `--min-free-space-mb`.
+    pub min_free_space_mb: Option<u64>,
     /// Retry policy.
     pub retry: Option<RetrySection>,
     /// Circuit breaker.

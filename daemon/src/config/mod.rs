@@ -20,6 +20,7 @@ pub use key::KeySource;
 use crate::diag::Retention;
 use crate::provider::{DEFAULT_BASE_URL, ProviderConfig, RequestOptions};
 use crate::resilience::RetryPolicy;
+use crate::store::{DEFAULT_MIN_FREE_BYTES, StoreOptions};
 use file::{BreakerSection, LogSection, RetrySection};
 
 /// The model asked when nothing says otherwise.
@@ -56,6 +57,8 @@ pub struct Config {
     pub retention: Retention,
     /// Shutdown drain deadline.
     pub shutdown_grace: Duration,
+    /// How the store guards its disk.
+    pub store: StoreOptions,
 }
 
 /// A positive, finite number of seconds as a duration.
@@ -242,6 +245,12 @@ impl Config {
                     .or(file.shutdown_grace_secs)
                     .unwrap_or(10.0),
             )?,
+            store: StoreOptions {
+                min_free_bytes: args
+                    .min_free_space_mb
+                    .or(file.min_free_space_mb)
+                    .map_or(DEFAULT_MIN_FREE_BYTES, |mb| mb.saturating_mul(1024 * 1024)),
+            },
         })
     }
 
@@ -259,6 +268,7 @@ impl Config {
             stream_idle_timeout_secs: Some(self.provider.idle_timeout.as_secs_f64()),
             max_connections: Some(self.max_connections),
             shutdown_grace_secs: Some(self.shutdown_grace.as_secs_f64()),
+            min_free_space_mb: Some(self.store.min_free_bytes / (1024 * 1024)),
             retry: Some(RetrySection {
                 max_attempts: Some(self.retry.max_attempts),
                 initial_delay_ms: Some(self.retry.initial_delay.as_millis() as u64),
@@ -316,6 +326,7 @@ impl Config {
                 "max_archives": self.retention.max_archives,
                 "retention_days": self.retention.max_age.as_secs() / 86_400,
             },
+            "min_free_space_mb": self.store.min_free_bytes / (1024 * 1024),
             "demo": self.demo,
         })
     }

@@ -3,16 +3,8 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
-
-/// Creates a directory (and parents) readable only by its owner.
-pub fn private_dir(path: &Path) -> io::Result<()> {
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(path)
-}
 
 /// Syncs a directory, so the names of files created or renamed in it are durable.
 pub fn sync_dir(path: &Path) -> io::Result<()> {

@@ -120,7 +120,7 @@ impl Diagnostics {
         let now = SystemTime::now();
         let id = new_id(now);
         let time = humantime::format_rfc3339_millis(now).to_string();
-        files::private_dir(&self.dir)?;
+        crate::private::create_dir(&self.dir)?;
 
         let record = entry::json_record(&id, &time, report, &policy.redactor, &policy.config);
         let day_dir = self
@@ -128,7 +128,7 @@ impl Diagnostics {
             .join("errors")
             .join(&time[..10])
             .join(report.session.to_string());
-        files::private_dir(&day_dir)?;
+        crate::private::create_dir(&day_dir)?;
         let json = serde_json::to_vec_pretty(&record).map_err(std::io::Error::other)?;
         files::write_atomically(&day_dir.join(format!("{id}.json")), &json)?;
         // The new directories' names must be durable too.

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::entry::ErrorRecord;
-use super::{Diagnostics, files, rotate};
+use super::{Diagnostics, rotate};
 
 /// Everything a bug report needs, in one JSON file.
 #[derive(Debug, Serialize)]
@@ -143,14 +143,15 @@ impl Diagnostics {
             .collect()
     }
 
-    /// Assembles a bundle of `records` and a transcript, and writes it durably to `output`.
-    pub fn export(
+    /// Assembles a bundle of `records` and a transcript (secrets redacted): the JSON text,
+    /// and how many records it holds. The daemon never writes it to a file: it travels to
+    /// the client, which writes it with its user's own permissions.
+    pub fn bundle(
         &self,
         session: Option<String>,
         records: Vec<ErrorRecord>,
         transcript: Option<HistoryView>,
-        output: &Path,
-    ) -> io::Result<usize> {
+    ) -> io::Result<(Vec<u8>, usize)> {
         let ids: Vec<String> = records.iter().map(|r| r.id.clone()).collect();
         let policy = self.policy();
         let bundle = Bundle {
@@ -164,16 +165,7 @@ impl Diagnostics {
         };
         let json = serde_json::to_vec_pretty(&bundle).map_err(io::Error::other)?;
         let text = policy.redactor.text(&String::from_utf8_lossy(&json));
-        if let Some(parent) = output.parent() {
-            files::private_dir(parent)?;
-        }
-        files::write_atomically(output, text.as_bytes())?;
-        Ok(ids.len())
-    }
-
-    /// Where bundles go when no output file is given.
-    pub fn default_export_path(&self, name: &str) -> PathBuf {
-        self.dir.join("exports").join(format!("{name}.json"))
+        Ok((text.into_bytes(), ids.len()))
     }
 }
 

@@ -6,7 +6,7 @@
 //! (we probe with a connect: overwriting would steal a running daemon's socket).
 
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
@@ -23,6 +23,9 @@ pub enum BindError {
         .0.display()
     )]
     AlreadyRunning(PathBuf),
+    /// The socket's directory could let another user replace the socket.
+    #[error("refusing to listen: {0}")]
+    UnsafeDir(String),
     /// Something that is not a socket sits at the path.
     #[error("{} exists and is not a socket; refusing to replace it", .0.display())]
     NotASocket(PathBuf),
@@ -73,8 +76,12 @@ pub fn inherited() -> Result<Option<(Listener, Option<PathBuf>)>, BindError> {
     Ok(Some((Listener::from(uds), path)))
 }
 
-/// Fails if a live daemon answers at `path`; removes a stale socket file left by a dead one.
+/// Fails if the socket's directory is unsafe or a live daemon answers at `path`; removes
+/// a stale socket file left by a dead one.
 pub fn reclaim_stale(path: &Path) -> Result<(), BindError> {
+    if let Some(dir) = path.parent().filter(|d| d.is_dir()) {
+        check_socket_dir(dir)?;
+    }
     let metadata = match std::fs::symlink_metadata(path) {
         Ok(metadata) => metadata,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -93,8 +100,30 @@ pub fn reclaim_stale(path: &Path) -> Result<(), BindError> {
     }
 }
 
-/// Creates the socket's directory (0700) if needed, reclaims a stale socket, and binds a
-/// 0600 socket. The listener removes its socket file when dropped.
+/// An existing directory for our socket must be ours and writable by nobody else:
+/// otherwise another user could replace the socket and read every prompt.
+fn check_socket_dir(dir: &Path) -> Result<(), BindError> {
+    if let Some(problem) = omni_proto::unsafe_socket_dir(&dir.join("omnid.sock")) {
+        return Err(BindError::UnsafeDir(problem));
+    }
+    let owner = std::fs::metadata(dir)
+        .map(|m| m.uid())
+        .map_err(io_error(dir))?;
+    let me = rustix::process::geteuid().as_raw();
+    if owner != me {
+        return Err(BindError::UnsafeDir(format!(
+            "the socket's directory {} belongs to uid {owner}, not to omnid's user (uid {me}), \
+             who could replace the socket; use a directory of your own (the default is \
+             $XDG_RUNTIME_DIR/omni)",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Creates the socket's directory (0700) if needed (an existing one must be safe, see
+/// [`reclaim_stale`]), reclaims a stale socket, and binds a 0600 socket. The listener removes its socket
+/// file when dropped.
 pub fn bind(path: &Path) -> Result<Listener, BindError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && !dir.exists()
@@ -151,6 +180,17 @@ mod tests {
         let second = bind(&path).unwrap_err();
         assert!(matches!(second, BindError::AlreadyRunning(_)), "{second}");
         drop(live);
+    }
+
+    #[tokio::test]
+    async fn a_directory_others_can_write_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let shared = dir.path().join("shared");
+        std::fs::create_dir(&shared).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        let err = bind(&shared.join("omnid.sock")).err().unwrap().to_string();
+        assert!(err.contains("writable by other users (mode 1777)"), "{err}");
+        assert!(!shared.join("omnid.sock").exists());
     }
 
     #[test]

@@ -7,16 +7,26 @@ use omni_proto::{ErrorKind, ErrorReply, SessionRef};
 use uuid::Uuid;
 
 use super::actor::{ActorHandle, SessionContext};
-use super::build_tree;
+use super::integrity::{Damaged, build_tree, check_record};
 use super::record::SessionRecord;
-use crate::errors::{reply, store_error};
-use crate::store::Change;
+use crate::errors::{damaged, reply, store_error};
+use crate::store::{Change, StoreError};
 use crate::time::now_ms;
 
-/// All sessions' actors, started lazily.
+/// All sessions' actors, started lazily, and the sessions found damaged.
 pub struct Registry {
     ctx: Arc<SessionContext>,
     actors: Mutex<HashMap<Uuid, ActorHandle>>,
+    damaged: Damaged,
+}
+
+/// Whether a store error means the session's own records are bad (rather than the store
+/// failing as a whole).
+pub fn is_bad_record(error: &StoreError) -> bool {
+    matches!(
+        error,
+        StoreError::Corrupt(_) | StoreError::UnknownFormat { .. }
+    )
 }
 
 impl Registry {
@@ -25,12 +35,39 @@ impl Registry {
         Self {
             ctx,
             actors: Mutex::new(HashMap::new()),
+            damaged: Damaged::default(),
         }
     }
 
     /// The shared context (store, provider, lifecycle).
     pub fn context(&self) -> &SessionContext {
         &self.ctx
+    }
+
+    /// The sessions found damaged so far.
+    pub fn damaged(&self) -> &Damaged {
+        &self.damaged
+    }
+
+    /// Checks every session's record against what is stored (a few lookups each) and
+    /// marks those that disagree; returns the most recently updated healthy session.
+    pub fn scan(&self) -> Result<Option<Uuid>, StoreError> {
+        let mut latest: Option<(u64, Uuid)> = None;
+        for stored in self.ctx.store.sessions()? {
+            let record = match stored.record {
+                Ok(record) => record,
+                Err(error) => {
+                    self.damaged
+                        .mark(stored.id, &format!("its record cannot be read ({error})"));
+                    continue;
+                }
+            };
+            match check_record(&self.ctx.store, &record)? {
+                Some(problem) => self.damaged.mark(record.id, &problem),
+                None => latest = latest.max(Some((record.updated_at_ms, record.id))),
+            }
+        }
+        Ok(latest.map(|(_, id)| id))
     }
 
     /// Creates an empty session (with function declarations, if given), durably, and makes
@@ -73,9 +110,11 @@ impl Registry {
             return Err(reply(ErrorKind::InvalidRequest, "the session id is empty"));
         }
         if let Ok(id) = Uuid::parse_str(text) {
-            return match self.ctx.store.session(&id).map_err(store_error)? {
-                Some(_) => Ok(id),
-                None => Err(unknown()),
+            return match self.ctx.store.session(&id) {
+                Ok(Some(_)) => Ok(id),
+                Ok(None) => Err(unknown()),
+                Err(error) if is_bad_record(&error) => Ok(id),
+                Err(error) => Err(store_error(error)),
             };
         }
         let prefix = text.to_ascii_lowercase();
@@ -85,7 +124,7 @@ impl Registry {
             .sessions()
             .map_err(store_error)?
             .into_iter()
-            .map(|record| record.id)
+            .map(|stored| stored.id)
             .filter(|id| id.to_string().starts_with(&prefix))
             .collect();
         match matches.as_slice() {
@@ -101,22 +140,38 @@ impl Registry {
         }
     }
 
-    /// The actor of a session, started (and its tree loaded) on first use.
+    /// The actor of a session, started (and its tree loaded) on first use. A damaged
+    /// session has none: it takes no changes.
     pub fn actor(&self, id: Uuid) -> Result<ActorHandle, ErrorReply> {
+        if let Some(reason) = self.damaged.get(&id) {
+            return Err(damaged(&id, &reason));
+        }
         let mut actors = self
             .actors
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(handle) = actors.get(&id) {
+        if let Some(handle) = actors.get(&id).filter(|handle| !handle.is_closed()) {
             return Ok(handle.clone());
         }
         let store = &self.ctx.store;
+        let bad = |error: StoreError| {
+            if is_bad_record(&error) {
+                let reason = format!("a record cannot be read ({error})");
+                self.damaged.mark(id, &reason);
+                damaged(&id, &reason)
+            } else {
+                store_error(error)
+            }
+        };
         let record = store
             .session(&id)
-            .map_err(store_error)?
+            .map_err(&bad)?
             .ok_or_else(|| reply(ErrorKind::NotFound, format!("session {id} does not exist")))?;
-        let nodes = store.nodes(&id).map_err(store_error)?;
-        let tree = build_tree(&record, &nodes)?;
+        let nodes = store.nodes(&id).map_err(&bad)?;
+        let tree = build_tree(&record, &nodes).map_err(|reason| {
+            self.damaged.mark(id, &reason);
+            damaged(&id, &reason)
+        })?;
         let handle = ActorHandle::spawn(self.ctx.clone(), record, tree);
         actors.insert(id, handle.clone());
         Ok(handle)

@@ -3,8 +3,9 @@
 
 use omni_proto::{Branch, BranchList, Entry, HistoryView, SessionSummary};
 
+use super::integrity::stored_path;
 use super::record::{NodeRecord, SessionRecord};
-use super::tree::Tree;
+use super::tree::{NodeId, Tree};
 
 /// The first line of some text, at most `max` characters (an ellipsis marks a cut).
 pub fn first_line(text: &str, max: usize) -> String {
@@ -70,6 +71,35 @@ pub fn history(
         session: record.id.to_string(),
         head: tree.head(),
         entries,
+        damaged: None,
+    }
+}
+
+/// The transcript of a damaged session, as stored: entries off the path that the stored
+/// parent links lead along from `head` are marked reverted (every entry when the head is
+/// unknown).
+pub fn damaged_history(
+    id: &uuid::Uuid,
+    head: Option<NodeId>,
+    nodes: Vec<NodeRecord>,
+    reason: &str,
+    active_only: bool,
+) -> HistoryView {
+    let on_path = head
+        .map(|head| stored_path(&nodes, head))
+        .unwrap_or_default();
+    let entries = nodes
+        .into_iter()
+        .filter_map(|node| {
+            let reverted = !on_path.contains(&node.id);
+            (!active_only || !reverted).then(|| entry(node, reverted))
+        })
+        .collect();
+    HistoryView {
+        session: id.to_string(),
+        head: head.unwrap_or(0),
+        entries,
+        damaged: Some(reason.to_string()),
     }
 }
 
@@ -97,7 +127,12 @@ pub fn branches(record: &SessionRecord, tree: &Tree, nodes: &[NodeRecord]) -> Br
 }
 
 /// One line of the session list; `head` is the head's node (for pending function calls).
-pub fn summary(record: &SessionRecord, current: bool, head: Option<&NodeRecord>) -> SessionSummary {
+pub fn summary(
+    record: &SessionRecord,
+    current: bool,
+    head: Option<&NodeRecord>,
+    damaged: Option<String>,
+) -> SessionSummary {
     SessionSummary {
         id: record.id.to_string(),
         title: record.title.clone(),
@@ -111,6 +146,26 @@ pub fn summary(record: &SessionRecord, current: bool, head: Option<&NodeRecord>)
         needs_recovery: record.needs_recovery.as_ref().map(|r| r.reason.clone()),
         pending_calls: super::calls::pending_calls(record, head),
         has_tools: record.tools_json.is_some(),
+        damaged,
+    }
+}
+
+/// The line of a session whose record cannot be read at all.
+pub fn unreadable_summary(id: &uuid::Uuid, reason: &str) -> SessionSummary {
+    SessionSummary {
+        id: id.to_string(),
+        title: String::new(),
+        created_at_ms: 0,
+        updated_at_ms: 0,
+        nodes: 0,
+        head: 0,
+        current: false,
+        consecutive_failures: 0,
+        suspended: false,
+        needs_recovery: None,
+        pending_calls: Vec::new(),
+        has_tools: false,
+        damaged: Some(reason.to_string()),
     }
 }
 

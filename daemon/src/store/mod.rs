@@ -9,68 +9,40 @@
 //! | `moves`    | session id ‖ move seq (u64 BE)     | [`MoveRecord`]    |
 //!
 //! Big-endian numbers keep each session's nodes and moves in order under its prefix. Every
-//! value starts with a format-version byte. A change (a node, the move that points the head
-//! at it, and the session record) is written in one transaction; [`Store::commit`] returns
-//! only once it is durable.
+//! value starts with a format-version byte; sled's default tree holds the store's marker
+//! (see `open.rs`). A change (a node, the move that points the head at it, and the session
+//! record) is written in one transaction; [`Store::commit`] returns only once it is
+//! durable. A write that would leave the disk nearly full is refused before sled sees it
+//! (see `space.rs`), and a write sled fails makes the store open itself again (see
+//! `handles.rs`), so a full disk never breaks reads and never needs a restart.
 
 mod codec;
 mod disk_sync;
+mod error;
 mod group_sync;
+mod handles;
+mod health;
 mod legacy;
+mod open;
+mod sled_file;
+mod space;
 
-use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use sled::Transactional;
 use sled::transaction::TransactionError;
 use uuid::Uuid;
 
-use disk_sync::DiskSync;
-use group_sync::GroupSync;
+use handles::{Db, Reopenable};
+use health::Health;
+
+pub use error::StoreError;
+pub use health::Failing;
+pub use open::STORE_FORMAT;
 
 use crate::session::record::{MoveRecord, NodeRecord, SessionRecord};
 use crate::session::tree::NodeId;
-
-/// Why the store failed.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// Another process (another omnid) has the database open.
-    #[error(
-        "the data directory {} is in use by another omnid; stop it or pass a different --data-dir",
-        .0.display()
-    )]
-    Locked(PathBuf),
-    /// The database could not be opened.
-    #[error("cannot open the store in {}: {source}", path.display())]
-    Open {
-        /// The data directory.
-        path: PathBuf,
-        /// What sled said.
-        source: sled::Error,
-    },
-    /// A read or write failed.
-    #[error("store error: {0}")]
-    Sled(#[from] sled::Error),
-    /// A change was applied but could not be made durable (disk full, I/O error).
-    #[error("could not flush the store to disk: {0}")]
-    Sync(io::Error),
-    /// A value could not be decoded.
-    #[error("corrupt store record: {0}")]
-    Corrupt(String),
-    /// A value was written by a newer (or unknown) omnid.
-    #[error(
-        "{what} was written in store format version {version}, which this omnid \
-         (format {current}) cannot read; upgrade omnid"
-    )]
-    UnknownFormat {
-        /// What was being read.
-        what: String,
-        /// The version byte found.
-        version: u8,
-        /// The newest version this build writes.
-        current: u8,
-    },
-}
 
 /// Format of session records: 2 added the failure count and suspension, 3 tools and
 /// recovery. Older ones are migrated when read.
@@ -112,13 +84,40 @@ pub struct Change<'a> {
     pub mv: Option<&'a MoveRecord>,
 }
 
+/// A session record as stored: decoded, or why it cannot be.
+#[derive(Debug)]
+pub struct StoredSession {
+    /// The session's id (its key).
+    pub id: Uuid,
+    /// The record.
+    pub record: Result<SessionRecord, StoreError>,
+}
+
+/// How the store behaves.
+#[derive(Debug, Clone)]
+pub struct StoreOptions {
+    /// Writes that would leave less than this free on the data directory's file system
+    /// are refused.
+    pub min_free_bytes: u64,
+}
+
+/// The default free-space reserve: room for sled to compact and snapshot.
+pub const DEFAULT_MIN_FREE_BYTES: u64 = 64 * 1024 * 1024;
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            min_free_bytes: DEFAULT_MIN_FREE_BYTES,
+        }
+    }
+}
+
 /// The sled database and the durability machinery around it.
 pub struct Store {
-    db: sled::Db,
-    sessions: sled::Tree,
-    nodes: sled::Tree,
-    moves: sled::Tree,
-    syncer: GroupSync,
+    dir: PathBuf,
+    options: StoreOptions,
+    db: Reopenable,
+    health: Health,
 }
 
 fn child_key(session: &Uuid, number: u64) -> [u8; 24] {
@@ -128,36 +127,34 @@ fn child_key(session: &Uuid, number: u64) -> [u8; 24] {
     key
 }
 
+fn key_number(key: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(key.get(16..24)?.try_into().ok()?))
+}
+
 impl Store {
+    /// Opens (or creates) the store in `dir` with the default options.
+    pub fn open(dir: &Path) -> Result<Self, StoreError> {
+        Self::open_with(dir, StoreOptions::default())
+    }
+
     /// Opens (or creates) the store in `dir`. [`Store::commit`] and [`Store::sync`] need a
     /// tokio runtime (the sync runs on its blocking pool).
-    pub fn open(dir: &Path) -> Result<Self, StoreError> {
-        std::fs::create_dir_all(dir).map_err(|e| StoreError::Open {
-            path: dir.to_path_buf(),
-            source: e.into(),
-        })?;
-        let db = sled::Config::new().path(dir).open().map_err(|source| {
-            if source.to_string().contains("could not acquire lock") {
-                StoreError::Locked(dir.to_path_buf())
-            } else {
-                StoreError::Open {
-                    path: dir.to_path_buf(),
-                    source,
-                }
-            }
-        })?;
-        let sessions = db.open_tree("sessions")?;
-        let nodes = db.open_tree("nodes")?;
-        let moves = db.open_tree("moves")?;
-        let disk = DiskSync::new(db.clone(), dir).map_err(StoreError::Sync)?;
-        let syncer = GroupSync::new(move || disk.sync());
+    pub fn open_with(dir: &Path, options: StoreOptions) -> Result<Self, StoreError> {
         Ok(Self {
-            db,
-            sessions,
-            nodes,
-            moves,
-            syncer,
+            dir: dir.to_path_buf(),
+            options,
+            db: Reopenable::open(dir)?,
+            health: Health::default(),
         })
+    }
+
+    /// Notes a failure (and retires the database if sled failed); passes it on.
+    fn failed(&self, db: &Arc<Db>, error: StoreError) -> StoreError {
+        self.health.failed(error.to_string(), false);
+        if error.breaks_the_database() {
+            self.db.retire(db);
+        }
+        error
     }
 
     /// Applies a change in one transaction and waits until it is durable.
@@ -179,7 +176,18 @@ impl Store {
             .mv
             .map(|m| Ok::<_, StoreError>((child_key(&id, m.seq), codec::encode(m, MOVE_FORMAT)?)))
             .transpose()?;
-        (&self.sessions, &self.nodes, &self.moves)
+        let size = session_value.len() + node.as_ref().map_or(0, |n| n.1.len());
+        if let Err(free) = space::check(&self.dir, self.options.min_free_bytes, size as u64) {
+            let error = StoreError::DiskFull {
+                dir: self.dir.clone(),
+                free,
+                reserve: self.options.min_free_bytes,
+            };
+            self.health.failed(error.to_string(), true);
+            return Err(error);
+        }
+        let db = self.db.get()?;
+        (&db.sessions, &db.nodes, &db.moves)
             .transaction(|(sessions, nodes, moves)| {
                 sessions.insert(&id.as_bytes()[..], &session_value[..])?;
                 if let Some((key, value)) = &node {
@@ -191,55 +199,104 @@ impl Store {
                 Ok(())
             })
             .map_err(|e: TransactionError<()>| match e {
-                TransactionError::Storage(e) => StoreError::Sled(e),
+                TransactionError::Storage(e) => self.failed(&db, StoreError::Sled(e)),
                 TransactionError::Abort(()) => StoreError::Corrupt("transaction aborted".into()),
             })
     }
 
     /// Waits until every change applied so far is durable (shared with concurrent callers).
     pub async fn sync(&self) -> Result<(), StoreError> {
-        self.syncer.sync().await.map_err(StoreError::Sync)
+        let db = self.db.get()?;
+        match db.syncer.sync().await {
+            Ok(()) => {
+                self.health.recovered();
+                Ok(())
+            }
+            Err(error) => Err(self.failed(&db, StoreError::Sync(error))),
+        }
     }
 
     /// How many syncs have run since the store was opened.
     pub fn sync_runs(&self) -> u64 {
-        self.syncer.runs()
+        self.db.sync_runs()
+    }
+
+    /// Whether writes fail now, since when and why. A refusal for lack of space ends as
+    /// soon as there is space again.
+    pub fn health(&self) -> Option<Failing> {
+        let failing = self.health.get()?;
+        if failing.disk_full && space::check(&self.dir, self.options.min_free_bytes, 0).is_ok() {
+            self.health.recovered();
+            return None;
+        }
+        Some(failing)
     }
 
     /// A session's record.
     pub fn session(&self, id: &Uuid) -> Result<Option<SessionRecord>, StoreError> {
-        self.sessions
+        self.db
+            .get()?
+            .sessions
             .get(id.as_bytes())?
             .map(|v| decode_session(&v))
             .transpose()
     }
 
-    /// Every session's record, in key order.
-    pub fn sessions(&self) -> Result<Vec<SessionRecord>, StoreError> {
-        self.sessions
-            .iter()
-            .values()
-            .map(|v| decode_session(&v?))
-            .collect()
+    /// Every session's record (or why it cannot be read), in key order.
+    pub fn sessions(&self) -> Result<Vec<StoredSession>, StoreError> {
+        let mut found = Vec::new();
+        for item in self.db.get()?.sessions.iter() {
+            let (key, value) = item?;
+            match Uuid::from_slice(&key) {
+                Ok(id) => found.push(StoredSession {
+                    id,
+                    record: decode_session(&value),
+                }),
+                Err(_) => tracing::warn!(key = ?key, "a session key that is not an id; ignored"),
+            }
+        }
+        Ok(found)
     }
 
     /// How many sessions exist.
     pub fn session_count(&self) -> usize {
-        self.sessions.len()
+        self.db.get().map_or(0, |db| db.sessions.len())
     }
 
     /// Every node of a session, in creation order.
     pub fn nodes(&self, session: &Uuid) -> Result<Vec<NodeRecord>, StoreError> {
-        self.nodes
+        self.db
+            .get()?
+            .nodes
             .scan_prefix(session.as_bytes())
             .values()
             .map(|v| codec::decode(&v?, "node", NODE_FORMAT))
             .collect()
     }
 
+    /// Every node of a session that can be read, and what is wrong with those that
+    /// cannot: how a damaged session is still shown.
+    pub fn readable_nodes(
+        &self,
+        session: &Uuid,
+    ) -> Result<(Vec<NodeRecord>, Vec<String>), StoreError> {
+        let (mut nodes, mut problems) = (Vec::new(), Vec::new());
+        for item in self.db.get()?.nodes.scan_prefix(session.as_bytes()) {
+            let (key, value) = item?;
+            match codec::decode(&value, "node", NODE_FORMAT) {
+                Ok(node) => nodes.push(node),
+                Err(error) => problems.push(format!(
+                    "node {}: {error}",
+                    key_number(&key).unwrap_or_default()
+                )),
+            }
+        }
+        Ok((nodes, problems))
+    }
+
     /// One node of a session; a missing node is corruption (the tree said it exists).
     pub fn node(&self, session: &Uuid, id: NodeId) -> Result<NodeRecord, StoreError> {
-        match self.nodes.get(child_key(session, id))? {
+        match self.db.get()?.nodes.get(child_key(session, id))? {
             Some(value) => codec::decode(&value, "node", NODE_FORMAT),
             None => Err(StoreError::Corrupt(format!(
                 "node {id} of session {session} is missing"
@@ -247,9 +304,27 @@ impl Store {
         }
     }
 
+    /// The highest node number and move number stored for a session (0 when none), read
+    /// without scanning.
+    pub fn last_keys(&self, session: &Uuid) -> Result<(u64, u64), StoreError> {
+        let db = self.db.get()?;
+        let last = |tree: &sled::Tree| -> Result<u64, StoreError> {
+            Ok(tree
+                .scan_prefix(session.as_bytes())
+                .keys()
+                .next_back()
+                .transpose()?
+                .and_then(|key| key_number(&key))
+                .unwrap_or(0))
+        };
+        Ok((last(&db.nodes)?, last(&db.moves)?))
+    }
+
     /// One move of a session's log.
     pub fn move_record(&self, session: &Uuid, seq: u64) -> Result<Option<MoveRecord>, StoreError> {
-        self.moves
+        self.db
+            .get()?
+            .moves
             .get(child_key(session, seq))?
             .map(|v| decode_move(&v))
             .transpose()
@@ -257,7 +332,11 @@ impl Store {
 
     /// Bytes the database occupies on disk.
     pub fn size_on_disk(&self) -> u64 {
-        self.db.size_on_disk().unwrap_or(0)
+        self.db
+            .get()
+            .ok()
+            .and_then(|db| db.db.size_on_disk().ok())
+            .unwrap_or(0)
     }
 }
 

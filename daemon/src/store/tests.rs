@@ -51,7 +51,9 @@ async fn a_committed_change_is_there_after_reopening() {
     }
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(store.session(&record.id).unwrap(), Some(record.clone()));
-    assert_eq!(store.sessions().unwrap(), vec![record.clone()]);
+    let all = store.sessions().unwrap();
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].record.as_ref().unwrap(), &record);
     assert_eq!(store.nodes(&record.id).unwrap(), nodes.to_vec());
     assert_eq!(store.node(&record.id, 2).unwrap().text(), big);
     let mv = store.move_record(&record.id, 2).unwrap().unwrap();
@@ -157,4 +159,127 @@ fn format_1_and_2_session_records_are_migrated_when_read() {
             ..
         })
     ));
+}
+
+fn expect_not_omni(dir: &std::path::Path) -> String {
+    match Store::open(dir) {
+        Err(error @ StoreError::NotOmni { .. }) => error.to_string(),
+        Err(other) => panic!("expected NotOmni, got {other}"),
+        Ok(_) => panic!("a store that is not an Omni store must not open"),
+    }
+}
+
+#[test]
+fn a_json_or_random_db_is_refused_and_left_as_it_was() {
+    for junk in [b"{\"sessions\": []}\n".to_vec(), vec![0xa5; 100_000]] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("db"), &junk).unwrap();
+        let message = expect_not_omni(dir.path());
+        assert!(message.contains("is not an Omni store"), "{message}");
+        assert!(message.contains("Nothing in it was changed"), "{message}");
+        assert!(
+            std::fs::read(dir.path().join("db")).unwrap() == junk,
+            "db changed"
+        );
+
+        // The same junk beside sled's own `conf`: sled cannot read it.
+        let with_conf = tempfile::tempdir().unwrap();
+        drop(Store::open(with_conf.path()).unwrap());
+        std::fs::write(with_conf.path().join("db"), &junk).unwrap();
+        expect_not_omni(with_conf.path());
+        assert!(
+            std::fs::read(with_conf.path().join("db")).unwrap() == junk,
+            "db changed"
+        );
+    }
+}
+
+#[test]
+fn a_sled_database_of_another_program_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let other = sled::open(dir.path()).unwrap();
+        other.insert(b"their", b"data").unwrap();
+        other.flush().unwrap();
+    }
+    let message = expect_not_omni(dir.path());
+    assert!(message.contains("without Omni's store marker"), "{message}");
+    let other = sled::open(dir.path()).unwrap();
+    assert_eq!(other.get(b"their").unwrap().as_deref(), Some(&b"data"[..]));
+    assert!(
+        other.get(b"omni-store").unwrap().is_none(),
+        "nothing written"
+    );
+}
+
+#[tokio::test]
+async fn a_store_from_before_markers_is_recognised_and_marked() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = SessionRecord::new(Uuid::new_v4(), 1);
+    {
+        // What an older omnid left: its three trees, no marker.
+        let old = sled::open(dir.path()).unwrap();
+        let sessions = old.open_tree("sessions").unwrap();
+        sessions
+            .insert(
+                record.id.as_bytes(),
+                codec::encode(&record, SESSION_FORMAT).unwrap(),
+            )
+            .unwrap();
+        old.open_tree("nodes").unwrap();
+        old.open_tree("moves").unwrap();
+        old.flush().unwrap();
+    }
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.session(&record.id).unwrap(), Some(record));
+    drop(store);
+    let marked = sled::open(dir.path()).unwrap();
+    let marker = marked.get(b"omni-store").unwrap().unwrap();
+    assert!(String::from_utf8_lossy(&marker).contains("\"format\":1"));
+}
+
+#[test]
+fn a_store_of_a_newer_format_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(Store::open(dir.path()).unwrap());
+    {
+        let db = sled::open(dir.path()).unwrap();
+        db.insert(
+            b"omni-store",
+            &br#"{"store":"omni","format":99,"created_by":"omnid 9.0.0"}"#[..],
+        )
+        .unwrap();
+        db.flush().unwrap();
+    }
+    let message = match Store::open(dir.path()) {
+        Err(error) => error.to_string(),
+        Ok(_) => panic!("a newer format must not open"),
+    };
+    assert!(
+        message.contains("store format 99 by omnid 9.0.0"),
+        "{message}"
+    );
+    assert!(message.contains("upgrade omnid"), "{message}");
+}
+
+#[test]
+fn the_data_directory_and_its_files_are_private_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("data");
+    drop(Store::open(&dir).unwrap());
+    // As an older omnid under umask 022 would have left them.
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let mode = if path.is_dir() { 0o755 } else { 0o644 };
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    drop(Store::open(&dir).unwrap());
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir), 0o700);
+    for name in ["db", "conf"] {
+        assert_eq!(mode(&dir.join(name)), 0o600, "{name}");
+    }
+    assert_eq!(mode(&dir.join("blobs")), 0o700);
 }

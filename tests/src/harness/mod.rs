@@ -340,9 +340,10 @@ impl Omni {
         self.ctl_with_stdin(args, None)
     }
 
-    /// Runs `omnictl` with the given standard input.
+    /// Runs `omnictl` with the given standard input, in this daemon's temporary directory.
     pub fn ctl_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> CtlOutput {
         let mut child = Command::new(omnictl_bin())
+            .current_dir(self.dir())
             .arg("--socket")
             .arg(&self.socket)
             .args(args)

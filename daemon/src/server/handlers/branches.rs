@@ -2,11 +2,18 @@
 
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
-use super::sessions::load;
+use super::sessions::{Loaded, load};
+use crate::errors::damaged;
 use crate::session::views;
 use crate::state::Daemon;
 
 pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {
-    let (record, tree, nodes) = load(daemon, session)?;
-    Ok(Reply::Branches(views::branches(&record, &tree, &nodes)))
+    match load(daemon, session)? {
+        Loaded::Whole {
+            record,
+            tree,
+            nodes,
+        } => Ok(Reply::Branches(views::branches(&record, &tree, &nodes))),
+        Loaded::Damaged { id, reason, .. } => Err(damaged(&id, &reason)),
+    }
 }

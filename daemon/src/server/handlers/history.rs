@@ -3,7 +3,6 @@
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
 use super::sessions::load;
-use crate::session::views;
 use crate::state::Daemon;
 
 pub fn handle(
@@ -11,11 +10,5 @@ pub fn handle(
     session: &SessionRef,
     active_only: bool,
 ) -> Result<Reply, ErrorReply> {
-    let (record, tree, nodes) = load(daemon, session)?;
-    Ok(Reply::History(views::history(
-        &record,
-        &tree,
-        nodes,
-        active_only,
-    )))
+    Ok(Reply::History(load(daemon, session)?.history(active_only)))
 }

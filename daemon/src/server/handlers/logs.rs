@@ -1,13 +1,14 @@
 //! `ListErrors`, `ExportLogs`, `LogPath`: reading the diagnostic records back.
 
-use std::path::PathBuf;
-
-use omni_proto::{ErrorKind, ErrorReply, Reply, SessionRef};
+use omni_proto::{ErrorKind, ErrorReply, Event, Reply, SessionRef};
 
 use super::sessions::load;
 use crate::errors::reply;
-use crate::session::views;
+use crate::server::connection::Responder;
 use crate::state::Daemon;
+
+/// The size of each piece a bundle travels in (well under the frame limit).
+const PIECE: usize = 1024 * 1024;
 
 pub fn list(daemon: &Daemon, session: Option<&SessionRef>) -> Result<Reply, ErrorReply> {
     let session = session
@@ -25,67 +26,52 @@ pub fn path(daemon: &Daemon) -> Reply {
     }
 }
 
+/// Builds the bundle and sends it to the client in pieces; the client writes it. The
+/// daemon writes nothing, anywhere.
 pub async fn export(
     daemon: &Daemon,
     session: Option<&SessionRef>,
     error: Option<&str>,
-    output: Option<&str>,
+    responder: &mut Responder<'_>,
 ) -> Result<Reply, ErrorReply> {
     let diag = daemon.sessions.context().diag.clone();
     // Which records, and which session's transcript.
-    let (session, records) = match error {
+    let (session_id, records) = match error {
         Some(id) => {
             let record = diag.find(id).map_err(|m| reply(ErrorKind::NotFound, m))?;
-            (SessionRef::Id(record.session.clone()), vec![record])
+            (record.session.clone(), vec![record])
         }
         None => {
             let session = session.cloned().unwrap_or(SessionRef::Current);
             let id = daemon.sessions.resolve(&session)?.to_string();
             let records = diag.records(Some(&id));
-            (SessionRef::Id(id), records)
+            (id, records)
         }
     };
-    let transcript = load(daemon, &session)
+    let transcript = load(daemon, &SessionRef::Id(session_id.clone()))
         .ok()
-        .map(|(record, tree, nodes)| views::history(&record, &tree, nodes, false));
-    let session_id = match &session {
-        SessionRef::Id(id) => Some(id.clone()),
-        SessionRef::Current => None,
-    };
-    let path = match output {
-        Some(path) => PathBuf::from(path),
-        None => {
-            let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-                .to_string()
-                .replace(['-', ':'], "");
-            let short: String = session_id
-                .clone()
-                .unwrap_or_default()
-                .chars()
-                .take(8)
-                .collect();
-            diag.default_export_path(&format!("omni-bundle-{short}-{stamp}"))
-        }
-    };
-    if path.is_relative() {
-        return Err(reply(
-            ErrorKind::InvalidRequest,
-            format!("the bundle path {} must be absolute", path.display()),
-        ));
-    }
-    let target = path.clone();
-    let written =
-        tokio::task::spawn_blocking(move || diag.export(session_id, records, transcript, &target))
+        .map(|loaded| loaded.history(false));
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .replace(['-', ':'], "");
+    let short: String = session_id.chars().take(8).collect();
+    let name = format!("omni-bundle-{short}-{stamp}.json");
+    let built =
+        tokio::task::spawn_blocking(move || diag.bundle(Some(session_id), records, transcript))
             .await
             .map_err(|e| reply(ErrorKind::Internal, format!("the export failed: {e}")))?;
-    let errors = written.map_err(|e| {
+    let (bytes, errors) = built.map_err(|e| {
         reply(
             ErrorKind::Internal,
-            format!("omnid cannot write the bundle to {}: {e}", path.display()),
+            format!("omnid cannot assemble the bundle: {e}"),
         )
     })?;
-    Ok(Reply::Exported {
-        path: path.display().to_string(),
+    for piece in bytes.chunks(PIECE) {
+        responder.event(Event::BundleData(piece.to_vec())).await;
+    }
+    Ok(Reply::Bundle {
+        name,
         errors: errors as u32,
+        bytes: bytes.len() as u64,
     })
 }

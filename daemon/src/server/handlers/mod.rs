@@ -54,18 +54,8 @@ pub async fn dispatch(
         }
         Request::Session { session } => session::handle(daemon, &session),
         Request::ListErrors { session } => logs::list(daemon, session.as_ref()),
-        Request::ExportLogs {
-            session,
-            error,
-            output,
-        } => {
-            logs::export(
-                daemon,
-                session.as_ref(),
-                error.as_deref(),
-                output.as_deref(),
-            )
-            .await
+        Request::ExportLogs { session, error } => {
+            logs::export(daemon, session.as_ref(), error.as_deref(), responder).await
         }
         Request::LogPath => Ok(logs::path(daemon)),
         Request::Replay { error } => replay::handle(daemon, &error).await,

@@ -10,9 +10,11 @@ pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply
     let record = record(daemon, session)?;
     let current = daemon.sessions.context().current.get() == Some(record.id);
     let head = head_node(daemon, &record)?;
+    let damaged = daemon.sessions.damaged().get(&record.id);
     Ok(Reply::Session(views::summary(
         &record,
         current,
         head.as_ref(),
+        damaged,
     )))
 }

@@ -1,28 +1,36 @@
-//! `Sessions`: every session, newest first; and the shared reads of one session.
+//! `Sessions`: every session, newest first; and the shared reads of one session, which
+//! show a damaged session as it is stored rather than failing.
 
-use omni_proto::{ErrorKind, ErrorReply, Reply, SessionRef};
+use omni_proto::{ErrorKind, ErrorReply, Reply, SessionRef, SessionSummary};
+use uuid::Uuid;
 
 use crate::errors::{reply, store_error};
 use crate::session::record::{NodeRecord, SessionRecord};
-use crate::session::tree::Tree;
+use crate::session::registry::is_bad_record;
+use crate::session::tree::{NodeId, Tree};
 use crate::session::{build_tree, views};
 use crate::state::Daemon;
 
 pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
     let current = daemon.sessions.context().current.get();
-    let mut records = daemon.store.sessions().map_err(store_error)?;
-    records.sort_by(|a, b| b.created_at_ms.cmp(&a.created_at_ms).then(b.id.cmp(&a.id)));
-    let summaries = records
-        .iter()
-        .map(|record| {
-            let head = head_node(daemon, record)?;
-            Ok(views::summary(
-                record,
-                Some(record.id) == current,
-                head.as_ref(),
-            ))
-        })
-        .collect::<Result<_, ErrorReply>>()?;
+    let damaged = daemon.sessions.damaged();
+    let mut summaries: Vec<SessionSummary> = Vec::new();
+    for stored in daemon.store.sessions().map_err(store_error)? {
+        let summary = match stored.record {
+            Ok(record) => {
+                let head = head_node(daemon, &record).ok().flatten();
+                let is_current = Some(record.id) == current;
+                views::summary(&record, is_current, head.as_ref(), damaged.get(&record.id))
+            }
+            Err(error) => {
+                let reason = format!("its record cannot be read ({error})");
+                damaged.mark(stored.id, &reason);
+                views::unreadable_summary(&stored.id, &reason)
+            }
+        };
+        summaries.push(summary);
+    }
+    summaries.sort_by(|a, b| b.created_at_ms.cmp(&a.created_at_ms).then(b.id.cmp(&a.id)));
     Ok(Reply::Sessions(summaries))
 }
 
@@ -51,16 +59,92 @@ pub fn head_node(
         .map_err(store_error)
 }
 
+/// What a read of one session found.
+pub enum Loaded {
+    /// A consistent snapshot.
+    Whole {
+        record: Box<SessionRecord>,
+        tree: Tree,
+        nodes: Vec<NodeRecord>,
+    },
+    /// A damaged session, as far as it can be read.
+    Damaged {
+        id: Uuid,
+        head: Option<NodeId>,
+        nodes: Vec<NodeRecord>,
+        reason: String,
+    },
+}
+
+impl Loaded {
+    /// The transcript.
+    pub fn history(self, active_only: bool) -> omni_proto::HistoryView {
+        match self {
+            Loaded::Whole {
+                record,
+                tree,
+                nodes,
+            } => views::history(&record, &tree, nodes, active_only),
+            Loaded::Damaged {
+                id,
+                head,
+                nodes,
+                reason,
+            } => views::damaged_history(&id, head, nodes, &reason, active_only),
+        }
+    }
+}
+
 /// Reads a session's record, tree and nodes straight from the store. The record is read
 /// first: nodes committed after it (by a concurrent send) are left out, so the view is a
-/// consistent snapshot.
-pub fn load(
-    daemon: &Daemon,
-    session: &SessionRef,
-) -> Result<(SessionRecord, Tree, Vec<NodeRecord>), ErrorReply> {
-    let record = record(daemon, session)?;
-    let mut nodes = daemon.store.nodes(&record.id).map_err(store_error)?;
+/// consistent snapshot. A session whose records disagree is marked damaged and read as
+/// it is stored.
+pub fn load(daemon: &Daemon, session: &SessionRef) -> Result<Loaded, ErrorReply> {
+    let id = daemon.sessions.resolve(session)?;
+    let damaged = daemon.sessions.damaged();
+    let as_stored = |head: Option<NodeId>, reason: String| {
+        damaged.mark(id, &reason);
+        let (nodes, _) = daemon.store.readable_nodes(&id).map_err(store_error)?;
+        Ok(Loaded::Damaged {
+            id,
+            head,
+            nodes,
+            reason: damaged.get(&id).unwrap_or(reason),
+        })
+    };
+    let record = match daemon.store.session(&id) {
+        Ok(Some(record)) => record,
+        Ok(None) => {
+            return Err(reply(
+                ErrorKind::NotFound,
+                format!("session {id} does not exist"),
+            ));
+        }
+        Err(error) if is_bad_record(&error) => {
+            return as_stored(None, format!("its record cannot be read ({error})"));
+        }
+        Err(error) => return Err(store_error(error)),
+    };
+    let mut nodes = match daemon.store.nodes(&id) {
+        Ok(nodes) => nodes,
+        Err(error) if is_bad_record(&error) => {
+            return as_stored(
+                Some(record.head),
+                format!("a node cannot be read ({error})"),
+            );
+        }
+        Err(error) => return Err(store_error(error)),
+    };
     nodes.truncate(record.nodes as usize);
-    let tree = build_tree(&record, &nodes)?;
-    Ok((record, tree, nodes))
+    if let Some(reason) = damaged.get(&id) {
+        return as_stored(Some(record.head), reason);
+    }
+    match build_tree(&record, &nodes) {
+        Ok(tree) => Ok(Loaded::Whole {
+            record: Box::new(record),
+            tree,
+            nodes,
+        }),
+        Err(reason) => as_stored(Some(record.head), reason),
+    }
 }

@@ -2,7 +2,9 @@
 
 use std::sync::atomic::Ordering;
 
-use omni_proto::{DaemonStatus, ErrorReply, PROTOCOL_VERSION, Reply};
+use omni_proto::{
+    DaemonStatus, DamagedSession, ErrorReply, HealthState, PROTOCOL_VERSION, Reply, StoreHealth,
+};
 
 use crate::state::Daemon;
 
@@ -10,7 +12,7 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
     let config = &daemon.config;
     let ctx = daemon.sessions.context();
     let live = ctx.live.get();
-    Ok(Reply::Status(DaemonStatus {
+    Ok(Reply::Status(Box::new(DaemonStatus {
         version: env!("CARGO_PKG_VERSION").to_string(),
         protocol_version: PROTOCOL_VERSION,
         pid: std::process::id(),
@@ -29,5 +31,27 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
         config_file: config.file.as_ref().map(|p| p.display().to_string()),
         config_reloads: daemon.reloads.load(Ordering::Relaxed),
         config_reload_failures: daemon.reload_failures.load(Ordering::Relaxed),
-    }))
+        store_health: match daemon.store.health() {
+            None => StoreHealth {
+                state: HealthState::Ok,
+                since_ms: None,
+                reason: None,
+            },
+            Some(failing) => StoreHealth {
+                state: HealthState::Failing,
+                since_ms: Some(failing.since_ms),
+                reason: Some(failing.reason),
+            },
+        },
+        damaged_sessions: daemon
+            .sessions
+            .damaged()
+            .all()
+            .into_iter()
+            .map(|(id, reason)| DamagedSession {
+                id: id.to_string(),
+                reason,
+            })
+            .collect(),
+    })))
 }

@@ -6,7 +6,7 @@
 use omni_proto::{ErrorKind, ErrorReply};
 
 use super::Actor;
-use crate::errors::reply;
+use crate::errors::{reply, then};
 use crate::session::record::Suspension;
 use crate::time::now_ms;
 
@@ -50,22 +50,28 @@ impl Actor {
             .await;
         if let Err(error) = committed {
             return reply(
-                ErrorKind::Internal,
-                format!("{failure}. {saved}. Also: {error}"),
+                ErrorKind::Storage,
+                then(
+                    &then(failure, saved),
+                    &format!("Also: {}", error.reply("the failure count").message),
+                ),
             );
         }
         if suspend {
             tracing::warn!(session = %self.record.id, failures, "session suspended");
             reply(
                 ErrorKind::Suspended,
-                format!("{failure}. {saved}. {}", suspended_message(&self.record.id)),
+                then(&then(failure, saved), &suspended_message(&self.record.id)),
             )
         } else {
             reply(
                 ErrorKind::UpstreamFailure,
-                format!(
-                    "{failure}. {saved} ({failures} of {SUSPEND_AFTER} failures in a row \
-                     before the session is suspended)"
+                then(
+                    failure,
+                    &format!(
+                        "{saved} ({failures} of {SUSPEND_AFTER} failures in a row before the \
+                         session is suspended)"
+                    ),
                 ),
             )
         }
@@ -81,7 +87,8 @@ impl Actor {
                 record.suspended = None;
                 record.consecutive_failures = 0;
             })
-            .await?;
+            .await
+            .map_err(|e| e.reply("the resumption"))?;
         }
         Ok(was_suspended)
     }

@@ -3,6 +3,7 @@
 //! as busy rather than queued behind a long stream, and a shutdown interrupts the stream.
 
 mod attempts;
+mod commit;
 mod health;
 mod moves;
 mod recovery;
@@ -14,7 +15,7 @@ use std::sync::atomic::AtomicU32;
 
 use omni_proto::{
     Answer, ErrorKind, ErrorReply, Event, MoveOp, MoveOutcome, PendingCall, Recovered,
-    RecoveryAction, Role,
+    RecoveryAction,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -22,14 +23,13 @@ use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use super::current::CurrentSession;
-use super::record::{MoveKind, MoveRecord, NodeRecord, SessionRecord};
-use super::tree::{NodeId, Tree};
-use super::views::first_line;
+use super::record::SessionRecord;
+use super::tree::Tree;
 use crate::diag::Diagnostics;
 use crate::errors::reply;
 use crate::live::LiveCell;
-use crate::store::{Change, Store};
-use crate::time::now_ms;
+use crate::store::Store;
+use commit::{HeadMove, RedoEffect};
 use send::{InFlight, next_outcome};
 
 /// What every actor shares: the store, the provider and the daemon's lifecycle.
@@ -118,9 +118,15 @@ impl ActorHandle {
             tree,
             inbox,
             inflight: None,
+            retired: false,
         };
         ctx.tracker.spawn(actor.run());
         Self { id, commands }
+    }
+
+    /// Whether the actor has ended (shutdown, or retired after a store failure).
+    pub fn is_closed(&self) -> bool {
+        self.commands.is_closed()
     }
 
     async fn call<T>(&self, make: impl FnOnce(Reply<T>) -> Command) -> Result<T, ErrorReply> {
@@ -203,31 +209,15 @@ fn shutting_down() -> ErrorReply {
     )
 }
 
-/// What a head move does to the redo stack.
-enum RedoEffect {
-    /// A new prompt or a checkout: nothing to redo any more.
-    Clear,
-    /// An undo-type move: it becomes the next thing to redo.
-    PushThis,
-    /// A redo: the next candidate is the one below the move it took back.
-    PopTo(Option<u64>),
-    /// An answer: the stack is already empty (the prompt cleared it).
-    Keep,
-}
-
-struct HeadMove {
-    kind: MoveKind,
-    to: NodeId,
-    redoes: Option<u64>,
-    redo: RedoEffect,
-}
-
 struct Actor {
     ctx: Arc<SessionContext>,
     record: SessionRecord,
     tree: Tree,
     inbox: mpsc::Receiver<Command>,
     inflight: Option<InFlight>,
+    /// The store failed in a way that leaves memory and store possibly apart: the actor
+    /// ends, and the session is loaded again from the store on its next request.
+    retired: bool,
 }
 
 impl Actor {
@@ -243,7 +233,7 @@ impl Actor {
                 },
                 _ = shutdown.cancelled(), if self.inflight.is_none() => break,
             }
-            if !inbox_open && self.inflight.is_none() {
+            if (self.retired || !inbox_open) && self.inflight.is_none() {
                 break;
             }
         }
@@ -290,92 +280,5 @@ impl Actor {
             return Err(busy(self.record.id));
         }
         Ok(())
-    }
-
-    /// Writes a node and/or a head move with the updated session record in one
-    /// transaction, updates memory to match, and returns once it is durable.
-    async fn commit(
-        &mut self,
-        node: Option<NodeRecord>,
-        head_move: Option<HeadMove>,
-    ) -> Result<(), ErrorReply> {
-        self.commit_with(node, head_move, |_| {}).await
-    }
-
-    /// [`Actor::commit`], also applying `update` to the session record in the same
-    /// transaction.
-    async fn commit_with(
-        &mut self,
-        node: Option<NodeRecord>,
-        head_move: Option<HeadMove>,
-        update: impl FnOnce(&mut SessionRecord),
-    ) -> Result<(), ErrorReply> {
-        let now = now_ms();
-        let mut record = self.record.clone();
-        record.updated_at_ms = now;
-        if head_move.is_some() {
-            // Results collected for the calls at the old head no longer apply.
-            record.tool_results = None;
-        }
-        update(&mut record);
-        if let Some(node) = &node {
-            record.nodes = node.id;
-            if record.title.is_empty() && node.role == Role::User {
-                record.title = first_line(&node.text(), 80);
-            }
-        }
-        let mv = head_move.map(|m| {
-            record.moves += 1;
-            let prev_redoable = match m.redo {
-                RedoEffect::PushThis => self.record.redo_top,
-                _ => None,
-            };
-            record.redo_top = match m.redo {
-                RedoEffect::Clear => None,
-                RedoEffect::PushThis => Some(record.moves),
-                RedoEffect::PopTo(below) => below,
-                RedoEffect::Keep => self.record.redo_top,
-            };
-            record.head = m.to;
-            MoveRecord {
-                seq: record.moves,
-                kind: m.kind,
-                from: self.record.head,
-                to: m.to,
-                at_ms: now,
-                prev_redoable,
-                redoes: m.redoes,
-            }
-        });
-        let store = self.ctx.store.clone();
-        store
-            .apply(&Change {
-                session: &record,
-                node: node.as_ref(),
-                mv: mv.as_ref(),
-            })
-            .map_err(|e| {
-                reply(
-                    ErrorKind::Internal,
-                    format!("could not store the change ({e}); nothing was changed"),
-                )
-            })?;
-        // Memory follows the store.
-        if let Some(node) = &node {
-            let pushed = self.tree.push(node.parent, node.role);
-            debug_assert_eq!(pushed, Ok(node.id));
-        }
-        if let Some(mv) = &mv {
-            let moved = self.tree.set_head(mv.to);
-            debug_assert!(moved.is_ok());
-        }
-        self.record = record;
-        self.ctx.current.set(self.record.id);
-        store.sync().await.map_err(|e| {
-            reply(
-                ErrorKind::Internal,
-                format!("the change was saved but could not be flushed to disk: {e}"),
-            )
-        })
     }
 }

@@ -38,7 +38,9 @@ impl Actor {
                 }
             }
         };
-        self.commit(None, Some(head_move)).await?;
+        self.commit(None, Some(head_move))
+            .await
+            .map_err(|e| e.reply("the move"))?;
         let to = self.tree.head();
         Ok(MoveOutcome {
             session: self.record.id.to_string(),

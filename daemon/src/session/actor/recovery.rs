@@ -7,7 +7,7 @@ use tokio::sync::mpsc;
 
 use super::send::done_with;
 use super::{Actor, HeadMove, RecoverOutcome, RedoEffect, Reply};
-use crate::errors::{reply, tree_error};
+use crate::errors::{reply, then, tree_error};
 use crate::session::record::{MoveKind, Recovery};
 use crate::session::tree::NodeId;
 use crate::time::now_ms;
@@ -61,7 +61,8 @@ impl Actor {
             .commit_with(None, None, |r| r.needs_recovery = Some(recovery))
             .await
         {
-            return reply(ErrorKind::Internal, format!("{reason}. Also: {error}"));
+            let also = error.reply("the recovery state").message;
+            return reply(ErrorKind::Storage, then(reason, &format!("Also: {also}")));
         }
         tracing::warn!(session = %self.record.id, "session needs recovery: {reason}");
         reply(ErrorKind::NeedsRecovery, options(&self.record.id, reason))
@@ -131,7 +132,8 @@ impl Actor {
             redo,
         };
         self.commit_with(None, Some(head_move), |r| r.needs_recovery = None)
-            .await?;
+            .await
+            .map_err(|e| e.reply("the recovery choice"))?;
         tracing::info!(session = %self.record.id, ?action, from, to, "recovered");
         Ok(Recovered {
             session: self.record.id.to_string(),

@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use super::attempts::{AnswerJob, SendOutcome, answer_with_retries};
 use super::{Actor, HeadMove, RedoEffect, Reply};
 use crate::diag::Report;
-use crate::errors::{reply, store_error};
+use crate::errors::{count, reply, store_error, then};
 use crate::live::Live;
 use crate::provider::{contents, render};
 use crate::resilience::{FailureClass, GiveUp};
@@ -117,7 +117,9 @@ impl Actor {
             redoes: None,
             redo: RedoEffect::Clear,
         };
-        self.commit(Some(node), Some(to_head)).await?;
+        self.commit(Some(node), Some(to_head))
+            .await
+            .map_err(|e| e.reply("the prompt"))?;
         Ok(turn)
     }
 
@@ -224,14 +226,21 @@ impl Actor {
             }) => {
                 let why = match gave_up {
                     GiveUp::NotRetryable => String::new(),
-                    GiveUp::BudgetSpent => format!(" (gave up after {attempts} attempts)"),
+                    GiveUp::BudgetSpent => {
+                        format!(" (gave up after {})", count(attempts, "attempt"))
+                    }
                     GiveUp::DeadlineWouldPass => format!(
-                        " (gave up after {attempts} attempts: the next could not finish within \
-                         the {:.1} s request deadline)",
+                        " (gave up after {}: the next could not finish within the {:.1} s \
+                         request deadline)",
+                        count(attempts, "attempt"),
                         send.live.retry.deadline.as_secs_f64()
                     ),
                 };
-                let failure_text = format!("{failure}{why}");
+                let failure_text = if why.is_empty() {
+                    failure.message.clone()
+                } else {
+                    format!("{}{why}", failure.message.trim_end_matches('.'))
+                };
                 if let FailureClass::BadRequest { .. } = failure.class {
                     // Retrying cannot fix a request the API rejects: stop and ask.
                     Err(self.enter_recovery(&failure_text, error_id, None).await)
@@ -292,7 +301,18 @@ impl Actor {
                 record.consecutive_failures = 0;
             }
         })
-        .await?;
+        .await
+        .map_err(|e| {
+            let mut error = e.reply("the answer");
+            error.message = then(
+                &error.message,
+                &format!(
+                    "Your prompt is saved as node {turn} but not answered: send again to have \
+                     it answered (it is sent with the new prompt), or `omnictl back` to drop it"
+                ),
+            );
+            error
+        })?;
         Ok(Answer {
             session: self.record.id.to_string(),
             prompt_node: turn,

@@ -87,7 +87,8 @@ impl Actor {
             let stored = self
                 .commit_with(None, None, |r| r.tool_results = Some(results))
                 .await
-                .map(|()| ToolOutcome::Stored(waiting.pending()));
+                .map(|()| ToolOutcome::Stored(waiting.pending()))
+                .map_err(|e| e.reply(&format!("the result of {name}")));
             let _ = reply_to.send(stored);
             return;
         }
@@ -123,7 +124,7 @@ impl Actor {
             redo: RedoEffect::Clear,
         };
         if let Err(error) = self.commit(Some(tool_node), Some(to_head)).await {
-            return done(Err(error));
+            return done(Err(error.reply("the function results")));
         }
         let _ = events.send(Event::PromptStored {
             session: self.record.id.to_string(),

@@ -1,0 +1,164 @@
+//! Whether a session's records agree with each other: the counts in its record against
+//! the nodes and moves stored, its head, and every node's parent. A session whose records
+//! disagree is *damaged*: it stays readable, refuses changes, and other sessions go on.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+use uuid::Uuid;
+
+use super::record::{NodeRecord, SessionRecord};
+use super::tree::{NodeId, ROOT, Tree};
+use crate::store::{Store, StoreError};
+
+/// The checks that cost a few key lookups whatever the session's size, done for every
+/// session at start-up. `None` when the record agrees with what is stored.
+pub fn check_record(store: &Store, record: &SessionRecord) -> Result<Option<String>, StoreError> {
+    let (last_node, last_move) = store.last_keys(&record.id)?;
+    let problem = if last_node != record.nodes {
+        Some(format!(
+            "its record counts {} nodes, but the store holds nodes up to {last_node}",
+            record.nodes
+        ))
+    } else if last_move != record.moves {
+        Some(format!(
+            "its record counts {} moves, but the store holds moves up to {last_move}",
+            record.moves
+        ))
+    } else if record.head > record.nodes {
+        Some(format!(
+            "its head is node {}, which does not exist",
+            record.head
+        ))
+    } else if record.redo_top.is_some_and(|top| top > record.moves) {
+        Some("its redo stack points past the end of its move log".to_string())
+    } else {
+        None
+    };
+    Ok(problem)
+}
+
+/// Rebuilds a session's tree from its stored nodes (in creation order) and head; the
+/// error says how the records disagree.
+pub fn build_tree(record: &SessionRecord, nodes: &[NodeRecord]) -> Result<Tree, String> {
+    if nodes.len() as u64 != record.nodes {
+        return Err(format!(
+            "its record counts {} nodes, but {} are stored",
+            record.nodes,
+            nodes.len()
+        ));
+    }
+    let mut tree = Tree::new();
+    for node in nodes {
+        let id = tree.push(node.parent, node.role).map_err(|_| {
+            format!(
+                "node {} has parent {}, which does not exist",
+                node.id, node.parent
+            )
+        })?;
+        if id != node.id {
+            return Err(format!("node {id} is missing (node {} follows)", node.id));
+        }
+    }
+    tree.set_head(record.head)
+        .map_err(|_| format!("its head is node {}, which does not exist", record.head))?;
+    Ok(tree)
+}
+
+/// The nodes on the path from the start to `head`, following the stored parent links as
+/// far as they lead: what the model would see, as well as a damaged session can tell.
+pub fn stored_path(nodes: &[NodeRecord], head: NodeId) -> HashSet<NodeId> {
+    let parents: HashMap<NodeId, NodeId> = nodes.iter().map(|n| (n.id, n.parent)).collect();
+    let mut path = HashSet::new();
+    let mut at = head;
+    while at != ROOT && path.insert(at) {
+        match parents.get(&at) {
+            Some(&parent) => at = parent,
+            None => break,
+        }
+    }
+    path
+}
+
+/// The sessions found damaged so far, with what is wrong with each.
+#[derive(Debug, Default)]
+pub struct Damaged(Mutex<HashMap<Uuid, String>>);
+
+impl Damaged {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, String>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Records that a session is damaged (logged the first time).
+    pub fn mark(&self, id: Uuid, reason: &str) {
+        let mut map = self.map();
+        if let std::collections::hash_map::Entry::Vacant(entry) = map.entry(id) {
+            tracing::error!(session = %id, "session damaged: {reason}; it stays readable and refuses changes");
+            entry.insert(reason.to_string());
+        }
+    }
+
+    /// What is wrong with a session, if it is damaged.
+    pub fn get(&self, id: &Uuid) -> Option<String> {
+        self.map().get(id).cloned()
+    }
+
+    /// Every damaged session, in id order.
+    pub fn all(&self) -> Vec<(Uuid, String)> {
+        let mut all: Vec<_> = self.map().iter().map(|(id, r)| (*id, r.clone())).collect();
+        all.sort();
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use omni_proto::{Part, Role};
+
+    use super::*;
+
+    fn node(id: NodeId, parent: NodeId) -> NodeRecord {
+        NodeRecord {
+            id,
+            parent,
+            role: if id % 2 == 1 { Role::User } else { Role::Model },
+            parts: vec![Part::text("x")],
+            created_at_ms: 0,
+            model: None,
+        }
+    }
+
+    fn record(nodes: u64, head: NodeId) -> SessionRecord {
+        let mut record = SessionRecord::new(Uuid::nil(), 0);
+        record.nodes = nodes;
+        record.head = head;
+        record
+    }
+
+    #[test]
+    fn records_that_disagree_are_named() {
+        let nodes = [node(1, 0), node(2, 1), node(3, 2)];
+        assert!(build_tree(&record(3, 3), &nodes).is_ok());
+        let err = build_tree(&record(4, 3), &nodes).unwrap_err();
+        assert!(err.contains("counts 4 nodes, but 3 are stored"), "{err}");
+        let err = build_tree(&record(3, 7), &nodes).unwrap_err();
+        assert!(err.contains("head is node 7"), "{err}");
+        let orphan = [node(1, 0), node(2, 9)];
+        let err = build_tree(&record(2, 2), &orphan).unwrap_err();
+        assert!(err.contains("node 2 has parent 9"), "{err}");
+        let gap = [node(1, 0), node(3, 1)];
+        let err = build_tree(&record(2, 1), &gap).unwrap_err();
+        assert!(err.contains("node 2 is missing"), "{err}");
+    }
+
+    #[test]
+    fn the_stored_path_follows_parents_as_far_as_they_lead() {
+        let nodes = [node(1, 0), node(2, 1), node(3, 9), node(4, 3)];
+        assert_eq!(stored_path(&nodes, 2), HashSet::from([1, 2]));
+        // Node 3's parent 9 does not exist: the path stops there.
+        assert_eq!(stored_path(&nodes, 4), HashSet::from([4, 3, 9]));
+        assert!(stored_path(&nodes, 0).is_empty());
+    }
+}
