@@ -225,7 +225,8 @@ impl Store {
     /// soon as there is space again.
     pub fn health(&self) -> Option<Failing> {
         let failing = self.health.get()?;
-        if failing.disk_full && space::check(&self.dir, self.options.min_free_bytes, 0).is_ok() {
+        let headroom = self.options.min_free_bytes.saturating_add(space::HEADROOM);
+        if failing.disk_full && space::check(&self.dir, headroom, 0).is_ok() {
             self.health.recovered();
             return None;
         }

@@ -6,6 +6,10 @@
 
 use std::path::Path;
 
+/// Space beyond the reserve that must be free before a refused store counts as healthy
+/// again without a write having succeeded.
+pub const HEADROOM: u64 = 1024 * 1024;
+
 /// Bytes free for the daemon's user on the file system holding `dir`.
 pub fn free_bytes(dir: &Path) -> std::io::Result<u64> {
     let stats = rustix::fs::statvfs(dir)?;

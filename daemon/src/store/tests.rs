@@ -283,3 +283,47 @@ fn the_data_directory_and_its_files_are_private_whatever_the_umask() {
     }
     assert_eq!(mode(&dir.join("blobs")), 0o700);
 }
+
+#[tokio::test]
+async fn a_failed_write_retires_the_database_and_the_next_use_opens_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let mut record = SessionRecord::new(Uuid::new_v4(), 1);
+    let node = prompt(1, "kept");
+    let mv = change_with_node(&mut record, &node);
+    let change = Change {
+        session: &record,
+        node: Some(&node),
+        mv: Some(&mv),
+    };
+    store.commit(&change).await.unwrap();
+
+    // What sled's failed flush on a full disk leads to.
+    let failed = store.db.get().unwrap();
+    let full = std::io::Error::from(std::io::ErrorKind::StorageFull);
+    let error = store.failed(&failed, StoreError::Sync(full));
+    assert!(error.is_disk_full());
+    assert!(
+        store
+            .health()
+            .is_some_and(|f| f.reason.contains("could not flush"))
+    );
+    // While the failed opening is still in use, nothing opens the directory twice.
+    assert!(matches!(
+        store.session(&record.id),
+        Err(StoreError::Unavailable(_))
+    ));
+    drop(failed);
+
+    // The next use opens it again: reads and writes work, and the store is healthy.
+    assert_eq!(store.session(&record.id).unwrap(), Some(record.clone()));
+    record.title = "after".into();
+    let change = Change {
+        session: &record,
+        node: None,
+        mv: None,
+    };
+    store.commit(&change).await.unwrap();
+    assert!(store.health().is_none());
+    assert!(store.sync_runs() >= 2);
+}

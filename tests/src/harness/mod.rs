@@ -65,11 +65,20 @@ pub struct OmniBuilder {
     log_dir: Option<PathBuf>,
     config: String,
     socket_activated: bool,
+    tmpfs_mb: Option<u32>,
     env: Vec<(String, String)>,
     fake: Option<FakeGemini>,
 }
 
 impl OmniBuilder {
+    /// Puts the data directory on a private tmpfs of this many MiB, mounted in a mount
+    /// namespace of the daemon's own (`unshare -Urm`), so a test can fill the disk. The
+    /// tmpfs lives as long as the daemon process; reach it through [`Omni::data_mount`].
+    pub fn data_on_tmpfs(mut self, mib: u32) -> Self {
+        self.tmpfs_mb = Some(mib);
+        self
+    }
+
     /// Adds `omnid` arguments.
     pub fn args(mut self, args: &[&str]) -> Self {
         self.args.extend(args.iter().map(|a| a.to_string()));
@@ -130,6 +139,7 @@ impl OmniBuilder {
         let mut omni = Omni {
             config_path,
             socket_activated: self.socket_activated,
+            tmpfs_mb: self.tmpfs_mb,
             socket: dir.path().join("run/omnid.sock"),
             data_dir: dir.path().join("data"),
             log_dir: self.log_dir.unwrap_or_else(|| dir.path().join("logs")),
@@ -157,6 +167,7 @@ pub struct Omni {
     /// The daemon's configuration file (rewrite it, then send SIGHUP, to test reloads).
     pub config_path: PathBuf,
     socket_activated: bool,
+    tmpfs_mb: Option<u32>,
     dir: TempDir,
     fake: FakeGemini,
     base_url: String,
@@ -181,6 +192,7 @@ impl Omni {
             log_dir: None,
             config: String::new(),
             socket_activated: false,
+            tmpfs_mb: None,
             env: Vec::new(),
             fake: None,
         }
@@ -221,6 +233,16 @@ impl Omni {
             }
             activator.arg(omnid_bin());
             activator
+        } else if let Some(mib) = self.tmpfs_mb {
+            std::fs::create_dir_all(&self.data_dir).expect("the tmpfs mount point");
+            let mut private = Command::new("unshare");
+            let mount =
+                format!("mount -t tmpfs -o size={mib}m,mode=0700 omni-test \"$0\" && exec \"$@\"");
+            private
+                .args(["-Urm", "sh", "-c", &mount])
+                .arg(&self.data_dir)
+                .arg(omnid_bin());
+            private
         } else {
             Command::new(omnid_bin())
         };
@@ -282,6 +304,13 @@ impl Omni {
             );
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    /// The data directory as the daemon sees it: on its private tmpfs (see
+    /// [`OmniBuilder::data_on_tmpfs`]), reached through its `/proc/PID/root`.
+    pub fn data_mount(&self) -> PathBuf {
+        let inside = self.data_dir.strip_prefix("/").unwrap_or(&self.data_dir);
+        PathBuf::from(format!("/proc/{}/root", self.pid())).join(inside)
     }
 
     /// Everything the current daemon process wrote to stderr.
