@@ -346,15 +346,6 @@ fn breaker(omni: &Omni) -> Value {
     omni.ctl(&["--json", "status"]).ok().json()["breakers"][0].clone()
 }
 
-/// Polls `status` until the open breaker's cool-down is over (bounded).
-fn wait_for_probe_time(omni: &Omni) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while breaker(omni)["next_probe_in_ms"] != 0 {
-        assert!(Instant::now() < deadline, "the breaker never cooled down");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn the_breaker_opens_fails_fast_half_opens_and_closes() {
     let omni = Omni::builder()
@@ -384,33 +375,31 @@ fn the_breaker_opens_fails_fast_half_opens_and_closes() {
             .contains("breaker:  open: failing fast, next probe in")
     );
 
-    // While open, a send fails fast without reaching the model.
+    // While open, a send waits for the probe (its time falls within the send's deadline),
+    // shown like any retry wait; the probe's failure opens the breaker again.
     omni.ctl(&["new"]).ok();
-    let out = omni.ctl(&["send", "three"]);
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr.contains("circuit breaker open"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("will be tried again in"),
-        "{}",
-        out.stderr
-    );
-    assert_eq!(omni.fake().request_count(), 2);
-
-    // After the cool-down one probe goes through; its failure opens the breaker again.
-    wait_for_probe_time(&omni);
     omni.fake().push([overloaded()]);
-    assert_eq!(omni.ctl(&["send", "probe"]).code, 1);
-    assert_eq!(omni.fake().request_count(), 3);
+    let out = omni.ctl(&["--json", "send", "three"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let lines = out.json_lines();
+    let waits = retries(&lines);
+    assert_eq!(waits[0]["class"], "circuit_open", "{lines:?}");
+    assert!(waits[0]["wait_ms"].as_u64().unwrap() > 0);
+    assert_eq!(
+        omni.fake().request_count(),
+        3,
+        "only the probe reached the API"
+    );
     assert_eq!(breaker(&omni)["state"], "open");
 
-    // The next probe succeeds and closes it.
-    wait_for_probe_time(&omni);
-    omni.ctl(&["new"]).ok();
-    omni.ctl(&["send", "healthy"]).ok();
+    // The next probe succeeds and closes it; the text client shows the wait.
+    let out = omni.ctl(&["send", "healthy"]).ok();
+    assert!(
+        out.stderr
+            .contains("failing fast (circuit breaker open); the next probe goes out in"),
+        "{}",
+        out.stderr
+    );
     let closed = breaker(&omni);
     assert_eq!(
         (
@@ -419,6 +408,48 @@ fn the_breaker_opens_fails_fast_half_opens_and_closes() {
         ),
         (Some("closed"), Some(0))
     );
+}
+
+#[test]
+fn sends_that_meet_an_open_breaker_beyond_their_deadline_fail_at_once_and_do_not_suspend() {
+    let omni = Omni::builder()
+        .args(&["--retry-max-attempts", "1", "--breaker-failures", "1"])
+        .args(&[
+            "--breaker-cooldown-ms",
+            "60000",
+            "--request-deadline-secs",
+            "2",
+        ])
+        .start();
+    omni.ctl(&["new"]).ok();
+    omni.fake().push([overloaded()]);
+    let out = omni.ctl(&["send", "reaches the API"]);
+    assert!(
+        out.stderr.contains("1 of 3 failures in a row"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(breaker(&omni)["state"], "open");
+
+    // "Send again", as the advice says, during the outage: none of these reaches the
+    // network, so none counts toward suspending the session.
+    for prompt in ["again", "and again", "once more"] {
+        let start = Instant::now();
+        let out = omni.ctl(&["send", prompt]);
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        assert!(start.elapsed() < Duration::from_secs(2), "it fails at once");
+        for words in [
+            "circuit breaker open",
+            "will be tried again in",
+            "does not count toward suspending",
+        ] {
+            assert!(out.stderr.contains(words), "{words}: {}", out.stderr);
+        }
+    }
+    assert_eq!(omni.fake().request_count(), 1);
+    let sessions = omni.ctl(&["--json", "sessions"]).ok().json();
+    assert_eq!(sessions["sessions"][0]["suspended"], false);
+    assert_eq!(sessions["sessions"][0]["consecutive_failures"], 1);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! again. The request body is built once, so every attempt sends exactly the same context.
 
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use omni_proto::{Event, RetryNotice};
 use tokio::sync::mpsc;
@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::diag::{AttemptTrace, Diagnostics, Report, ResponseInfo};
+use crate::errors::count;
 use crate::provider::{Gemini, Phase, ProviderError};
 use crate::resilience::{
     Breaker, Decision, Failure, FailureClass, GiveUp, Refused, RetryPolicy, classify,
@@ -118,10 +119,10 @@ fn circuit_open(breaker: &Breaker, refused: Refused) -> Failure {
         phase: Phase::Connect,
         status: None,
         message: format!(
-            "the model API at {} failed {} attempts in a row, so omnid is not sending to it \
-             for now (circuit breaker open); {when}",
+            "the model API at {} failed {} in a row, so omnid is not sending to it for now \
+             (circuit breaker open); {when}",
             breaker.endpoint(),
-            refused.failures
+            count(refused.failures, "attempt")
         ),
     }
 }
@@ -142,25 +143,65 @@ fn deadline_passed(policy: &RetryPolicy, streaming: bool) -> Failure {
     }
 }
 
-/// Runs attempts until one succeeds, retrying stops, or shutdown cancels.
+/// How long to wait before asking again while another send's probe is in flight.
+const PROBE_IN_FLIGHT_WAIT: Duration = Duration::from_millis(250);
+
+/// What to do when the breaker refuses: wait for its probe (shown to the client like any
+/// retry wait) if that falls within the send's deadline, else give up. Nothing was sent.
+async fn wait_for_probe(job: &AnswerJob, refused: Refused, started: Instant, sent: u32) -> bool {
+    let wait = if refused.retry_in.is_zero() {
+        PROBE_IN_FLIGHT_WAIT
+    } else {
+        refused.retry_in
+    };
+    if started.elapsed() + wait >= job.policy.deadline {
+        return false;
+    }
+    let notice = RetryNotice {
+        attempt: sent,
+        max_attempts: job.policy.max_attempts,
+        class: FailureClass::CircuitOpen { retry_in: wait }
+            .name()
+            .to_string(),
+        message: circuit_open(&job.breaker, refused).message,
+        wait_ms: wait.as_millis() as u64,
+        discarded_partial: false,
+    };
+    let _ = job.events.send(Event::Retrying(notice));
+    tokio::select! {
+        _ = tokio::time::sleep(wait) => true,
+        _ = job.cancel.cancelled() => false,
+    }
+}
+
+/// Runs attempts until one succeeds, retrying stops, or shutdown cancels. An attempt the
+/// open circuit breaker refuses is not an attempt: nothing reaches the API.
 pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
     let started = Instant::now();
     let deadline = started + job.policy.deadline;
     let mut attempt = 0;
     let mut timeline: Vec<AttemptTrace> = Vec::new();
     loop {
-        attempt += 1;
         let permit = match job.breaker.admit(std::time::Instant::now()) {
             Ok(permit) => permit,
             Err(refused) => {
+                if job.cancel.is_cancelled() {
+                    return SendOutcome::Interrupted {
+                        answer: AnswerBuilder::default(),
+                    };
+                }
+                if wait_for_probe(&job, refused, started, attempt).await {
+                    continue;
+                }
                 return SendOutcome::Failed {
                     failure: circuit_open(&job.breaker, refused),
-                    attempts: attempt - 1,
+                    attempts: attempt,
                     gave_up: GiveUp::NotRetryable,
                     error_id: None,
                 };
             }
         };
+        attempt += 1;
         let attempt_started = (Instant::now(), SystemTime::now());
         let mut answer = AnswerBuilder::default();
         let result = tokio::select! {

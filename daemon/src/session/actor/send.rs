@@ -244,6 +244,21 @@ impl Actor {
                 if let FailureClass::BadRequest { .. } = failure.class {
                     // Retrying cannot fix a request the API rejects: stop and ask.
                     Err(self.enter_recovery(&failure_text, error_id, None).await)
+                } else if attempts == 0 {
+                    // Nothing reached the API (the circuit breaker is open): this says
+                    // nothing about the session, so it does not count toward suspending it.
+                    Err(reply(
+                        ErrorKind::UpstreamFailure,
+                        then(
+                            &failure_text,
+                            &format!(
+                                "Nothing was sent, so this does not count toward suspending \
+                                 the session. Your prompt is saved as node {} and stays in the \
+                                 context: send again later",
+                                send.turn
+                            ),
+                        ),
+                    ))
                 } else {
                     let saved = format!(
                         "Your prompt is saved as node {} and stays in the context: send again \
