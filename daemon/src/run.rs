@@ -10,9 +10,10 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::{Args, Config, Env};
-use crate::diag::{Diagnostics, Policy, Redactor};
+use crate::diag::{Diagnostics, Policy};
 use crate::live::{Live, LiveCell};
 use crate::notify;
+use crate::provider::Redactor;
 use crate::reload;
 use crate::server::{self, listener};
 use crate::session::actor::SessionContext;

@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::redact::Redactor;
+use crate::provider::Redactor;
 
 /// The response that came back, if any.
 #[derive(Debug, Clone)]

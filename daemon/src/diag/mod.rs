@@ -9,7 +9,6 @@
 mod entry;
 mod files;
 mod query;
-mod redact;
 mod rotate;
 
 use std::path::{Path, PathBuf};
@@ -19,8 +18,9 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
+use crate::provider::Redactor;
+
 pub use entry::{AttemptTrace, ErrorRecord, Report, ResponseInfo};
-pub use redact::Redactor;
 pub use rotate::{LOG_NAME, Retention};
 
 /// What a configuration reload can change about diagnostics.

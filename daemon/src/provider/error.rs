@@ -6,6 +6,8 @@ use std::io;
 
 use serde_json::Value;
 
+use super::Redactor;
+
 /// Where in the exchange a failure happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -100,6 +102,56 @@ impl ProviderError {
     }
 }
 
+impl ProviderError {
+    /// The same error with every secret the redactor knows removed from its text: an API
+    /// may echo the key it was sent in a message, a body or a header.
+    pub fn redacted(self, redactor: &Redactor) -> Self {
+        let clean = |text: String| redactor.text(&text);
+        match self {
+            ProviderError::Status {
+                status,
+                headers,
+                body,
+            } => ProviderError::Status {
+                status,
+                headers: headers
+                    .into_iter()
+                    .map(|(name, value)| {
+                        let value = redactor.header(&name, &value);
+                        (name, value)
+                    })
+                    .collect(),
+                body: clean(body),
+            },
+            ProviderError::Transport {
+                phase,
+                chain,
+                timeout,
+                connect,
+                io_kind,
+            } => ProviderError::Transport {
+                phase,
+                chain: clean(chain),
+                timeout,
+                connect,
+                io_kind,
+            },
+            ProviderError::BrokenStream(why) => ProviderError::BrokenStream(clean(why)),
+            ProviderError::InStream { message, body } => ProviderError::InStream {
+                message: clean(message),
+                body: clean(body),
+            },
+            ProviderError::Blocked { reason } => ProviderError::Blocked {
+                reason: clean(reason),
+            },
+            ProviderError::NoFinishReason => ProviderError::NoFinishReason,
+            ProviderError::EmptyAnswer { finish_reason } => ProviderError::EmptyAnswer {
+                finish_reason: clean(finish_reason),
+            },
+        }
+    }
+}
+
 /// The `error` object of a Gemini error body: `{"error": {...}}`, or that wrapped in a JSON
 /// array as some gateways send it.
 pub fn error_object(body: &str) -> Option<Value> {
@@ -156,6 +208,30 @@ mod tests {
             "the model API answered HTTP 400 INVALID_ARGUMENT: Please ensure that function call \
              turn comes immediately after a user turn or after a function response turn."
         );
+    }
+
+    #[test]
+    fn a_key_the_api_echoes_back_is_redacted_everywhere_in_the_error() {
+        let key = "AIza-echoed-0123";
+        let err = ProviderError::Status {
+            status: 400,
+            headers: vec![("x-echo".into(), format!("got {key}"))],
+            body: format!(
+                r#"{{"error": {{"code": 400, "message": "API key {key} not valid", "status": "INVALID_ARGUMENT"}}}}"#
+            ),
+        }
+        .redacted(&Redactor::new(Some(key)));
+        assert!(!format!("{err:?}").contains(key), "{err:?}");
+        assert!(
+            err.to_string().contains("API key [REDACTED] not valid"),
+            "{err}"
+        );
+        let err = ProviderError::InStream {
+            message: format!("bad key {key}"),
+            body: key.into(),
+        }
+        .redacted(&Redactor::new(Some(key)));
+        assert!(!format!("{err:?}").contains(key), "{err:?}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use tokio::time::timeout;
 use super::chunk::{self, StreamUpdate};
 use super::error::{Phase, ProviderError};
 use super::sse::SseParser;
-use super::{ApiKey, ProviderConfig};
+use super::{ApiKey, ProviderConfig, Redactor};
 
 /// Longest error body kept for messages and diagnostics.
 const MAX_ERROR_BODY: usize = 1024 * 1024;
@@ -22,6 +22,8 @@ pub struct Gemini {
     url: String,
     api_key: Option<ApiKey>,
     idle_timeout: Duration,
+    /// Strips the key from whatever the API says back.
+    redactor: Redactor,
 }
 
 impl Gemini {
@@ -41,6 +43,7 @@ impl Gemini {
             url,
             api_key: config.api_key.clone(),
             idle_timeout: config.idle_timeout,
+            redactor: Redactor::new(config.api_key.as_ref().map(ApiKey::expose)),
         })
     }
 
@@ -61,7 +64,18 @@ impl Gemini {
 
     /// Sends `body` and calls `on_update` for every chunk as it arrives. Succeeds only if
     /// the stream ended cleanly with a finish reason and something visible (text or a call).
+    /// A failure comes back with the key removed from everything the API said.
     pub async fn stream(
+        &self,
+        body: &str,
+        on_update: impl FnMut(StreamUpdate),
+    ) -> Result<(), ProviderError> {
+        self.stream_raw(body, on_update)
+            .await
+            .map_err(|error| error.redacted(&self.redactor))
+    }
+
+    async fn stream_raw(
         &self,
         body: &str,
         mut on_update: impl FnMut(StreamUpdate),

@@ -1,11 +1,14 @@
 //! Model providers: a model context goes in, a stream of parts comes out.
 //!
-//! Gemini is the only provider so far. This module (and only this one) talks HTTP.
+//! Gemini is the only provider so far. This module (and only this one) talks HTTP, and it
+//! is the one boundary where what the API says enters the daemon: every provider error is
+//! stripped of the key here (an API may echo it back), so no later path can leak it.
 
 mod chunk;
 pub mod error;
 mod gemini;
 pub mod parts;
+mod redact;
 pub mod request;
 pub mod sse;
 
@@ -18,6 +21,7 @@ pub use chunk::StreamUpdate;
 pub use error::error_object;
 pub use error::{Phase, ProviderError};
 pub use gemini::Gemini;
+pub use redact::Redactor;
 pub use request::{Content, RequestOptions, SourcedPart, WireRole, contents, render};
 
 /// The production endpoint.

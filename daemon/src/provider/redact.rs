@@ -1,5 +1,5 @@
-//! Keeping secrets out of every file Omni writes: the configured API key's value anywhere in
-//! text, `key=` parameters in URLs, and the values of credential headers.
+//! Keeping secrets out of everything Omni writes or says: the configured API key's value
+//! anywhere in text, `key=` parameters in URLs, and the values of credential headers.
 
 /// What is put where a secret was.
 pub const REDACTED: &str = "[REDACTED]";
