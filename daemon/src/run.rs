@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -15,12 +15,18 @@ use crate::live::{Live, LiveCell};
 use crate::notify;
 use crate::provider::Redactor;
 use crate::reload;
+use crate::server::frames::Budget;
+use crate::server::throttle::Throttle;
 use crate::server::{self, listener};
 use crate::session::actor::SessionContext;
 use crate::session::current::CurrentSession;
 use crate::session::registry::Registry;
 use crate::state::Daemon;
 use crate::store::Store;
+
+/// Memory all connections together may hold in partly received frames: four frames of
+/// the largest size.
+const FRAME_BUDGET: usize = 4 * omni_proto::MAX_FRAME_LEN;
 
 /// What start-up needs beyond the configuration: the flags and environment it was resolved
 /// from, so that a reload resolves the file again the same way.
@@ -126,6 +132,8 @@ pub async fn run(
         sends_in_flight,
         reloads: AtomicU64::new(0),
         reload_failures: AtomicU64::new(0),
+        frame_budget: Budget::new(FRAME_BUDGET),
+        warnings: Throttle::new(5, Duration::from_secs(10)),
         config,
     });
 

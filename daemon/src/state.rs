@@ -7,6 +7,8 @@ use omni_proto::BreakerState;
 use std::time::Instant;
 
 use crate::config::Config;
+use crate::server::frames::Budget;
+use crate::server::throttle::Throttle;
 use crate::session::registry::Registry;
 use crate::store::Store;
 
@@ -28,6 +30,10 @@ pub struct Daemon {
     pub reloads: AtomicU64,
     /// Rejected configuration reloads.
     pub reload_failures: AtomicU64,
+    /// Memory all connections together may hold in partly received frames.
+    pub frame_budget: Arc<Budget>,
+    /// Keeps warnings about misbehaving clients from flooding the log.
+    pub warnings: Throttle,
 }
 
 impl Daemon {

@@ -38,6 +38,15 @@ pub fn decode<T: DeserializeOwned>(payload: &[u8]) -> Result<T, FrameError> {
     Ok(message)
 }
 
+/// The payload length a frame's 4-byte prefix announces, refused if over the limit.
+pub fn payload_len(prefix: [u8; 4]) -> Result<usize, FrameError> {
+    let len = u32::from_be_bytes(prefix) as usize;
+    if len > MAX_FRAME_LEN {
+        return Err(FrameError::TooLarge { len });
+    }
+    Ok(len)
+}
+
 /// Reads one frame's payload. `Ok(None)` means the peer closed the connection cleanly
 /// between frames.
 pub async fn read_payload<R: AsyncRead + Unpin>(
@@ -56,10 +65,7 @@ pub async fn read_payload<R: AsyncRead + Unpin>(
         }
         got += n;
     }
-    let len = u32::from_be_bytes(prefix) as usize;
-    if len > MAX_FRAME_LEN {
-        return Err(FrameError::TooLarge { len });
-    }
+    let len = payload_len(prefix)?;
     // `take` + `read_to_end` grows the buffer as bytes arrive, so a frame that claims
     // 16 MiB but sends 10 bytes costs 10 bytes.
     let mut payload = Vec::new();

@@ -4,7 +4,9 @@
 //!   `streamGenerateContent` wire format and can inject faults on a schedule.
 //! - [`harness`]: starts the real `omnid` on a temporary socket and data directory and
 //!   drives it with the real `omnictl` or the protocol client.
+//! - [`raw`]: frames written and read by hand, for the protocol's edges.
 
 pub mod fake_gemini;
 pub mod harness;
+pub mod raw;
 pub mod scenario;

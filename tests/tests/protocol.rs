@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::net::UnixStream;
 
 use omni_proto::{
@@ -11,52 +11,15 @@ use omni_proto::{
     ResponseFrame, frame,
 };
 use omni_tests::harness::Omni;
-
-fn write_frame(stream: &mut UnixStream, payload: &[u8]) {
-    stream
-        .write_all(&(payload.len() as u32).to_be_bytes())
-        .unwrap();
-    stream.write_all(payload).unwrap();
-}
-
-/// Reads one frame's payload; `None` if the daemon closed the connection.
-fn read_frame(stream: &mut UnixStream) -> Option<Vec<u8>> {
-    let mut prefix = [0u8; 4];
-    stream.read_exact(&mut prefix).ok()?;
-    let mut payload = vec![0u8; u32::from_be_bytes(prefix) as usize];
-    stream.read_exact(&mut payload).ok()?;
-    Some(payload)
-}
+use omni_tests::raw::{self, assert_closed, error_of, read_frame, write_frame};
 
 fn connect_with_hello(omni: &Omni) -> UnixStream {
-    let mut stream = UnixStream::connect(&omni.socket).unwrap();
-    let hello = Hello {
-        protocol_version: PROTOCOL_VERSION,
-        client: "raw-test".into(),
-    };
-    write_frame(&mut stream, &frame::encode(&hello).unwrap());
-    let reply: HelloReply = frame::decode(&read_frame(&mut stream).unwrap()).unwrap();
-    assert!(matches!(reply, HelloReply::Welcome { .. }), "{reply:?}");
-    stream
-}
-
-fn assert_closed(stream: &mut UnixStream) {
-    let mut rest = Vec::new();
-    let _ = stream.read_to_end(&mut rest);
-    assert!(rest.is_empty(), "nothing more after the error frame");
+    raw::connect_with_hello(&omni.socket)
 }
 
 fn assert_still_serving(omni: &Omni) {
     let (_, result) = omni.call(Request::Ping);
     assert_eq!(result.unwrap(), Reply::Pong);
-}
-
-fn error_of(payload: &[u8]) -> (ErrorKind, String) {
-    let frame: ResponseFrame = frame::decode(payload).unwrap();
-    match frame.response {
-        Response::Error(error) => (error.kind, error.message),
-        other => panic!("expected an error, got {other:?}"),
-    }
 }
 
 #[test]

@@ -96,6 +96,16 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub max_connections: Option<usize>,
 
+    /// Longest a client may take to say Hello, or to send a request it has started
+    /// [default: 10]
+    #[arg(long, value_name = "S")]
+    pub client_timeout_secs: Option<f64>,
+
+    /// A connection waiting this long for its next request is closed (one waiting for an
+    /// answer is not idle) [default: 300]
+    #[arg(long, value_name = "S")]
+    pub idle_timeout_secs: Option<f64>,
+
     /// Longest wait for in-flight work after SIGTERM before exiting anyway [default: 10]
     #[arg(long, value_name = "S")]
     pub shutdown_grace_secs: Option<f64>,

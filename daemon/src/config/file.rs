@@ -70,6 +70,10 @@ pub struct FileConfig {
     pub shutdown_grace_secs: Option<f64>,
     /// `--min-free-space-mb`.
     pub min_free_space_mb: Option<u64>,
+    /// `--client-timeout-secs`.
+    pub client_timeout_secs: Option<f64>,
+    /// `--idle-timeout-secs`.
+    pub idle_timeout_secs: Option<f64>,
     /// Retry policy.
     pub retry: Option<RetrySection>,
     /// Circuit breaker.

@@ -59,6 +59,10 @@ pub struct Config {
     pub shutdown_grace: Duration,
     /// How the store guards its disk.
     pub store: StoreOptions,
+    /// How long a client may take to say Hello, or to send a frame it has started.
+    pub client_timeout: Duration,
+    /// How long a connection may wait between requests before it is closed.
+    pub idle_timeout: Duration,
 }
 
 /// A positive, finite number of seconds as a duration.
@@ -245,6 +249,18 @@ impl Config {
                     .or(file.shutdown_grace_secs)
                     .unwrap_or(10.0),
             )?,
+            client_timeout: seconds(
+                "--client-timeout-secs",
+                args.client_timeout_secs
+                    .or(file.client_timeout_secs)
+                    .unwrap_or(10.0),
+            )?,
+            idle_timeout: seconds(
+                "--idle-timeout-secs",
+                args.idle_timeout_secs
+                    .or(file.idle_timeout_secs)
+                    .unwrap_or(300.0),
+            )?,
             store: StoreOptions {
                 min_free_bytes: args
                     .min_free_space_mb
@@ -269,6 +285,8 @@ impl Config {
             max_connections: Some(self.max_connections),
             shutdown_grace_secs: Some(self.shutdown_grace.as_secs_f64()),
             min_free_space_mb: Some(self.store.min_free_bytes / (1024 * 1024)),
+            client_timeout_secs: Some(self.client_timeout.as_secs_f64()),
+            idle_timeout_secs: Some(self.idle_timeout.as_secs_f64()),
             retry: Some(RetrySection {
                 max_attempts: Some(self.retry.max_attempts),
                 initial_delay_ms: Some(self.retry.initial_delay.as_millis() as u64),
@@ -327,6 +345,8 @@ impl Config {
                 "retention_days": self.retention.max_age.as_secs() / 86_400,
             },
             "min_free_space_mb": self.store.min_free_bytes / (1024 * 1024),
+            "client_timeout_secs": self.client_timeout.as_secs_f64(),
+            "idle_timeout_secs": self.idle_timeout.as_secs_f64(),
             "demo": self.demo,
         })
     }

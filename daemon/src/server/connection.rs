@@ -1,7 +1,8 @@
 //! One client connection: handshake, then requests in order until the client leaves.
 //!
-//! A frame that cannot be read (garbage, truncated, oversized) gets an error reply where
-//! the socket still allows it, and closes this connection only.
+//! A frame that cannot be read (garbage, truncated, oversized, too slow, over the shared
+//! budget) and a connection idle for too long get an error reply where the socket still
+//! allows it, and close this connection only. Warnings about them are rate-limited.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -13,6 +14,7 @@ use omni_proto::{
 };
 use tokio_util::sync::CancellationToken;
 
+use super::frames::{ReadError, read_frame};
 use super::handlers;
 use crate::state::Daemon;
 
@@ -57,17 +59,36 @@ pub async fn refuse(mut stream: Stream, limit: usize) {
     let _ = frame::write(&mut stream, &reply).await;
 }
 
-/// Serves one connection until the client closes it, a frame is bad, or shutdown.
+/// Serves one connection until the client closes it, a frame is bad, a limit is broken,
+/// or shutdown.
 pub async fn serve(mut stream: Stream, daemon: Arc<Daemon>, shutdown: CancellationToken) {
     daemon.connections.fetch_add(1, Ordering::Relaxed);
-    if handshake(&mut stream).await {
+    if handshake(&mut stream, &daemon).await {
         serve_requests(&mut stream, &daemon, &shutdown).await;
     }
     daemon.connections.fetch_sub(1, Ordering::Relaxed);
 }
 
-async fn handshake(stream: &mut Stream) -> bool {
-    let rejection = match frame::read::<Hello, _>(stream).await {
+/// Writes a warning about a misbehaving client, unless too many were written lately.
+fn warn(daemon: &Daemon, what: &str, problem: &dyn std::fmt::Display) {
+    if let Some(held_back) = daemon.warnings.allow(std::time::Instant::now()) {
+        if held_back > 0 {
+            tracing::warn!(%problem, held_back, "{what} (and {held_back} more warnings like these were held back)");
+        } else {
+            tracing::warn!(%problem, "{what}");
+        }
+    }
+}
+
+async fn handshake(stream: &mut Stream, daemon: &Daemon) -> bool {
+    let within = daemon.config.client_timeout;
+    let hello = read_frame(stream, within, within, &daemon.frame_budget)
+        .await
+        .and_then(|payload| match payload {
+            Some((payload, _grant)) => Ok(Some(frame::decode::<Hello>(&payload)?)),
+            None => Ok(None),
+        });
+    let rejection = match hello {
         Ok(Some(hello)) if hello.protocol_version == PROTOCOL_VERSION => {
             let welcome = HelloReply::Welcome {
                 protocol_version: PROTOCOL_VERSION,
@@ -81,9 +102,13 @@ async fn handshake(stream: &mut Stream) -> bool {
             hello.client, hello.protocol_version
         ),
         Ok(None) => return false,
+        Err(ReadError::Idle(_) | ReadError::Slow(_)) => format!(
+            "no Hello within {} s; closing this connection",
+            within.as_secs_f64()
+        ),
         Err(error) => format!("expected a Hello frame: {error}"),
     };
-    tracing::warn!(%rejection, "refused a client");
+    warn(daemon, "refused a client", &rejection);
     let reply = HelloReply::Rejected {
         protocol_version: PROTOCOL_VERSION,
         message: rejection,
@@ -93,20 +118,24 @@ async fn handshake(stream: &mut Stream) -> bool {
 }
 
 async fn serve_requests(stream: &mut Stream, daemon: &Daemon, shutdown: &CancellationToken) {
+    let config = &daemon.config;
     loop {
-        let payload = tokio::select! {
+        let read = tokio::select! {
             _ = shutdown.cancelled() => return,
-            payload = frame::read_payload(stream) => payload,
+            read = read_frame(stream, config.idle_timeout, config.client_timeout, &daemon.frame_budget) => read,
         };
-        let request =
-            match payload.and_then(|p| p.map(|p| frame::decode::<RequestFrame>(&p)).transpose()) {
-                Ok(Some(request)) => request,
-                Ok(None) => return,
-                Err(error) => {
-                    refuse_frame(stream, error).await;
-                    return;
-                }
-            };
+        let request = read.and_then(|payload| match payload {
+            Some((payload, _grant)) => Ok(Some(frame::decode::<RequestFrame>(&payload)?)),
+            None => Ok(None),
+        });
+        let request = match request {
+            Ok(Some(request)) => request,
+            Ok(None) => return,
+            Err(error) => {
+                refuse_frame(stream, daemon, error).await;
+                return;
+            }
+        };
         let id = request.id;
         let mut responder = Responder {
             stream,
@@ -154,16 +183,21 @@ async fn write_final(
     }
 }
 
-/// Answers an unreadable frame with an error (id 0) and lets the caller close.
-async fn refuse_frame(stream: &mut Stream, error: FrameError) {
-    tracing::warn!(%error, "closing a connection after a bad frame");
-    if matches!(error, FrameError::Io(_)) {
+/// Answers an unreadable frame, or a broken limit, with an error (id 0) where the socket
+/// still allows it, and lets the caller close.
+async fn refuse_frame(stream: &mut Stream, daemon: &Daemon, error: ReadError) {
+    if matches!(error, ReadError::Frame(FrameError::Io(_))) {
         return;
     }
-    let reply = ErrorReply::new(
-        ErrorKind::InvalidRequest,
-        format!("{error}; closing this connection"),
-    );
+    match &error {
+        ReadError::Idle(_) => tracing::debug!(%error, "closing an idle connection"),
+        _ => warn(daemon, "closing a connection after a bad frame", &error),
+    }
+    let message = match &error {
+        ReadError::Frame(frame_error) => format!("{frame_error}; closing this connection"),
+        other => other.to_string(),
+    };
+    let reply = ErrorReply::new(ErrorKind::InvalidRequest, message);
     let _ = frame::write(
         stream,
         &ResponseFrame {

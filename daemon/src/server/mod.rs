@@ -1,8 +1,10 @@
 //! The socket server: accept connections (up to a cap), one task per connection.
 
 mod connection;
+pub mod frames;
 mod handlers;
 pub mod listener;
+pub mod throttle;
 
 use std::sync::Arc;
 use std::time::Duration;
