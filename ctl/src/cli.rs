@@ -9,9 +9,15 @@ use clap::{ArgGroup, Args, Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "omnictl", version, about, long_about = None)]
 pub struct Cli {
-    /// omnid's socket [default: $OMNI_SOCKET, else $XDG_RUNTIME_DIR/omni/omnid.sock]
+    /// omnid's socket [default: $OMNI_SOCKET, else the configuration file's `socket`, else
+    /// $XDG_RUNTIME_DIR/omni/omnid.sock]
     #[arg(long, global = true, value_name = "PATH")]
     pub socket: Option<PathBuf>,
+
+    /// omnid's configuration file, read for its `socket` [default:
+    /// $XDG_CONFIG_HOME/omni/config.toml, else /etc/omni/config.toml, as omnid finds it]
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 
     /// Print machine-readable JSON instead of text
     #[arg(long, global = true)]

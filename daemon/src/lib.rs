@@ -2,7 +2,8 @@
 //! append-only tree in sled, so that no crash, restart, API error or undo ever loses a turn.
 //!
 //! Data flows one way on a send: client → socket → connection task → the session's actor
-//! → provider (HTTP) → events back through the actor to the client. See DESIGN.md.
+//! → provider (HTTP) → events back through the actor to the client. See
+//! docs/ARCHITECTURE.md.
 
 pub mod config;
 pub mod diag;

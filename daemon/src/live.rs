@@ -57,22 +57,26 @@ impl Live {
     }
 }
 
-/// The current [`Live`] settings, replaceable while the daemon runs.
-pub struct LiveCell(RwLock<Arc<Live>>);
+/// A value replaced as a whole while the daemon runs (on SIGHUP): whoever took a snapshot
+/// keeps working with it, new readers get the new one.
+pub struct Swap<T>(RwLock<Arc<T>>);
 
-impl LiveCell {
-    /// Starts with these settings.
-    pub fn new(live: Live) -> Self {
-        Self(RwLock::new(Arc::new(live)))
+impl<T> Swap<T> {
+    /// Starts with this value.
+    pub fn new(value: T) -> Self {
+        Self(RwLock::new(Arc::new(value)))
     }
 
-    /// The settings for a new send.
-    pub fn get(&self) -> Arc<Live> {
+    /// The value now.
+    pub fn get(&self) -> Arc<T> {
         self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Replaces the settings; sends in flight keep the ones they started with.
-    pub fn set(&self, live: Live) {
-        *self.0.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(live);
+    /// Replaces the value; snapshots taken before keep the old one.
+    pub fn set(&self, value: T) {
+        *self.0.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(value);
     }
 }
+
+/// The current [`Live`] settings: sends in flight keep the ones they started with.
+pub type LiveCell = Swap<Live>;

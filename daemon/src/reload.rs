@@ -64,6 +64,30 @@ fn reload(daemon: &Daemon, args: &Args, env: &Env, demo_url: Option<&str>) {
     }
 }
 
+/// Keeps in `new` what only a restart can change as the daemon runs it, and names what
+/// the file would have changed.
+fn keep_restart_only(new: &mut Config, running: &Config) -> Vec<&'static str> {
+    let mut kept = Vec::new();
+    macro_rules! keep {
+        ($field:ident, $name:literal) => {
+            if new.$field != running.$field {
+                new.$field = running.$field.clone();
+                kept.push($name);
+            }
+        };
+    }
+    keep!(socket, "socket");
+    keep!(data_dir, "data_dir");
+    keep!(log_dir, "log_dir");
+    keep!(max_connections, "max_connections");
+    keep!(shutdown_grace, "shutdown_grace_secs");
+    if new.store.min_free_bytes != running.store.min_free_bytes {
+        new.store = running.store.clone();
+        kept.push("min_free_space_mb");
+    }
+    kept
+}
+
 fn apply(
     daemon: &Daemon,
     args: &Args,
@@ -72,29 +96,16 @@ fn apply(
 ) -> anyhow::Result<Config> {
     let mut config = Config::load(args, env)?;
     demo_overrides(&mut config, demo_url);
-    let running = &daemon.config;
-    for (what, changed) in [
-        ("socket", config.socket != running.socket),
-        ("data_dir", config.data_dir != running.data_dir),
-        ("log_dir", config.log_dir != running.log_dir),
-        (
-            "max_connections",
-            config.max_connections != running.max_connections,
-        ),
-        (
-            "shutdown_grace_secs",
-            config.shutdown_grace != running.shutdown_grace,
-        ),
-    ] {
-        if changed {
-            tracing::warn!(
-                "{what} changed in the configuration; that takes effect at the next restart"
-            );
-        }
+    // Compared with the configuration in effect: the last one applied.
+    for what in keep_restart_only(&mut config, &daemon.config.get()) {
+        tracing::warn!(
+            "{what} changed in the configuration; that takes effect at the next restart"
+        );
     }
     let ctx = daemon.sessions.context();
     let live = Live::build(&config, Some(&ctx.live.get()))?;
     ctx.live.set(live);
     ctx.diag.set_policy(diag_policy(&config));
+    daemon.config.set(config.clone());
     Ok(config)
 }

@@ -11,7 +11,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::config::{Args, Config, Env};
 use crate::diag::{Diagnostics, Policy};
-use crate::live::{Live, LiveCell};
+use crate::live::{Live, LiveCell, Swap};
 use crate::notify;
 use crate::provider::Redactor;
 use crate::reload;
@@ -134,7 +134,7 @@ pub async fn run(
         reload_failures: AtomicU64::new(0),
         frame_budget: Budget::new(FRAME_BUDGET),
         warnings: Throttle::new(5, Duration::from_secs(10)),
-        config,
+        config: Swap::new(config),
     });
 
     let describe = {
@@ -159,7 +159,7 @@ pub async fn run(
     let in_flight = daemon.sends_in_flight.load(Ordering::Relaxed);
     tracing::info!(in_flight, "no longer accepting connections; draining");
     tracker.close();
-    let grace = daemon.config.shutdown_grace;
+    let grace = daemon.config.get().shutdown_grace;
     if tokio::time::timeout(grace, tracker.wait()).await.is_err() {
         tracing::warn!(
             ?grace,

@@ -7,6 +7,7 @@ use omni_proto::BreakerState;
 use std::time::Instant;
 
 use crate::config::Config;
+use crate::live::Swap;
 use crate::server::frames::Budget;
 use crate::server::throttle::Throttle;
 use crate::session::registry::Registry;
@@ -14,8 +15,9 @@ use crate::store::Store;
 
 /// Everything a request handler may need.
 pub struct Daemon {
-    /// The resolved configuration (with the demo endpoint's URL if `--demo`).
-    pub config: Config,
+    /// The configuration in effect: the last one applied (at start or by SIGHUP), with
+    /// what only a restart can change kept as the daemon started (see `reload.rs`).
+    pub config: Swap<Config>,
     /// The store.
     pub store: Arc<Store>,
     /// The sessions and their actors.

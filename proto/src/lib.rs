@@ -26,7 +26,8 @@ pub use message::{
 };
 pub use recovery::{ErrorSummary, PendingCall, Recovered, RecoveryAction, ReplayOutcome};
 pub use socket_path::{
-    SocketPathError, default_socket_path, resolve_socket_path, unsafe_socket_dir,
+    SOCKET_ENV, SocketPathError, config_candidates, find_config_file, resolve_socket_path,
+    unsafe_socket_dir,
 };
 pub use view::{
     Answer, Branch, BranchList, BreakerState, BreakerStatus, DaemonStatus, DamagedSession, Entry,

@@ -1,35 +1,61 @@
-//! Where the daemon's socket lives when nobody says: shared so `omnid` and `omnictl` agree.
+//! Where the daemon's socket and configuration file live when nobody says: shared so
+//! `omnid` and `omnictl` agree.
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 /// The environment variable that names the socket.
 pub const SOCKET_ENV: &str = "OMNI_SOCKET";
 
-/// Neither a flag, `$OMNI_SOCKET` nor `$XDG_RUNTIME_DIR` says where the socket is.
+/// Neither a flag, `$OMNI_SOCKET`, the configuration file nor `$XDG_RUNTIME_DIR` says
+/// where the socket is.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "no socket path: pass --socket PATH, or set OMNI_SOCKET or XDG_RUNTIME_DIR \
-     (the default is $XDG_RUNTIME_DIR/omni/omnid.sock)"
+    "no socket path: pass --socket PATH, set OMNI_SOCKET or XDG_RUNTIME_DIR, or name one \
+     with `socket` in the configuration file (the default is $XDG_RUNTIME_DIR/omni/omnid.sock)"
 )]
 pub struct SocketPathError;
 
-/// The default socket path: `$OMNI_SOCKET`, else `$XDG_RUNTIME_DIR/omni/omnid.sock`.
-pub fn default_socket_path() -> Result<PathBuf, SocketPathError> {
-    if let Some(path) = std::env::var_os(SOCKET_ENV).filter(|p| !p.is_empty()) {
-        return Ok(PathBuf::from(path));
-    }
-    match std::env::var_os("XDG_RUNTIME_DIR").filter(|p| !p.is_empty()) {
-        Some(dir) => Ok(PathBuf::from(dir).join("omni").join("omnid.sock")),
-        None => Err(SocketPathError),
+/// Where the configuration file is looked for, in order: `$XDG_CONFIG_HOME/omni/config.toml`
+/// (`~/.config/omni/config.toml` when unset), then `/etc/omni/config.toml`. `var` reads an
+/// environment variable (so the daemon can pass its snapshot of the environment).
+pub fn config_candidates(var: impl Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let user = set("XDG_CONFIG_HOME")
+        .or_else(|| set("HOME").map(|home| home.join(".config")))
+        .map(|dir| dir.join("omni").join("config.toml"));
+    user.into_iter()
+        .chain([PathBuf::from("/etc/omni/config.toml")])
+        .collect()
+}
+
+/// The configuration file to read: `explicit` if given, else the first candidate that
+/// exists (see [`config_candidates`]), else none.
+pub fn find_config_file(
+    explicit: Option<&Path>,
+    var: impl Fn(&str) -> Option<OsString>,
+) -> Option<PathBuf> {
+    match explicit {
+        Some(path) => Some(path.to_path_buf()),
+        None => config_candidates(var).into_iter().find(|p| p.is_file()),
     }
 }
 
-/// The socket path to use: an explicit one if given, else [`default_socket_path`].
-pub fn resolve_socket_path(explicit: Option<PathBuf>) -> Result<PathBuf, SocketPathError> {
-    match explicit {
-        Some(path) => Ok(path),
-        None => default_socket_path(),
-    }
+/// The socket a client talks to: `explicit` (a flag), else `$OMNI_SOCKET`, else the
+/// configuration file's `socket`, else `$XDG_RUNTIME_DIR/omni/omnid.sock`: the order
+/// `omnid` itself resolves it in.
+pub fn resolve_socket_path(
+    explicit: Option<PathBuf>,
+    from_file: Option<PathBuf>,
+) -> Result<PathBuf, SocketPathError> {
+    let env = |name: &str| std::env::var_os(name).filter(|p| !p.is_empty());
+    explicit
+        .or_else(|| env(SOCKET_ENV).map(PathBuf::from))
+        .or(from_file)
+        .or_else(|| {
+            env("XDG_RUNTIME_DIR").map(|dir| PathBuf::from(dir).join("omni").join("omnid.sock"))
+        })
+        .ok_or(SocketPathError)
 }
 
 /// Why a socket in `path`'s directory cannot be trusted: the directory is writable by

@@ -139,3 +139,60 @@ fn checkout_takes_node_numbers_as_every_listing_prints_them() {
     omni.ctl(&["checkout", "#x"])
         .fails(2, &["'#x' is not a node number"]);
 }
+
+#[test]
+fn omnictl_finds_the_socket_that_the_configuration_file_names() {
+    let omni = Omni::start();
+    let run = |args: &[&str], config_home: &std::path::Path, socket_env: Option<&str>| {
+        let mut command = Command::new(omnictl_bin());
+        command
+            .args(args)
+            .env_remove("OMNI_SOCKET")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env("XDG_CONFIG_HOME", config_home);
+        if let Some(socket) = socket_env {
+            command.env("OMNI_SOCKET", socket);
+        }
+        command.output().unwrap()
+    };
+    let home = omni.dir().join("client-config");
+    std::fs::create_dir_all(home.join("omni")).unwrap();
+    let names_the_socket = format!("socket = {:?}\nmodel = \"any\"\n", omni.socket);
+    std::fs::write(home.join("omni/config.toml"), &names_the_socket).unwrap();
+
+    // The file omnid would read names the socket: no flag, no environment needed.
+    let out = run(&["status"], &home, None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&omni.socket.display().to_string()),
+        "{stdout}"
+    );
+
+    // --config names another file, as it does for omnid.
+    let elsewhere = omni.dir().join("elsewhere.toml");
+    std::fs::write(&elsewhere, &names_the_socket).unwrap();
+    let nowhere = omni.dir().join("no-config-here");
+    let out = run(
+        &["--config", elsewhere.to_str().unwrap(), "sessions"],
+        &nowhere,
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // OMNI_SOCKET wins over the file, as it does for omnid.
+    let out = run(
+        &["--no-wait", "status"],
+        &home,
+        Some("/nonexistent/omnid.sock"),
+    );
+    assert_eq!(out.status.code(), Some(4));
+}

@@ -3,16 +3,13 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use std::io::{Read, Write};
 use std::os::unix::net::{UnixDatagram, UnixStream};
 use std::time::{Duration, Instant};
 
-use omni_proto::{
-    Hello, HelloReply, PROTOCOL_VERSION, Reply, Request, RequestFrame, Response, ResponseFrame,
-    frame,
-};
+use omni_proto::{Reply, Request, RequestFrame, Response, ResponseFrame, frame};
 use omni_tests::fake_gemini::Reply as FakeReply;
 use omni_tests::harness::{Omni, Signal};
+use omni_tests::raw;
 use serde_json::Value;
 
 const EXIT_WAIT: Duration = Duration::from_secs(15);
@@ -114,37 +111,12 @@ fn wait_for_status(omni: &Omni, field: &str, value: u64) -> Value {
     }
 }
 
-/// A connection that has said hello, to check that a reload does not drop it.
-fn open_connection(omni: &Omni) -> UnixStream {
-    let mut stream = UnixStream::connect(&omni.socket).unwrap();
-    let hello = frame::encode(&Hello {
-        protocol_version: PROTOCOL_VERSION,
-        client: "held".into(),
-    })
-    .unwrap();
-    stream
-        .write_all(&(hello.len() as u32).to_be_bytes())
-        .unwrap();
-    stream.write_all(&hello).unwrap();
-    let reply: HelloReply = frame::decode(&read_frame(&mut stream)).unwrap();
-    assert!(matches!(reply, HelloReply::Welcome { .. }));
-    stream
-}
-
-fn read_frame(stream: &mut UnixStream) -> Vec<u8> {
-    let mut prefix = [0u8; 4];
-    stream.read_exact(&mut prefix).unwrap();
-    let mut payload = vec![0; u32::from_be_bytes(prefix) as usize];
-    stream.read_exact(&mut payload).unwrap();
-    payload
-}
-
 #[test]
 fn sighup_reloads_the_retry_policy_and_an_invalid_file_changes_nothing() {
     let omni = Omni::builder()
         .config("[retry]\nmax_attempts = 1\ninitial_delay_ms = 10\n")
         .start();
-    let mut held = open_connection(&omni);
+    let mut held = raw::connect_with_hello(&omni.socket);
     omni.ctl(&["new"]).ok();
     let overloaded = || FakeReply::error(503, "UNAVAILABLE", "The model is overloaded.");
     omni.fake().push([overloaded()]);
@@ -197,8 +169,43 @@ fn sighup_reloads_the_retry_policy_and_an_invalid_file_changes_nothing() {
         request: Request::Ping,
     })
     .unwrap();
-    held.write_all(&(ping.len() as u32).to_be_bytes()).unwrap();
-    held.write_all(&ping).unwrap();
-    let answer: ResponseFrame = frame::decode(&read_frame(&mut held)).unwrap();
+    raw::write_frame(&mut held, &ping);
+    let answer: ResponseFrame = frame::decode(&raw::read_frame(&mut held).unwrap()).unwrap();
     assert_eq!(answer.response, Response::Reply(Reply::Pong));
+}
+
+#[test]
+fn a_configuration_file_created_after_start_is_loaded_by_sighup_and_status_says_so() {
+    let omni = Omni::builder().discovered_config().start();
+    let status = omni.ctl(&["--json", "status"]).ok().json();
+    assert!(status["config_file"].is_null(), "{status}");
+    assert!(
+        omni.ctl(&["status"])
+            .ok()
+            .stdout
+            .contains("config:   no file")
+    );
+
+    std::fs::create_dir_all(omni.config_path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &omni.config_path,
+        "max_connections = 3\n[retry]\nmax_attempts = 2\n",
+    )
+    .unwrap();
+    omni.signal(Signal::HUP);
+    let status = wait_for_status(&omni, "config_reloads", 1);
+    let path = omni.config_path.display().to_string();
+    assert_eq!(status["config_file"], path.as_str());
+    let text = omni.ctl(&["status"]).ok().stdout;
+    assert!(
+        text.contains(&format!("config:   {path} (1 reload applied, 0 rejected)")),
+        "{text}"
+    );
+    let log = omni.daemon_stderr();
+    assert!(
+        log.contains(
+            "max_connections changed in the configuration; that takes effect at the next restart"
+        ),
+        "{log}"
+    );
 }

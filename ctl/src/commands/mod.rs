@@ -138,6 +138,29 @@ pub fn unexpected(reply: Reply) -> CtlError {
     CtlError::failure(format!("omnid sent an unexpected reply: {reply:?}"))
 }
 
+/// The `socket` that omnid's configuration file names, if it names one: the file omnid
+/// reads (see `omni_proto::find_config_file`), and only that key of it.
+fn socket_from_config(explicit: Option<&std::path::Path>) -> Result<Option<PathBuf>, CtlError> {
+    let Some(path) = omni_proto::find_config_file(explicit, |name| std::env::var_os(name)) else {
+        return Ok(None);
+    };
+    let unusable = |why: String| {
+        CtlError::usage(format!(
+            "cannot read the socket from the configuration file {}: {why}",
+            path.display()
+        ))
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| unusable(e.to_string()))?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| unusable(e.to_string()))?;
+    match table.get("socket") {
+        None => Ok(None),
+        Some(toml::Value::String(socket)) => Ok(Some(PathBuf::from(socket))),
+        Some(_) => Err(unusable("`socket` is not a string".into())),
+    }
+}
+
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<(), CtlError> {
     // Commands that need no daemon.
@@ -147,7 +170,12 @@ pub async fn run(cli: Cli) -> Result<(), CtlError> {
         Command::Man => return docs::man(),
         _ => {}
     }
-    let socket = omni_proto::resolve_socket_path(cli.socket).map_err(|e| CtlError {
+    let socket_env = std::env::var_os(omni_proto::SOCKET_ENV).filter(|v| !v.is_empty());
+    let from_file = match (&cli.socket, socket_env) {
+        (None, None) => socket_from_config(cli.config.as_deref())?,
+        _ => None,
+    };
+    let socket = omni_proto::resolve_socket_path(cli.socket, from_file).map_err(|e| CtlError {
         code: exit::UNREACHABLE,
         kind: None,
         message: e.to_string(),

@@ -91,17 +91,9 @@ impl FileConfig {
 
 /// Which file to read: `--config` (which must exist), else the first of
 /// `$XDG_CONFIG_HOME/omni/config.toml` (`~/.config` by default) and `/etc/omni/config.toml`
-/// that exists, else none.
+/// that exists, else none. The same search `omnictl` makes to find the socket.
 pub fn discover(explicit: Option<&Path>, env: &Env) -> Option<PathBuf> {
-    if let Some(path) = explicit {
-        return Some(path.to_path_buf());
-    }
-    let user = env
-        .path("XDG_CONFIG_HOME")
-        .or_else(|| env.path("HOME").map(|home| home.join(".config")))
-        .map(|dir| dir.join("omni").join("config.toml"));
-    let system = PathBuf::from("/etc/omni/config.toml");
-    user.into_iter().chain([system]).find(|p| p.is_file())
+    omni_proto::find_config_file(explicit, |name| env.path(name).map(Into::into))
 }
 
 /// Reads and parses a configuration file.

@@ -81,7 +81,7 @@ fn warn(daemon: &Daemon, what: &str, problem: &dyn std::fmt::Display) {
 }
 
 async fn handshake(stream: &mut Stream, daemon: &Daemon) -> bool {
-    let within = daemon.config.client_timeout;
+    let within = daemon.config.get().client_timeout;
     let hello = read_frame(stream, within, within, &daemon.frame_budget)
         .await
         .and_then(|payload| match payload {
@@ -118,8 +118,8 @@ async fn handshake(stream: &mut Stream, daemon: &Daemon) -> bool {
 }
 
 async fn serve_requests(stream: &mut Stream, daemon: &Daemon, shutdown: &CancellationToken) {
-    let config = &daemon.config;
     loop {
+        let config = daemon.config.get();
         let read = tokio::select! {
             _ = shutdown.cancelled() => return,
             read = read_frame(stream, config.idle_timeout, config.client_timeout, &daemon.frame_budget) => read,

@@ -25,7 +25,8 @@ pub async fn serve(
     shutdown: CancellationToken,
     tracker: TaskTracker,
 ) {
-    let permits = Arc::new(Semaphore::new(daemon.config.max_connections));
+    let max_connections = daemon.config.get().max_connections;
+    let permits = Arc::new(Semaphore::new(max_connections));
     let mut accept_backoff = Duration::from_millis(10);
     loop {
         let accepted = tokio::select! {
@@ -44,8 +45,7 @@ pub async fn serve(
                         });
                     }
                     Err(_) => {
-                        let limit = daemon.config.max_connections;
-                        tracker.spawn(connection::refuse(stream, limit));
+                        tracker.spawn(connection::refuse(stream, max_connections));
                     }
                 }
             }

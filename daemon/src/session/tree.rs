@@ -1,5 +1,5 @@
 //! The session tree as plain data: who is whose parent, where the head is, and where each
-//! move would take it. No I/O, so every rule of DESIGN.md's tree is unit-tested here.
+//! move would take it. No I/O, so every rule of the session tree is unit-tested here.
 //!
 //! Nodes are numbered 1, 2, 3 ... in creation order; [`ROOT`] (0) is the empty start of the
 //! conversation. Moves only read a few links above the head, so their cost does not grow

@@ -66,11 +66,21 @@ pub struct OmniBuilder {
     config: String,
     socket_activated: bool,
     tmpfs_mb: Option<u32>,
+    discover_config: bool,
     env: Vec<(String, String)>,
     fake: Option<FakeGemini>,
 }
 
 impl OmniBuilder {
+    /// Starts the daemon without `--config`: it looks for its file as a user's daemon does,
+    /// in `$XDG_CONFIG_HOME/omni/config.toml` (a directory of the test's own), where
+    /// [`Omni::config_path`] points. The file exists only if [`OmniBuilder::config`] gave
+    /// it content, or the test writes it later.
+    pub fn discovered_config(mut self) -> Self {
+        self.discover_config = true;
+        self
+    }
+
     /// Puts the data directory on a private tmpfs of this many MiB, mounted in a mount
     /// namespace of the daemon's own (`unshare -Urm`), so a test can fill the disk. The
     /// tmpfs lives as long as the daemon process; reach it through [`Omni::data_mount`].
@@ -134,10 +144,19 @@ impl OmniBuilder {
         let fake = self
             .fake
             .unwrap_or_else(|| FakeGemini::start().expect("the fake Gemini server"));
-        let config_path = dir.path().join("config.toml");
-        std::fs::write(&config_path, &self.config).expect("write the configuration file");
+        let config_path = if self.discover_config {
+            dir.path().join("xdg-config/omni/config.toml")
+        } else {
+            dir.path().join("config.toml")
+        };
+        if !self.discover_config || !self.config.is_empty() {
+            let parent = config_path.parent().expect("the file's directory");
+            std::fs::create_dir_all(parent).expect("create the configuration's directory");
+            std::fs::write(&config_path, &self.config).expect("write the configuration file");
+        }
         let mut omni = Omni {
             config_path,
+            discover_config: self.discover_config,
             socket_activated: self.socket_activated,
             tmpfs_mb: self.tmpfs_mb,
             socket: dir.path().join("run/omnid.sock"),
@@ -168,6 +187,7 @@ pub struct Omni {
     pub config_path: PathBuf,
     socket_activated: bool,
     tmpfs_mb: Option<u32>,
+    discover_config: bool,
     dir: TempDir,
     fake: FakeGemini,
     base_url: String,
@@ -193,6 +213,7 @@ impl Omni {
             config: String::new(),
             socket_activated: false,
             tmpfs_mb: None,
+            discover_config: false,
             env: Vec::new(),
             fake: None,
         }
@@ -246,9 +267,13 @@ impl Omni {
         } else {
             Command::new(omnid_bin())
         };
+        if self.discover_config {
+            let xdg = self.dir.path().join("xdg-config");
+            command.env("XDG_CONFIG_HOME", xdg);
+        } else {
+            command.arg("--config").arg(&self.config_path);
+        }
         command
-            .arg("--config")
-            .arg(&self.config_path)
             .arg("--socket")
             .arg(socket)
             .arg("--data-dir")

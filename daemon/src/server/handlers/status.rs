@@ -9,7 +9,7 @@ use omni_proto::{
 use crate::state::Daemon;
 
 pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
-    let config = &daemon.config;
+    let config = daemon.config.get();
     let ctx = daemon.sessions.context();
     let live = ctx.live.get();
     Ok(Reply::Status(Box::new(DaemonStatus {
