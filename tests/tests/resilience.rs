@@ -96,7 +96,11 @@ fn overloaded_twice_then_success_delivers_the_answer_in_exactly_three_attempts()
         "{}",
         out.stderr
     );
-    assert!(out.stderr.contains("retrying in"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("Please try again later; retrying in"),
+        "one sentence, no stray full stop: {}",
+        out.stderr
+    );
 }
 
 #[test]
