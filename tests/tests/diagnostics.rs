@@ -12,8 +12,10 @@ use omni_tests::fake_gemini::Reply;
 use omni_tests::harness::{Omni, TEST_API_KEY};
 use omni_tests::scenario::{MISMATCH, poisoned_by_a_400};
 use omnid::session::record::{MoveKind, MoveRecord, NodeRecord};
-use omnid::store::{Change, Store};
 use serde_json::Value;
+
+mod support;
+use support::write_into_store;
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
@@ -157,37 +159,31 @@ fn every_failed_attempt_with_a_status_is_logged_with_the_timeline() {
 /// Writes straight into the stopped daemon's store a history that breaks the API's rules:
 /// a model turn with two calls answered by one result.
 fn write_poisoned_history(data_dir: &Path, session: &str) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let store = Store::open(data_dir).unwrap();
-        let id = uuid::Uuid::parse_str(session).unwrap();
-        let mut record = store.session(&id).unwrap().unwrap();
-        let part = |content| Part {
-            content,
-            thought_signature: None,
-        };
-        let call = |name: &str| {
-            part(PartContent::FunctionCall {
+    let part = |content| Part {
+        content,
+        thought_signature: None,
+    };
+    let call = |name: &str| {
+        part(PartContent::FunctionCall {
+            id: None,
+            name: name.into(),
+            args_json: "{}".into(),
+        })
+    };
+    let nodes = [
+        (Role::User, vec![Part::text("weather and time?")]),
+        (Role::Model, vec![call("get_weather"), call("get_time")]),
+        (
+            Role::Tool,
+            vec![part(PartContent::FunctionResponse {
                 id: None,
-                name: name.into(),
-                args_json: "{}".into(),
-            })
-        };
-        let nodes = [
-            (Role::User, vec![Part::text("weather and time?")]),
-            (Role::Model, vec![call("get_weather"), call("get_time")]),
-            (
-                Role::Tool,
-                vec![part(PartContent::FunctionResponse {
-                    id: None,
-                    name: "get_weather".into(),
-                    response_json: r#"{"output":1}"#.into(),
-                })],
-            ),
-        ];
+                name: "get_weather".into(),
+                response_json: r#"{"output":1}"#.into(),
+            })],
+        ),
+    ];
+    write_into_store(data_dir, session, |mut record| {
+        let mut changes = Vec::new();
         for (i, (role, parts)) in nodes.into_iter().enumerate() {
             let n = i as u64 + 1;
             record.nodes = n;
@@ -210,13 +206,9 @@ fn write_poisoned_history(data_dir: &Path, session: &str) {
                 prev_redoable: None,
                 redoes: None,
             };
-            let change = Change {
-                session: &record,
-                node: Some(&node),
-                mv: Some(&mv),
-            };
-            store.commit(&change).await.unwrap();
+            changes.push((record.clone(), Some(node), Some(mv)));
         }
+        changes
     });
 }
 

@@ -7,7 +7,9 @@
 use std::path::Path;
 
 use omni_tests::harness::Omni;
-use omnid::store::{Change, Store};
+
+mod support;
+use support::write_into_store;
 
 /// Starts `omnid` on the test daemon's directories and returns its exit code and stderr.
 fn start_and_fail(omni: &Omni) -> (Option<i32>, String) {
@@ -51,21 +53,9 @@ fn a_db_that_is_not_an_omni_store_stops_omnid_and_stays_as_it_was() {
 /// Writes, into the stopped daemon's store, a session whose record says its head is node
 /// 7 while it has two nodes.
 fn damage(data_dir: &Path, session: &str) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let store = Store::open(data_dir).unwrap();
-        let id = uuid::Uuid::parse_str(session).unwrap();
-        let mut record = store.session(&id).unwrap().unwrap();
+    write_into_store(data_dir, session, |mut record| {
         record.head = 7;
-        let change = Change {
-            session: &record,
-            node: None,
-            mv: None,
-        };
-        store.commit(&change).await.unwrap();
+        vec![(record, None, None)]
     });
 }
 
