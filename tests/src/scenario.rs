@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::fake_gemini::{Answer, Reply};
 use crate::harness::{CtlOutput, Omni};
@@ -10,6 +10,20 @@ use crate::harness::{CtlOutput, Omni};
 /// The API's complaint when function calls and responses do not match.
 pub const MISMATCH: &str = "Please ensure that the number of function response parts is equal to \
                             the number of function call parts of the function call turn.";
+
+/// A 503 the way Gemini sends it when the model is overloaded.
+pub fn overloaded() -> Reply {
+    Reply::error(
+        503,
+        "UNAVAILABLE",
+        "The model is overloaded. Please try again later.",
+    )
+}
+
+/// The `retrying` events among `omnictl --json` lines.
+pub fn retries(lines: &[Value]) -> Vec<&Value> {
+    lines.iter().filter(|l| l["event"] == "retrying").collect()
+}
 
 /// Writes a tools file declaring `get_weather` and `get_time`; returns its path.
 pub fn tools_file(omni: &Omni) -> PathBuf {

@@ -1,9 +1,99 @@
-//! What an `omnictl` run printed, read whole or line by line while it runs.
+//! Running the real `omnictl` against a test daemon, and what it printed, read whole or
+//! line by line while it runs.
 
-use std::io::{BufReader, Lines};
-use std::process::{Child, ChildStdout};
+use std::io::{BufRead, BufReader, Lines, Write};
+use std::process::{Child, ChildStdout, Command, Stdio};
 
 use serde_json::Value;
+
+use super::{Omni, omnictl_bin};
+
+impl Omni {
+    /// Runs `omnictl --socket S ARGS...`.
+    pub fn ctl(&self, args: &[&str]) -> CtlOutput {
+        self.ctl_with_stdin(args, None)
+    }
+
+    /// Runs `omnictl` with the given standard input, in this daemon's temporary directory.
+    pub fn ctl_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> CtlOutput {
+        let mut child = Command::new(omnictl_bin())
+            .current_dir(self.dir())
+            .arg("--socket")
+            .arg(&self.socket)
+            .args(args)
+            .env_remove("OMNI_SOCKET")
+            .env("NO_COLOR", "1")
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("omnictl starts");
+        if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+            pipe.write_all(input.as_bytes())
+                .expect("write omnictl's stdin");
+        }
+        let output = child.wait_with_output().expect("omnictl finishes");
+        CtlOutput {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// Runs `omnictl --socket S ARGS` at a real terminal (through `script(1)`), typing
+    /// `input`; returns whether it succeeded and everything the terminal showed.
+    pub fn ctl_at_terminal(&self, args: &str, input: &str) -> (bool, String) {
+        let command = format!(
+            "{} --socket {} {args}",
+            omnictl_bin().display(),
+            self.socket.display()
+        );
+        let mut child = Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .env("NO_COLOR", "1")
+            .env_remove("OMNI_SOCKET")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("script(1) runs");
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin
+                .write_all(input.as_bytes())
+                .expect("type into the terminal");
+        }
+        let output = child.wait_with_output().expect("script(1) finishes");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    }
+
+    /// Starts `omnictl --json ARGS...` and returns it while it runs.
+    pub fn spawn_ctl(&self, args: &[&str]) -> RunningCtl {
+        let mut child = Command::new(omnictl_bin())
+            .arg("--socket")
+            .arg(&self.socket)
+            .arg("--json")
+            .args(args)
+            .env_remove("OMNI_SOCKET")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("omnictl starts");
+        let stdout = child.stdout.take().expect("a piped stdout");
+        RunningCtl {
+            child,
+            lines: BufReader::new(stdout).lines(),
+            seen: Vec::new(),
+        }
+    }
+}
 
 /// What an `omnictl` run printed, and how it exited.
 #[derive(Debug)]
