@@ -348,3 +348,33 @@ fn an_invalid_log_filter_is_reported_not_ignored() {
         "{text}"
     );
 }
+
+#[test]
+fn a_socket_directory_that_another_user_owns_is_refused() {
+    // `/` belongs to root and only root may write it: safe for root's own daemon, not for
+    // anyone else's (root could replace the socket). As root, the daemon runs as nobody.
+    let args = [
+        "--socket",
+        "/omni-never-bound.sock",
+        "--data-dir",
+        "/nonexistent",
+    ];
+    let out = if rustix::process::geteuid().is_root() {
+        let nobody = [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ];
+        omnid_via(&nobody, &args, &[])
+    } else {
+        omnid(&args, &[])
+    };
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out);
+    assert!(
+        text.contains("refusing to listen: the socket's directory / belongs to uid 0"),
+        "{text}"
+    );
+    assert!(!std::path::Path::new("/omni-never-bound.sock").exists());
+}

@@ -239,6 +239,22 @@ async fn a_store_from_before_markers_is_recognised_and_marked() {
 }
 
 #[test]
+fn a_marker_that_cannot_be_read_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(Store::open(dir.path()).unwrap());
+    {
+        let db = sled::open(dir.path()).unwrap();
+        db.insert(b"omni-store", &b"\x00not json"[..]).unwrap();
+        db.flush().unwrap();
+    }
+    let message = expect_not_omni(dir.path());
+    assert!(
+        message.contains("its store marker cannot be read"),
+        "{message}"
+    );
+}
+
+#[test]
 fn a_store_of_a_newer_format_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     drop(Store::open(dir.path()).unwrap());
