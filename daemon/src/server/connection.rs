@@ -14,7 +14,7 @@ use omni_proto::{
 };
 use tokio_util::sync::CancellationToken;
 
-use super::frames::{ReadError, read_frame};
+use super::frames::{Budget, ReadError, read_frame};
 use super::handlers;
 use crate::state::Daemon;
 
@@ -45,13 +45,11 @@ impl Responder<'_> {
 }
 
 /// Tells a client over the connection cap to come back later. Its Hello is read first
-/// (waiting at most a second), so the client is not writing into a closed socket.
-pub async fn refuse(mut stream: Stream, limit: usize) {
-    let _ = tokio::time::timeout(
-        std::time::Duration::from_secs(1),
-        frame::read_payload(&mut stream),
-    )
-    .await;
+/// (waiting at most a second, within the shared frame budget), so the client is not
+/// writing into a closed socket.
+pub async fn refuse(mut stream: Stream, limit: usize, budget: Arc<Budget>) {
+    let second = std::time::Duration::from_secs(1);
+    let _ = read_frame(&mut stream, second, second, &budget).await;
     let reply = HelloReply::Rejected {
         protocol_version: PROTOCOL_VERSION,
         message: format!("omnid is serving its maximum of {limit} connections; try again shortly"),

@@ -45,7 +45,8 @@ pub async fn serve(
                         });
                     }
                     Err(_) => {
-                        tracker.spawn(connection::refuse(stream, max_connections));
+                        let budget = daemon.frame_budget.clone();
+                        tracker.spawn(connection::refuse(stream, max_connections, budget));
                     }
                 }
             }
