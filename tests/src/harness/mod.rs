@@ -66,11 +66,32 @@ pub struct OmniBuilder {
     socket_activated: bool,
     tmpfs_mb: Option<u32>,
     discover_config: bool,
+    data_from: Option<PathBuf>,
     env: Vec<(String, String)>,
     fake: Option<FakeGemini>,
 }
 
+/// Copies a directory tree (files and directories only).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create a directory");
+    for entry in std::fs::read_dir(from).expect("read a directory") {
+        let entry = entry.expect("a directory entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("a file type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy a file");
+        }
+    }
+}
+
 impl OmniBuilder {
+    /// Starts the daemon on a copy of the data directory at `dir` (a fixture).
+    pub fn data_from(mut self, dir: &Path) -> Self {
+        self.data_from = Some(dir.to_path_buf());
+        self
+    }
+
     /// Starts the daemon without `--config`: it looks for its file as a user's daemon does,
     /// in `$XDG_CONFIG_HOME/omni/config.toml` (a directory of the test's own), where
     /// [`Omni::config_path`] points. The file exists only if [`OmniBuilder::config`] gave
@@ -153,13 +174,17 @@ impl OmniBuilder {
             std::fs::create_dir_all(parent).expect("create the configuration's directory");
             std::fs::write(&config_path, &self.config).expect("write the configuration file");
         }
+        let data_dir = dir.path().join("data");
+        if let Some(fixture) = &self.data_from {
+            copy_tree(fixture, &data_dir);
+        }
         let mut omni = Omni {
             config_path,
             discover_config: self.discover_config,
             socket_activated: self.socket_activated,
             tmpfs_mb: self.tmpfs_mb,
             socket: dir.path().join("run/omnid.sock"),
-            data_dir: dir.path().join("data"),
+            data_dir,
             log_dir: self.log_dir.unwrap_or_else(|| dir.path().join("logs")),
             dir,
             base_url: self.base_url.unwrap_or_else(|| fake.url()),
@@ -213,6 +238,7 @@ impl Omni {
             socket_activated: false,
             tmpfs_mb: None,
             discover_config: false,
+            data_from: None,
             env: Vec::new(),
             fake: None,
         }

@@ -1,0 +1,79 @@
+//! A store written by omnid 0.1.0 (before store markers and this release's reshaping)
+//! opens and reads exactly as that release showed it: every session's transcript and
+//! branches, and the session list. The fixture was written by that release's own binaries
+//! (tests/fixtures/store-0.1.0: a plain chat with every head move and a blob-sized prompt,
+//! a tool session through every recovery choice and left needing recovery, a suspended
+//! session, and an answer interrupted by a shutdown).
+
+#![allow(clippy::unwrap_used)] // in tests a panic is the failure report
+
+use std::path::{Path, PathBuf};
+
+use omni_tests::harness::Omni;
+use serde_json::Value;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/store-0.1.0")
+}
+
+fn expected(name: &str) -> Value {
+    let text = std::fs::read_to_string(fixture().join("expected").join(name)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// What a later release added to a JSON object, removed so it compares with 0.1.0's.
+fn without(mut value: Value, added: &[&str]) -> Value {
+    if let Some(object) = value.as_object_mut() {
+        for key in added {
+            object.remove(*key);
+        }
+    }
+    value
+}
+
+#[test]
+fn a_store_written_by_omnid_0_1_0_reads_identically() {
+    let omni = Omni::builder().data_from(&fixture().join("store")).start();
+    for name in ["a", "b", "c", "d"] {
+        let history = expected(&format!("history-{name}.json"));
+        let session = history["session"].as_str().unwrap().to_string();
+        let now = omni.ctl(&["--json", "history", "-s", &session]).ok().json();
+        // Compared whole (one transcript holds a 136 KB prompt, too long to print).
+        assert!(
+            without(now, &["damaged"]) == history,
+            "history of {name} differs"
+        );
+        let branches = omni
+            .ctl(&["--json", "branches", "-s", &session])
+            .ok()
+            .json();
+        assert_eq!(
+            branches,
+            expected(&format!("branches-{name}.json")),
+            "branches of {name}"
+        );
+    }
+    let sessions = omni.ctl(&["--json", "sessions"]).ok().json();
+    let listed: Vec<Value> = sessions["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| without(s.clone(), &["damaged"]))
+        .collect();
+    assert_eq!(
+        listed,
+        expected("sessions.json")["sessions"]
+            .as_array()
+            .unwrap()
+            .clone()
+    );
+    let status = omni.ctl(&["--json", "status"]).ok().json();
+    assert_eq!(status["damaged_sessions"], Value::Array(vec![]));
+
+    // And it goes on: the plain session takes a new turn.
+    let a = expected("history-a.json")["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    omni.ctl(&["send", "-s", &a, "still here?"]).ok();
+}
