@@ -1,0 +1,201 @@
+//! Golden bytes of every stored record format, old ones included: one checked-in sample
+//! each (`golden/*.hex`). Reading a sample must give the value below, and writing the value
+//! in the current format must give the sample's bytes, so no change of a type (the wire
+//! protocol's included) can change what is on disk unnoticed.
+
+use omni_proto::{ModelInfo, Part, PartContent, Role, Usage};
+use uuid::Uuid;
+
+use super::legacy::{SessionRecordV1, SessionRecordV2};
+use super::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT, codec, decode_move, decode_session};
+use crate::session::record::{
+    MoveKind, MoveRecord, NodeRecord, Recovery, SessionRecord, Suspension, ToolResults,
+};
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    let text: String = text.split_whitespace().collect();
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("a hex sample"))
+        .collect()
+}
+
+const ID: Uuid = Uuid::from_u128(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef);
+
+fn v1() -> SessionRecordV1 {
+    SessionRecordV1 {
+        id: ID,
+        title: "a title".into(),
+        created_at_ms: 1_790_000_000_000,
+        updated_at_ms: 1_790_000_000_500,
+        head: 3,
+        nodes: 4,
+        moves: 5,
+        redo_top: Some(2),
+    }
+}
+
+fn suspension() -> Suspension {
+    Suspension {
+        at_ms: 1_790_000_000_900,
+        last_error: "the model API answered HTTP 500".into(),
+    }
+}
+
+fn v2() -> SessionRecordV2 {
+    SessionRecordV2 {
+        v1: v1(),
+        consecutive_failures: 3,
+        suspended: Some(suspension()),
+    }
+}
+
+fn session_v3() -> SessionRecord {
+    SessionRecord {
+        id: ID,
+        title: "a title".into(),
+        created_at_ms: 1_790_000_000_000,
+        updated_at_ms: 1_790_000_000_500,
+        head: 3,
+        nodes: 4,
+        moves: 5,
+        redo_top: Some(2),
+        consecutive_failures: 1,
+        suspended: Some(suspension()),
+        tools_json: Some(r#"[{"name":"get_weather"}]"#.into()),
+        needs_recovery: Some(Recovery {
+            reason: "HTTP 400".into(),
+            error_id: Some("20261122T010203Z-a1b2c3".into()),
+            at_ms: 1_790_000_000_700,
+            rollback_to: Some(1),
+        }),
+        tool_results: Some(ToolResults {
+            node: 2,
+            results: vec![(1, r#"{"output":"noon"}"#.into())],
+        }),
+    }
+}
+
+fn node_v1() -> NodeRecord {
+    let part = |content| Part {
+        content,
+        thought_signature: None,
+    };
+    NodeRecord {
+        id: 2,
+        parent: 1,
+        role: Role::Model,
+        parts: vec![
+            part(PartContent::Thought("hmm".into())),
+            Part {
+                content: PartContent::Text("hello".into()),
+                thought_signature: Some("c2ln".into()),
+            },
+            part(PartContent::FunctionCall {
+                id: Some("c1".into()),
+                name: "get_weather".into(),
+                args_json: r#"{"city":"Paris"}"#.into(),
+            }),
+            part(PartContent::FunctionResponse {
+                id: None,
+                name: "get_time".into(),
+                response_json: r#"{"output":1}"#.into(),
+            }),
+            part(PartContent::Other {
+                json: r#"{"inlineData":{}}"#.into(),
+            }),
+        ],
+        created_at_ms: 1_790_000_000_100,
+        model: Some(ModelInfo {
+            model: "gemini-2.5-flash".into(),
+            model_version: Some("gemini-2.5-flash-001".into()),
+            finish_reason: Some("STOP".into()),
+            usage: Some(Usage {
+                prompt_tokens: 8,
+                answer_tokens: 3,
+                thought_tokens: 2,
+                total_tokens: 13,
+            }),
+            attempts: 2,
+            latency_ms: 1234,
+            interrupted: false,
+        }),
+    }
+}
+
+fn move_record(kind: MoveKind) -> MoveRecord {
+    MoveRecord {
+        seq: 5,
+        kind,
+        from: 4,
+        to: 2,
+        at_ms: 1_790_000_000_600,
+        prev_redoable: Some(3),
+        redoes: None,
+    }
+}
+
+#[test]
+fn old_session_formats_read_as_their_samples_say() {
+    let v1_bytes = unhex(include_str!("golden/session-v1.hex"));
+    assert_eq!(hex(&v1_bytes), hex(&codec::encode(&v1(), 1).unwrap()));
+    let read = decode_session(&v1_bytes).unwrap();
+    assert_eq!(
+        (read.head, read.redo_top, read.suspended),
+        (3, Some(2), None)
+    );
+
+    let v2_bytes = unhex(include_str!("golden/session-v2.hex"));
+    assert_eq!(hex(&v2_bytes), hex(&codec::encode(&v2(), 2).unwrap()));
+    let read = decode_session(&v2_bytes).unwrap();
+    assert_eq!(read.consecutive_failures, 3);
+    assert_eq!(read.suspended, Some(suspension()));
+    assert_eq!(read.tools_json, None);
+}
+
+#[test]
+fn current_formats_write_exactly_their_samples() {
+    let session = unhex(include_str!("golden/session-v3.hex"));
+    assert_eq!(
+        hex(&codec::encode(&session_v3(), SESSION_FORMAT).unwrap()),
+        hex(&session)
+    );
+    assert_eq!(decode_session(&session).unwrap(), session_v3());
+
+    let node = unhex(include_str!("golden/node-v1.hex"));
+    assert_eq!(
+        hex(&codec::encode(&node_v1(), NODE_FORMAT).unwrap()),
+        hex(&node)
+    );
+    assert_eq!(
+        codec::decode::<NodeRecord>(&node, "node", NODE_FORMAT).unwrap(),
+        node_v1()
+    );
+
+    // Format 1 moves had only the plain kinds; format 2 added the recovery ones.
+    let old_move = unhex(include_str!("golden/move-v1.hex"));
+    assert_eq!(decode_move(&old_move).unwrap(), move_record(MoveKind::Undo));
+    let moves = unhex(include_str!("golden/move-v2.hex"));
+    let all = [
+        MoveKind::Prompt,
+        MoveKind::Answer,
+        MoveKind::Undo,
+        MoveKind::Back,
+        MoveKind::Redo,
+        MoveKind::Checkout,
+        MoveKind::ToolResults,
+        MoveKind::DeepRollback,
+        MoveKind::ClearTurn,
+        MoveKind::Ignore,
+        MoveKind::Retry,
+    ];
+    let written: String = all
+        .iter()
+        .map(|kind| hex(&codec::encode(&move_record(*kind), MOVE_FORMAT).unwrap()) + "\n")
+        .collect();
+    assert_eq!(written.split_whitespace().collect::<String>(), hex(&moves));
+}
