@@ -16,9 +16,9 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use omni_proto::{Client, MoveOp, Part, Reply, Request, Role, SessionRef, frame};
+use omni_proto::{Client, MoveOp, Reply, Request, SessionRef, frame};
 use omni_tests::fake_gemini::FakeGemini;
-use omnid::session::record::{MoveKind, MoveRecord, NodeRecord, SessionRecord};
+use omnid::model::{MoveKind, MoveRecord, NodeRecord, Part, Role, SessionRecord};
 use omnid::store::{Change, Store};
 use tokio::net::UnixStream;
 use uuid::Uuid;

@@ -7,8 +7,8 @@
 
 pub mod config;
 pub mod diag;
-mod errors;
 pub mod live;
+pub mod model;
 mod notify;
 mod private;
 pub mod provider;
@@ -20,6 +20,7 @@ pub mod session;
 pub mod signals;
 mod state;
 pub mod store;
+mod text;
 mod time;
 
 pub use config::{Args, Config, Env};

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use omni_proto::BreakerState;
+use crate::resilience::BreakerState;
 use std::time::Instant;
 
 use crate::config::Config;

@@ -7,11 +7,10 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use omni_proto::{Part, PartContent, Role};
 use omni_tests::fake_gemini::Reply;
 use omni_tests::harness::{Omni, TEST_API_KEY};
 use omni_tests::scenario::{MISMATCH, poisoned_by_a_400};
-use omnid::session::record::{MoveKind, MoveRecord, NodeRecord};
+use omnid::model::{MoveKind, MoveRecord, NodeRecord, Part, PartContent, Role};
 use serde_json::Value;
 
 mod support;

@@ -4,7 +4,6 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use omni_proto::{ErrorSummary, HistoryView};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -26,8 +25,8 @@ pub struct Bundle {
     pub errors: Vec<ErrorRecord>,
     /// The matching `api_errors.log` entries, as written.
     pub log_entries: Vec<String>,
-    /// The session's transcript.
-    pub transcript: Option<HistoryView>,
+    /// The session's transcript, as clients see it.
+    pub transcript: Option<Value>,
 }
 
 fn record_files(dir: &Path) -> Vec<PathBuf> {
@@ -87,20 +86,6 @@ impl Diagnostics {
         records
     }
 
-    /// Summaries for `omnictl logs list`.
-    pub fn list(&self, session: Option<&str>) -> Vec<ErrorSummary> {
-        self.records(session)
-            .into_iter()
-            .map(|r| ErrorSummary {
-                id: r.id,
-                time: r.time,
-                session: r.session,
-                class: r.class,
-                message: r.message,
-            })
-            .collect()
-    }
-
     /// One record by id (or a unique prefix of one).
     pub fn find(&self, id: &str) -> Result<ErrorRecord, String> {
         let matches: Vec<PathBuf> = record_files(&self.dir)
@@ -150,7 +135,7 @@ impl Diagnostics {
         &self,
         session: Option<String>,
         records: Vec<ErrorRecord>,
-        transcript: Option<HistoryView>,
+        transcript: Option<Value>,
     ) -> io::Result<(Vec<u8>, usize)> {
         let ids: Vec<String> = records.iter().map(|r| r.id.clone()).collect();
         let policy = self.policy();

@@ -1,6 +1,6 @@
 //! One streamed `GenerateContentResponse` → the parts and metadata it carries.
 
-use omni_proto::{Part, Usage};
+use crate::model::{Part, Usage};
 use serde_json::Value;
 
 use super::error::ProviderError;
@@ -77,7 +77,7 @@ pub fn parse(data: &str) -> Result<StreamUpdate, ProviderError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use omni_proto::PartContent;
+    use crate::model::PartContent;
 
     #[test]
     fn a_final_chunk_carries_finish_reason_usage_and_signature() {

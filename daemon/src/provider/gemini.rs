@@ -142,8 +142,8 @@ impl Gemini {
     }
 }
 
-fn is_visible(part: &omni_proto::Part) -> bool {
-    use omni_proto::PartContent;
+fn is_visible(part: &crate::model::Part) -> bool {
+    use crate::model::PartContent;
     match &part.content {
         PartContent::Text(text) => !text.is_empty(),
         PartContent::Thought(_) => false,

@@ -2,7 +2,7 @@
 //! what is sent back (text, thoughts, `thoughtSignature` on the part it arrived with,
 //! function calls with their ids and arguments).
 
-use omni_proto::{Part, PartContent};
+use crate::model::{Part, PartContent};
 use serde_json::{Map, Value, json};
 
 /// Reads one part of a model answer.

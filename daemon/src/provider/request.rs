@@ -2,11 +2,11 @@
 //! steps: first the merged [`Content`]s, which remember which node each part came from (so
 //! preflight validation can name offending nodes), then the JSON body.
 
-use omni_proto::{Part, Role};
+use crate::model::{Part, Role};
 use serde_json::{Value, json};
 
 use super::parts;
-use crate::session::record::NodeRecord;
+use crate::model::NodeRecord;
 use crate::session::tree::NodeId;
 
 /// Request settings that do not come from the conversation.
@@ -107,7 +107,7 @@ pub fn render(contents: &[Content], tools_json: Option<&str>, options: &RequestO
 #[cfg(test)]
 mod tests {
     use super::*;
-    use omni_proto::PartContent;
+    use crate::model::PartContent;
 
     fn node(id: u64, role: Role, text: &str) -> NodeRecord {
         NodeRecord {

@@ -5,8 +5,6 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use omni_proto::{BreakerState, BreakerStatus};
-
 #[derive(Debug, Clone, Copy)]
 enum State {
     Closed,
@@ -27,6 +25,30 @@ pub struct Breaker {
     threshold: u32,
     cooldown: Duration,
     inner: Mutex<Inner>,
+}
+
+/// Where a breaker stands, for `status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BreakerState {
+    /// Requests flow.
+    Closed,
+    /// Requests fail fast until the cool-down ends.
+    Open,
+    /// One probe request may go through; its outcome decides.
+    HalfOpen,
+}
+
+/// One endpoint's breaker as `status` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BreakerStatus {
+    /// The endpoint it guards.
+    pub endpoint: String,
+    /// Its state.
+    pub state: BreakerState,
+    /// Failed attempts in a row.
+    pub consecutive_failures: u32,
+    /// While open: time until a probe is let through.
+    pub next_probe_in_ms: Option<u64>,
 }
 
 /// A request refused because the circuit is open (or a probe is already out).

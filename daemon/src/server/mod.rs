@@ -1,10 +1,12 @@
 //! The socket server: accept connections (up to a cap), one task per connection.
 
 mod connection;
+mod convert;
 pub mod frames;
 mod handlers;
 pub mod listener;
 pub mod throttle;
+mod views;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,8 +1,9 @@
 //! Accumulates a streamed answer into the parts that will be stored, and turns each chunk
 //! into the events a client sees.
 
-use omni_proto::{Event, Part, PartContent, Usage};
+use crate::model::{Part, PartContent, Usage};
 
+use super::outcome::SessionEvent;
 use crate::provider::StreamUpdate;
 
 /// The answer so far.
@@ -25,17 +26,19 @@ impl AnswerBuilder {
     /// or thought) are merged, except that a piece carrying a `thoughtSignature` is never
     /// merged into another, nor another into it: the signature stays on exactly the part
     /// (and text) it arrived with, as Gemini requires when it is sent back.
-    pub fn absorb(&mut self, update: StreamUpdate) -> Vec<Event> {
+    pub fn absorb(&mut self, update: StreamUpdate) -> Vec<SessionEvent> {
         let mut events = Vec::new();
         for part in update.parts {
             match &part.content {
                 PartContent::Text(text) if !text.is_empty() => {
-                    events.push(Event::Text(text.clone()))
+                    events.push(SessionEvent::Text(text.clone()))
                 }
                 PartContent::Thought(text) if !text.is_empty() => {
-                    events.push(Event::Thought(text.clone()))
+                    events.push(SessionEvent::Thought(text.clone()))
                 }
-                PartContent::FunctionCall { .. } => events.push(Event::FunctionCall(part.clone())),
+                PartContent::FunctionCall { .. } => {
+                    events.push(SessionEvent::FunctionCall(part.clone()))
+                }
                 _ => {}
             }
             self.push_part(part);
@@ -100,7 +103,7 @@ mod tests {
         answer.absorb(update(vec![text(" answer", None)]));
         let events = answer.absorb(update(vec![text(" is 42", Some("sig"))]));
         answer.absorb(update(vec![text(".", None)]));
-        assert_eq!(events, vec![Event::Text(" is 42".into())]);
+        assert_eq!(events, vec![SessionEvent::Text(" is 42".into())]);
         assert_eq!(
             answer.parts,
             vec![
@@ -121,7 +124,10 @@ mod tests {
         let events = answer.absorb(update(vec![thought.clone(), text("ok", None)]));
         assert_eq!(
             events,
-            vec![Event::Thought("hmm".into()), Event::Text("ok".into())]
+            vec![
+                SessionEvent::Thought("hmm".into()),
+                SessionEvent::Text("ok".into())
+            ]
         );
         assert_eq!(answer.parts, vec![thought, text("ok", None)]);
     }

@@ -2,10 +2,11 @@
 //! collected so far. Pure, shared by the actor (which accepts results) and the read-side
 //! views (which show what is pending).
 
-use omni_proto::{PartContent, PendingCall, Role};
+use super::outcome::PendingCall;
+use crate::model::{PartContent, Role};
 
-use super::record::{NodeRecord, SessionRecord};
 use super::tree::NodeId;
+use crate::model::{NodeRecord, SessionRecord};
 
 /// One function call of a model node.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,8 +7,8 @@ use std::sync::Mutex;
 
 use uuid::Uuid;
 
-use super::record::{NodeRecord, SessionRecord};
 use super::tree::{NodeId, ROOT, Tree};
+use crate::model::{NodeRecord, SessionRecord};
 use crate::store::{Store, StoreError};
 
 /// The checks that cost a few key lookups whatever the session's size, done for every
@@ -115,7 +115,7 @@ impl Damaged {
 
 #[cfg(test)]
 mod tests {
-    use omni_proto::{Part, Role};
+    use crate::model::{Part, Role};
 
     use super::*;
 

@@ -5,11 +5,12 @@ pub mod actor;
 pub mod answer;
 pub mod calls;
 pub mod current;
+pub mod error;
 pub mod integrity;
-pub mod record;
+pub mod outcome;
 pub mod registry;
 pub mod tree;
 pub mod validate;
-pub mod views;
 
+pub use error::SessionError;
 pub use integrity::build_tree;

@@ -3,13 +3,12 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use omni_proto::{ErrorKind, ErrorReply, SessionRef};
 use uuid::Uuid;
 
+use super::SessionError;
 use super::actor::{ActorHandle, SessionContext};
 use super::integrity::{Damaged, build_tree, check_record};
-use super::record::SessionRecord;
-use crate::errors::{damaged, reply, store_error};
+use crate::model::SessionRecord;
 use crate::store::{Change, StoreError};
 use crate::time::now_ms;
 
@@ -72,7 +71,7 @@ impl Registry {
 
     /// Creates an empty session (with function declarations, if given), durably, and makes
     /// it the current one.
-    pub async fn create(&self, tools_json: Option<String>) -> Result<SessionRecord, ErrorReply> {
+    pub async fn create(&self, tools_json: Option<String>) -> Result<SessionRecord, SessionError> {
         let mut record = SessionRecord::new(Uuid::new_v4(), now_ms());
         record.tools_json = tools_json;
         let change = Change {
@@ -80,41 +79,41 @@ impl Registry {
             node: None,
             mv: None,
         };
-        self.ctx.store.commit(&change).await.map_err(store_error)?;
+        self.ctx
+            .store
+            .commit(&change)
+            .await
+            .map_err(SessionError::from)?;
         self.ctx.current.set(record.id);
         Ok(record)
     }
 
-    /// Resolves a reference to a session id: the current session, a full id, or a unique
-    /// prefix of one.
-    pub fn resolve(&self, session: &SessionRef) -> Result<Uuid, ErrorReply> {
+    /// Resolves a reference to a session id: `None` for the current session, else a full
+    /// id or a unique prefix of one.
+    pub fn resolve(&self, session: Option<&str>) -> Result<Uuid, SessionError> {
         match session {
-            SessionRef::Current => self.ctx.current.get().ok_or_else(|| {
-                reply(
-                    ErrorKind::NotFound,
-                    "there is no session yet; create one with `omnictl new`",
-                )
+            None => self.ctx.current.get().ok_or_else(|| {
+                SessionError::not_found("there is no session yet; create one with `omnictl new`")
             }),
-            SessionRef::Id(text) => self.resolve_id(text.trim()),
+            Some(text) => self.resolve_id(text.trim()),
         }
     }
 
-    fn resolve_id(&self, text: &str) -> Result<Uuid, ErrorReply> {
+    fn resolve_id(&self, text: &str) -> Result<Uuid, SessionError> {
         let unknown = || {
-            reply(
-                ErrorKind::NotFound,
-                format!("no session matches '{text}'; `omnictl sessions` lists them"),
-            )
+            SessionError::not_found(format!(
+                "no session matches '{text}'; `omnictl sessions` lists them"
+            ))
         };
         if text.is_empty() {
-            return Err(reply(ErrorKind::InvalidRequest, "the session id is empty"));
+            return Err(SessionError::invalid("the session id is empty"));
         }
         if let Ok(id) = Uuid::parse_str(text) {
             return match self.ctx.store.session(&id) {
                 Ok(Some(_)) => Ok(id),
                 Ok(None) => Err(unknown()),
                 Err(error) if is_bad_record(&error) => Ok(id),
-                Err(error) => Err(store_error(error)),
+                Err(error) => Err(SessionError::from(error)),
             };
         }
         let prefix = text.to_ascii_lowercase();
@@ -122,7 +121,7 @@ impl Registry {
             .ctx
             .store
             .sessions()
-            .map_err(store_error)?
+            .map_err(SessionError::from)?
             .into_iter()
             .map(|stored| stored.id)
             .filter(|id| id.to_string().starts_with(&prefix))
@@ -130,21 +129,21 @@ impl Registry {
         match matches.as_slice() {
             [id] => Ok(*id),
             [] => Err(unknown()),
-            many => Err(reply(
-                ErrorKind::InvalidRequest,
-                format!(
-                    "'{text}' matches {} sessions; give more of the id",
-                    many.len()
-                ),
-            )),
+            many => Err(SessionError::invalid(format!(
+                "'{text}' matches {} sessions; give more of the id",
+                many.len()
+            ))),
         }
     }
 
     /// The actor of a session, started (and its tree loaded) on first use. A damaged
     /// session has none: it takes no changes.
-    pub fn actor(&self, id: Uuid) -> Result<ActorHandle, ErrorReply> {
+    pub fn actor(&self, id: Uuid) -> Result<ActorHandle, SessionError> {
         if let Some(reason) = self.damaged.get(&id) {
-            return Err(damaged(&id, &reason));
+            return Err(SessionError::Damaged {
+                session: id,
+                reason: reason.clone(),
+            });
         }
         let mut actors = self
             .actors
@@ -158,19 +157,25 @@ impl Registry {
             if is_bad_record(&error) {
                 let reason = format!("a record cannot be read ({error})");
                 self.damaged.mark(id, &reason);
-                damaged(&id, &reason)
+                SessionError::Damaged {
+                    session: id,
+                    reason: reason.clone(),
+                }
             } else {
-                store_error(error)
+                SessionError::from(error)
             }
         };
         let record = store
             .session(&id)
             .map_err(&bad)?
-            .ok_or_else(|| reply(ErrorKind::NotFound, format!("session {id} does not exist")))?;
+            .ok_or_else(|| SessionError::not_found(format!("session {id} does not exist")))?;
         let nodes = store.nodes(&id).map_err(&bad)?;
         let tree = build_tree(&record, &nodes).map_err(|reason| {
             self.damaged.mark(id, &reason);
-            damaged(&id, &reason)
+            SessionError::Damaged {
+                session: id,
+                reason: reason.clone(),
+            }
         })?;
         let handle = ActorHandle::spawn(self.ctx.clone(), record, tree);
         actors.insert(id, handle.clone());

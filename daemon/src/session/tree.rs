@@ -5,13 +5,8 @@
 //! conversation. Moves only read a few links above the head, so their cost does not grow
 //! with the session's length.
 
-use omni_proto::Role;
-
-/// A node's number within its session.
-pub type NodeId = u64;
-
-/// The empty start of every conversation; the head of a new session.
-pub const ROOT: NodeId = 0;
+use crate::model::Role;
+pub use crate::model::{NodeId, ROOT};
 
 /// Why a move is not possible. Each message says what to do instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

@@ -7,7 +7,7 @@
 //! number of function responses, in the same order, with matching names (and ids when both
 //! have one); no function responses without calls before them; no empty parts.
 
-use omni_proto::PartContent;
+use crate::model::PartContent;
 
 use crate::provider::{Content, SourcedPart, WireRole};
 use crate::session::tree::NodeId;
@@ -207,9 +207,9 @@ pub fn validate(contents: &[Content]) -> Result<(), Violation> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::NodeRecord;
+    use crate::model::{Part, Role};
     use crate::provider::contents;
-    use crate::session::record::NodeRecord;
-    use omni_proto::{Part, Role};
 
     fn node(id: u64, role: Role, parts: Vec<PartContent>) -> NodeRecord {
         NodeRecord {

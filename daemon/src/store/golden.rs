@@ -3,12 +3,12 @@
 //! in the current format must give the sample's bytes, so no change of a type (the wire
 //! protocol's included) can change what is on disk unnoticed.
 
-use omni_proto::{ModelInfo, Part, PartContent, Role, Usage};
+use crate::model::{ModelInfo, Part, PartContent, Role, Usage};
 use uuid::Uuid;
 
 use super::legacy::{SessionRecordV1, SessionRecordV2};
 use super::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT, codec, decode_move, decode_session};
-use crate::session::record::{
+use crate::model::{
     MoveKind, MoveRecord, NodeRecord, Recovery, SessionRecord, Suspension, ToolResults,
 };
 

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::session::record::{SessionRecord, Suspension};
+use crate::model::{SessionRecord, Suspension};
 
 /// A session record as format 1 wrote it.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -41,7 +41,7 @@ pub use error::StoreError;
 pub use health::Failing;
 pub use open::STORE_FORMAT;
 
-use crate::session::record::{MoveRecord, NodeRecord, SessionRecord};
+use crate::model::{MoveRecord, NodeRecord, SessionRecord};
 use crate::session::tree::NodeId;
 
 /// Format of session records: 2 added the failure count and suspension, 3 tools and

@@ -1,7 +1,7 @@
-use omni_proto::{Part, Role};
+use crate::model::{Part, Role};
 
 use super::*;
-use crate::session::record::MoveKind;
+use crate::model::MoveKind;
 
 fn prompt(id: u64, text: &str) -> NodeRecord {
     NodeRecord {
@@ -123,7 +123,7 @@ fn format_1_and_2_session_records_are_migrated_when_read() {
     );
     assert_eq!((record.consecutive_failures, record.suspended), (0, None));
 
-    let suspension = crate::session::record::Suspension {
+    let suspension = crate::model::Suspension {
         at_ms: 9,
         last_error: "boom".into(),
     };

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use omnid::session::record::{MoveRecord, NodeRecord, SessionRecord};
+use omnid::model::{MoveRecord, NodeRecord, SessionRecord};
 use omnid::store::{Change, Store};
 
 /// What one stored change holds: the session's record after it, and a node and a move.

@@ -3,8 +3,8 @@
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
 use super::sessions::{Loaded, load};
-use crate::errors::damaged;
-use crate::session::views;
+use crate::server::views;
+use crate::session::SessionError;
 use crate::state::Daemon;
 
 pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {
@@ -14,6 +14,10 @@ pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply
             tree,
             nodes,
         } => Ok(Reply::Branches(views::branches(&record, &tree, &nodes))),
-        Loaded::Damaged { id, reason, .. } => Err(damaged(&id, &reason)),
+        Loaded::Damaged { id, reason, .. } => Err(SessionError::Damaged {
+            session: id,
+            reason,
+        }
+        .into()),
     }
 }

@@ -1,10 +1,10 @@
 //! `ListErrors`, `ExportLogs`, `LogPath`: reading the diagnostic records back.
 
-use omni_proto::{ErrorKind, ErrorReply, Event, Reply, SessionRef};
+use omni_proto::{ErrorKind, ErrorReply, ErrorSummary, Event, Reply, SessionRef};
 
 use super::sessions::load;
-use crate::errors::reply;
 use crate::server::connection::Responder;
+use crate::server::convert::session_ref;
 use crate::state::Daemon;
 
 /// The size of each piece a bundle travels in (well under the frame limit).
@@ -12,11 +12,22 @@ const PIECE: usize = 1024 * 1024;
 
 pub fn list(daemon: &Daemon, session: Option<&SessionRef>) -> Result<Reply, ErrorReply> {
     let session = session
-        .map(|s| daemon.sessions.resolve(s))
+        .map(|s| daemon.sessions.resolve(session_ref(s)))
         .transpose()?
         .map(|id| id.to_string());
     let diag = &daemon.sessions.context().diag;
-    Ok(Reply::Errors(diag.list(session.as_deref())))
+    let summaries = diag
+        .records(session.as_deref())
+        .into_iter()
+        .map(|r| ErrorSummary {
+            id: r.id,
+            time: r.time,
+            session: r.session,
+            class: r.class,
+            message: r.message,
+        })
+        .collect();
+    Ok(Reply::Errors(summaries))
 }
 
 pub fn path(daemon: &Daemon) -> Reply {
@@ -38,19 +49,22 @@ pub async fn export(
     // Which records, and which session's transcript.
     let (session_id, records) = match error {
         Some(id) => {
-            let record = diag.find(id).map_err(|m| reply(ErrorKind::NotFound, m))?;
+            let record = diag
+                .find(id)
+                .map_err(|m| ErrorReply::new(ErrorKind::NotFound, m))?;
             (record.session.clone(), vec![record])
         }
         None => {
             let session = session.cloned().unwrap_or(SessionRef::Current);
-            let id = daemon.sessions.resolve(&session)?.to_string();
+            let id = daemon.sessions.resolve(session_ref(&session))?.to_string();
             let records = diag.records(Some(&id));
             (id, records)
         }
     };
     let transcript = load(daemon, &SessionRef::Id(session_id.clone()))
         .ok()
-        .map(|loaded| loaded.history(false));
+        .map(|loaded| loaded.history(false))
+        .and_then(|view| serde_json::to_value(view).ok());
     let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
         .to_string()
         .replace(['-', ':'], "");
@@ -59,9 +73,9 @@ pub async fn export(
     let built =
         tokio::task::spawn_blocking(move || diag.bundle(Some(session_id), records, transcript))
             .await
-            .map_err(|e| reply(ErrorKind::Internal, format!("the export failed: {e}")))?;
+            .map_err(|e| ErrorReply::new(ErrorKind::Internal, format!("the export failed: {e}")))?;
     let (bytes, errors) = built.map_err(|e| {
-        reply(
+        ErrorReply::new(
             ErrorKind::Internal,
             format!("omnid cannot assemble the bundle: {e}"),
         )

@@ -2,6 +2,7 @@
 
 use omni_proto::{ErrorReply, MoveOp, Reply, SessionRef};
 
+use crate::server::convert::session_ref;
 use crate::state::Daemon;
 
 pub async fn handle(
@@ -9,8 +10,8 @@ pub async fn handle(
     session: &SessionRef,
     op: MoveOp,
 ) -> Result<Reply, ErrorReply> {
-    let id = daemon.sessions.resolve(session)?;
-    let outcome = daemon.sessions.actor(id)?.apply_move(op).await?;
+    let id = daemon.sessions.resolve(session_ref(session))?;
+    let outcome = daemon.sessions.actor(id)?.apply_move(op.into()).await?;
     tracing::info!(session = %id, ?op, from = outcome.from, to = outcome.to, "head moved");
-    Ok(Reply::Moved(outcome))
+    Ok(Reply::Moved(outcome.into()))
 }

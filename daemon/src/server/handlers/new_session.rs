@@ -3,14 +3,13 @@
 use omni_proto::{ErrorKind, ErrorReply, Reply};
 use serde_json::Value;
 
-use crate::errors::reply;
 use crate::state::Daemon;
 
 /// Checks function declarations: a JSON array of objects, each with a non-empty `name`.
 /// Returns them compacted.
 fn validate_tools(json: &str) -> Result<String, ErrorReply> {
     let invalid = |why: String| {
-        reply(
+        ErrorReply::new(
             ErrorKind::InvalidRequest,
             format!("the tools file is not usable: {why}"),
         )

@@ -5,6 +5,7 @@ use tokio::sync::mpsc;
 
 use super::stream::with_events;
 use crate::server::connection::Responder;
+use crate::server::convert::session_ref;
 use crate::session::actor::RecoverOutcome;
 use crate::state::Daemon;
 
@@ -14,11 +15,11 @@ pub async fn handle(
     action: RecoveryAction,
     responder: &mut Responder<'_>,
 ) -> Result<Reply, ErrorReply> {
-    let id = daemon.sessions.resolve(session)?;
+    let id = daemon.sessions.resolve(session_ref(session))?;
     let actor = daemon.sessions.actor(id)?;
     let (events, incoming) = mpsc::unbounded_channel();
-    match with_events(responder, incoming, actor.recover(action, events)).await? {
-        RecoverOutcome::Moved(recovered) => Ok(Reply::Recovered(recovered)),
-        RecoverOutcome::Answered(answer) => Ok(Reply::Answered(answer)),
+    match with_events(responder, incoming, actor.recover(action.into(), events)).await? {
+        RecoverOutcome::Moved(recovered) => Ok(Reply::Recovered(recovered.into())),
+        RecoverOutcome::Answered(answer) => Ok(Reply::Answered(answer.into())),
     }
 }

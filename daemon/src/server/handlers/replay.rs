@@ -5,19 +5,18 @@ use std::time::{Duration, SystemTime};
 
 use omni_proto::{ErrorKind, ErrorReply, ReplayOutcome, Reply};
 
-use crate::errors::reply;
+use crate::model::visible_text;
 use crate::resilience::classify;
 use crate::session::answer::AnswerBuilder;
-use crate::session::record::visible_text;
-use crate::session::views::first_line;
 use crate::state::Daemon;
+use crate::text::first_line;
 
 pub async fn handle(daemon: &Daemon, error: &str) -> Result<Reply, ErrorReply> {
     let ctx = daemon.sessions.context();
     let record = ctx
         .diag
         .find(error)
-        .map_err(|m| reply(ErrorKind::NotFound, m))?;
+        .map_err(|m| ErrorReply::new(ErrorKind::NotFound, m))?;
     let mut answer = AnswerBuilder::default();
     let outcome = ctx
         .live

@@ -2,10 +2,11 @@
 
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
+use crate::server::convert::session_ref;
 use crate::state::Daemon;
 
 pub async fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {
-    let id = daemon.sessions.resolve(session)?;
+    let id = daemon.sessions.resolve(session_ref(session))?;
     let was_suspended = daemon.sessions.actor(id)?.resume().await?;
     tracing::info!(session = %id, was_suspended, "session resumed");
     Ok(Reply::Resumed {

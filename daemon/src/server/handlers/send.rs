@@ -5,6 +5,7 @@ use tokio::sync::mpsc;
 
 use super::stream::with_events;
 use crate::server::connection::Responder;
+use crate::server::convert::session_ref;
 use crate::state::Daemon;
 
 pub async fn handle(
@@ -13,10 +14,9 @@ pub async fn handle(
     prompt: String,
     responder: &mut Responder<'_>,
 ) -> Result<Reply, ErrorReply> {
-    let id = daemon.sessions.resolve(session)?;
+    let id = daemon.sessions.resolve(session_ref(session))?;
     let actor = daemon.sessions.actor(id)?;
     let (events, incoming) = mpsc::unbounded_channel();
-    with_events(responder, incoming, actor.send(prompt, events))
-        .await
-        .map(Reply::Answered)
+    let answer = with_events(responder, incoming, actor.send(prompt, events)).await?;
+    Ok(Reply::Answered(answer.into()))
 }

@@ -3,7 +3,7 @@
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
 use super::sessions::{head_node, record};
-use crate::session::views;
+use crate::server::views;
 use crate::state::Daemon;
 
 pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {

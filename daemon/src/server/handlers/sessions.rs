@@ -4,11 +4,13 @@
 use omni_proto::{ErrorKind, ErrorReply, Reply, SessionRef, SessionSummary};
 use uuid::Uuid;
 
-use crate::errors::{reply, store_error};
-use crate::session::record::{NodeRecord, SessionRecord};
+use crate::model::{NodeRecord, SessionRecord};
+use crate::server::convert::session_ref;
+use crate::server::convert::store_error;
+use crate::server::views;
+use crate::session::build_tree;
 use crate::session::registry::is_bad_record;
 use crate::session::tree::{NodeId, Tree};
-use crate::session::{build_tree, views};
 use crate::state::Daemon;
 
 pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
@@ -36,12 +38,12 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
 
 /// A session's record, read straight from the store.
 pub fn record(daemon: &Daemon, session: &SessionRef) -> Result<SessionRecord, ErrorReply> {
-    let id = daemon.sessions.resolve(session)?;
+    let id = daemon.sessions.resolve(session_ref(session))?;
     daemon
         .store
         .session(&id)
         .map_err(store_error)?
-        .ok_or_else(|| reply(ErrorKind::NotFound, format!("session {id} does not exist")))
+        .ok_or_else(|| ErrorReply::new(ErrorKind::NotFound, format!("session {id} does not exist")))
 }
 
 /// A session's head node (none at the start of the conversation).
@@ -100,7 +102,7 @@ impl Loaded {
 /// consistent snapshot. A session whose records disagree is marked damaged and read as
 /// it is stored.
 pub fn load(daemon: &Daemon, session: &SessionRef) -> Result<Loaded, ErrorReply> {
-    let id = daemon.sessions.resolve(session)?;
+    let id = daemon.sessions.resolve(session_ref(session))?;
     let damaged = daemon.sessions.damaged();
     let as_stored = |head: Option<NodeId>, reason: String| {
         damaged.mark(id, &reason);
@@ -115,7 +117,7 @@ pub fn load(daemon: &Daemon, session: &SessionRef) -> Result<Loaded, ErrorReply>
     let record = match daemon.store.session(&id) {
         Ok(Some(record)) => record,
         Ok(None) => {
-            return Err(reply(
+            return Err(ErrorReply::new(
                 ErrorKind::NotFound,
                 format!("session {id} does not exist"),
             ));

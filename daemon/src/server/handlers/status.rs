@@ -26,7 +26,7 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
         sends_in_flight: daemon.sends_in_flight.load(Ordering::Relaxed),
         model: live.model.clone(),
         base_url: live.base_url.clone(),
-        breakers: vec![live.breaker.status(std::time::Instant::now())],
+        breakers: vec![live.breaker.status(std::time::Instant::now()).into()],
         log_write_failures: ctx.diag.write_failures(),
         config_file: config.file.as_ref().map(|p| p.display().to_string()),
         config_reloads: daemon.reloads.load(Ordering::Relaxed),

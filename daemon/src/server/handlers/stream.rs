@@ -2,28 +2,28 @@
 
 use std::future::Future;
 
-use omni_proto::Event;
 use tokio::sync::mpsc;
 
 use crate::server::connection::Responder;
+use crate::session::outcome::SessionEvent;
 
-/// Runs `work`, which sends events into the channel whose receiver is `incoming`, writing
-/// every event to the client as it arrives; returns `work`'s result once every event is out.
+/// Runs `work`, which sends session events into the channel whose receiver is `incoming`,
+/// writing each to the client (as a wire event) as it arrives; returns `work`'s result once every event is out.
 pub async fn with_events<T>(
     responder: &mut Responder<'_>,
-    mut incoming: mpsc::UnboundedReceiver<Event>,
+    mut incoming: mpsc::UnboundedReceiver<SessionEvent>,
     work: impl Future<Output = T>,
 ) -> T {
     tokio::pin!(work);
     let result = loop {
         tokio::select! {
             biased;
-            Some(event) = incoming.recv() => responder.event(event).await,
+            Some(event) = incoming.recv() => responder.event(event.into()).await,
             result = &mut work => break result,
         }
     };
     while let Ok(event) = incoming.try_recv() {
-        responder.event(event).await;
+        responder.event(event.into()).await;
     }
     result
 }

@@ -5,6 +5,7 @@ use tokio::sync::mpsc;
 
 use super::stream::with_events;
 use crate::server::connection::Responder;
+use crate::server::convert::session_ref;
 use crate::session::actor::ToolOutcome;
 use crate::state::Daemon;
 
@@ -16,15 +17,15 @@ pub async fn handle(
     response_json: String,
     responder: &mut Responder<'_>,
 ) -> Result<Reply, ErrorReply> {
-    let id = daemon.sessions.resolve(session)?;
+    let id = daemon.sessions.resolve(session_ref(session))?;
     let actor = daemon.sessions.actor(id)?;
     let (events, incoming) = mpsc::unbounded_channel();
     let work = actor.tool_result(call_id, name, response_json, events);
     match with_events(responder, incoming, work).await? {
         ToolOutcome::Stored(calls) => Ok(Reply::ToolResultStored {
             session: id.to_string(),
-            calls,
+            calls: calls.into_iter().map(Into::into).collect(),
         }),
-        ToolOutcome::Answered(answer) => Ok(Reply::Answered(answer)),
+        ToolOutcome::Answered(answer) => Ok(Reply::Answered(answer.into())),
     }
 }

@@ -6,20 +6,20 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use omni_proto::{Event, RetryNotice};
+use crate::session::outcome::{RetryNotice, SessionEvent};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::diag::{AttemptTrace, Diagnostics, Report, ResponseInfo};
-use crate::errors::count;
 use crate::provider::{Gemini, Phase, ProviderError};
 use crate::resilience::{
     Breaker, Decision, Failure, FailureClass, GiveUp, Refused, RetryPolicy, classify,
 };
 use crate::session::answer::AnswerBuilder;
 use crate::session::tree::NodeId;
+use crate::text::count;
 
 /// Everything one send's attempts need.
 pub(super) struct AnswerJob {
@@ -31,7 +31,7 @@ pub(super) struct AnswerJob {
     /// The node being answered (a prompt or function results).
     pub turn: NodeId,
     pub body: String,
-    pub events: mpsc::UnboundedSender<Event>,
+    pub events: mpsc::UnboundedSender<SessionEvent>,
     pub cancel: CancellationToken,
 }
 
@@ -167,7 +167,7 @@ async fn wait_for_probe(job: &AnswerJob, refused: Refused, started: Instant, sen
         wait_ms: wait.as_millis() as u64,
         discarded_partial: false,
     };
-    let _ = job.events.send(Event::Retrying(notice));
+    let _ = job.events.send(SessionEvent::Retrying(notice));
     tokio::select! {
         _ = tokio::time::sleep(wait) => true,
         _ = job.cancel.cancelled() => false,
@@ -283,7 +283,7 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
             wait_ms: wait.as_millis() as u64,
             discarded_partial: !answer.is_empty(),
         };
-        let _ = job.events.send(Event::Retrying(notice));
+        let _ = job.events.send(SessionEvent::Retrying(notice));
         tokio::select! {
             _ = tokio::time::sleep(wait) => {}
             _ = job.cancel.cancelled() => {

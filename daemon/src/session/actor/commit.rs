@@ -3,14 +3,14 @@
 //! has it. When the store fails, the actor finds out whether the change was kept after
 //! all, so the client is told exactly what happened.
 
-use omni_proto::{ErrorKind, ErrorReply, Role};
+use crate::model::Role;
 
 use super::Actor;
-use crate::errors::reply;
-use crate::session::record::{MoveKind, MoveRecord, NodeRecord, SessionRecord};
+use crate::model::{MoveKind, MoveRecord, NodeRecord, SessionRecord};
+use crate::session::SessionError;
 use crate::session::tree::NodeId;
-use crate::session::views::first_line;
 use crate::store::{Change, StoreError};
+use crate::text::first_line;
 use crate::time::now_ms;
 
 /// What a head move does to the redo stack.
@@ -50,7 +50,7 @@ pub(super) struct NotSaved {
 
 impl NotSaved {
     /// What the client hears, naming what was not saved ("the prompt", "the move").
-    pub fn reply(&self, what: &str) -> ErrorReply {
+    pub fn error(&self, what: &str) -> SessionError {
         let message = match (&self.error, self.kept) {
             (StoreError::DiskFull { .. }, _) => format!(
                 "disk full: {what} was not saved ({}). Free some space, then try again",
@@ -65,7 +65,7 @@ impl NotSaved {
                  kept once the store is back"
             ),
         };
-        reply(ErrorKind::Storage, message)
+        SessionError::Storage(message)
     }
 }
 

@@ -3,11 +3,10 @@
 //! [`SUSPEND_AFTER`] the session is suspended (durably) and sends are refused until
 //! `omnictl resume`.
 
-use omni_proto::{ErrorKind, ErrorReply};
-
 use super::Actor;
-use crate::errors::{reply, then};
-use crate::session::record::Suspension;
+use crate::model::Suspension;
+use crate::session::SessionError;
+use crate::text::then;
 use crate::time::now_ms;
 
 /// Consecutive failed sends that suspend a session.
@@ -22,19 +21,16 @@ fn suspended_message(id: &uuid::Uuid) -> String {
 
 impl Actor {
     /// Refuses a send to a suspended session.
-    pub(super) fn refuse_if_suspended(&self) -> Result<(), ErrorReply> {
+    pub(super) fn refuse_if_suspended(&self) -> Result<(), SessionError> {
         match &self.record.suspended {
-            Some(_) => Err(reply(
-                ErrorKind::Suspended,
-                suspended_message(&self.record.id),
-            )),
+            Some(_) => Err(SessionError::Suspended(suspended_message(&self.record.id))),
             None => Ok(()),
         }
     }
 
     /// Counts a failed send (durably) and returns the error the client gets: the failure,
     /// what became of the prompt, and the suspension if this failure caused it.
-    pub(super) async fn record_failure(&mut self, failure: &str, saved: &str) -> ErrorReply {
+    pub(super) async fn record_failure(&mut self, failure: &str, saved: &str) -> SessionError {
         let failures = self.record.consecutive_failures + 1;
         let suspend = failures >= SUSPEND_AFTER;
         let committed = self
@@ -49,37 +45,31 @@ impl Actor {
             })
             .await;
         if let Err(error) = committed {
-            return reply(
-                ErrorKind::Storage,
-                then(
-                    &then(failure, saved),
-                    &format!("Also: {}", error.reply("the failure count").message),
-                ),
-            );
+            return SessionError::Storage(then(
+                &then(failure, saved),
+                &format!("Also: {}", error.error("the failure count")),
+            ));
         }
         if suspend {
             tracing::warn!(session = %self.record.id, failures, "session suspended");
-            reply(
-                ErrorKind::Suspended,
-                then(&then(failure, saved), &suspended_message(&self.record.id)),
-            )
+            SessionError::Suspended(then(
+                &then(failure, saved),
+                &suspended_message(&self.record.id),
+            ))
         } else {
-            reply(
-                ErrorKind::UpstreamFailure,
-                then(
-                    failure,
-                    &format!(
-                        "{saved} ({failures} of {SUSPEND_AFTER} failures in a row before the \
+            SessionError::Upstream(then(
+                failure,
+                &format!(
+                    "{saved} ({failures} of {SUSPEND_AFTER} failures in a row before the \
                          session is suspended)"
-                    ),
                 ),
-            )
+            ))
         }
     }
 
     /// Lifts a suspension and resets the count; the history is untouched. Returns whether
     /// there was anything to lift.
-    pub(super) async fn resume(&mut self) -> Result<bool, ErrorReply> {
+    pub(super) async fn resume(&mut self) -> Result<bool, SessionError> {
         self.refuse_if_busy()?;
         let was_suspended = self.record.suspended.is_some();
         if was_suspended || self.record.consecutive_failures > 0 {
@@ -88,7 +78,7 @@ impl Actor {
                 record.consecutive_failures = 0;
             })
             .await
-            .map_err(|e| e.reply("the resumption"))?;
+            .map_err(|e| e.error("the resumption"))?;
         }
         Ok(was_suspended)
     }

@@ -13,9 +13,9 @@ mod tools;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
-use omni_proto::{
-    Answer, ErrorKind, ErrorReply, Event, MoveOp, MoveOutcome, PendingCall, Recovered,
-    RecoveryAction,
+use super::SessionError;
+use super::outcome::{
+    Answer, HeadOp, MoveOutcome, PendingCall, Recovered, RecoveryChoice, SessionEvent,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -23,11 +23,10 @@ use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use super::current::CurrentSession;
-use super::record::SessionRecord;
 use super::tree::Tree;
 use crate::diag::Diagnostics;
-use crate::errors::reply;
 use crate::live::LiveCell;
+use crate::model::SessionRecord;
 use crate::store::Store;
 use commit::{HeadMove, RedoEffect};
 use send::{InFlight, next_outcome};
@@ -50,7 +49,7 @@ pub struct SessionContext {
     pub diag: Arc<Diagnostics>,
 }
 
-type Reply<T> = oneshot::Sender<Result<T, ErrorReply>>;
+type Reply<T> = oneshot::Sender<Result<T, SessionError>>;
 
 /// What submitting a tool result led to.
 #[derive(Debug)]
@@ -73,11 +72,11 @@ pub enum RecoverOutcome {
 enum Command {
     Send {
         prompt: String,
-        events: mpsc::UnboundedSender<Event>,
+        events: mpsc::UnboundedSender<SessionEvent>,
         reply: Reply<Answer>,
     },
     Move {
-        op: MoveOp,
+        op: HeadOp,
         reply: Reply<MoveOutcome>,
     },
     Resume {
@@ -87,12 +86,12 @@ enum Command {
         call_id: Option<String>,
         name: String,
         response_json: String,
-        events: mpsc::UnboundedSender<Event>,
+        events: mpsc::UnboundedSender<SessionEvent>,
         reply: Reply<ToolOutcome>,
     },
     Recover {
-        action: RecoveryAction,
-        events: mpsc::UnboundedSender<Event>,
+        action: RecoveryChoice,
+        events: mpsc::UnboundedSender<SessionEvent>,
         reply: Reply<RecoverOutcome>,
     },
 }
@@ -129,21 +128,21 @@ impl ActorHandle {
         self.commands.is_closed()
     }
 
-    async fn call<T>(&self, make: impl FnOnce(Reply<T>) -> Command) -> Result<T, ErrorReply> {
+    async fn call<T>(&self, make: impl FnOnce(Reply<T>) -> Command) -> Result<T, SessionError> {
         let (reply, answer) = oneshot::channel();
         self.commands.try_send(make(reply)).map_err(|e| match e {
-            mpsc::error::TrySendError::Full(_) => busy(self.id),
-            mpsc::error::TrySendError::Closed(_) => shutting_down(),
+            mpsc::error::TrySendError::Full(_) => SessionError::Busy(self.id),
+            mpsc::error::TrySendError::Closed(_) => SessionError::shutting_down(),
         })?;
-        answer.await.map_err(|_| shutting_down())?
+        answer.await.map_err(|_| SessionError::shutting_down())?
     }
 
     /// Sends a prompt; events stream to `events` until the answer is stored.
     pub async fn send(
         &self,
         prompt: String,
-        events: mpsc::UnboundedSender<Event>,
-    ) -> Result<Answer, ErrorReply> {
+        events: mpsc::UnboundedSender<SessionEvent>,
+    ) -> Result<Answer, SessionError> {
         self.call(|reply| Command::Send {
             prompt,
             events,
@@ -153,12 +152,12 @@ impl ActorHandle {
     }
 
     /// Moves the head (undo, redo, back, checkout).
-    pub async fn apply_move(&self, op: MoveOp) -> Result<MoveOutcome, ErrorReply> {
+    pub async fn apply_move(&self, op: HeadOp) -> Result<MoveOutcome, SessionError> {
         self.call(|reply| Command::Move { op, reply }).await
     }
 
     /// Lifts a suspension; returns whether the session was suspended.
-    pub async fn resume(&self) -> Result<bool, ErrorReply> {
+    pub async fn resume(&self) -> Result<bool, SessionError> {
         self.call(|reply| Command::Resume { reply }).await
     }
 
@@ -168,8 +167,8 @@ impl ActorHandle {
         call_id: Option<String>,
         name: String,
         response_json: String,
-        events: mpsc::UnboundedSender<Event>,
-    ) -> Result<ToolOutcome, ErrorReply> {
+        events: mpsc::UnboundedSender<SessionEvent>,
+    ) -> Result<ToolOutcome, SessionError> {
         self.call(|reply| Command::ToolResult {
             call_id,
             name,
@@ -183,9 +182,9 @@ impl ActorHandle {
     /// Applies a recovery choice; `--retry` streams its answer to `events`.
     pub async fn recover(
         &self,
-        action: RecoveryAction,
-        events: mpsc::UnboundedSender<Event>,
-    ) -> Result<RecoverOutcome, ErrorReply> {
+        action: RecoveryChoice,
+        events: mpsc::UnboundedSender<SessionEvent>,
+    ) -> Result<RecoverOutcome, SessionError> {
         self.call(|reply| Command::Recover {
             action,
             events,
@@ -193,20 +192,6 @@ impl ActorHandle {
         })
         .await
     }
-}
-
-fn busy(id: Uuid) -> ErrorReply {
-    reply(
-        ErrorKind::Busy,
-        format!("session {id} is busy answering a prompt; wait for the answer, then try again"),
-    )
-}
-
-fn shutting_down() -> ErrorReply {
-    reply(
-        ErrorKind::ShuttingDown,
-        "omnid is shutting down; try again once it is back",
-    )
 }
 
 struct Actor {
@@ -272,12 +257,12 @@ impl Actor {
         }
     }
 
-    fn refuse_if_busy(&self) -> Result<(), ErrorReply> {
+    fn refuse_if_busy(&self) -> Result<(), SessionError> {
         if self.ctx.shutdown.is_cancelled() {
-            return Err(shutting_down());
+            return Err(SessionError::shutting_down());
         }
         if self.inflight.is_some() {
-            return Err(busy(self.record.id));
+            return Err(SessionError::Busy(self.record.id));
         }
         Ok(())
     }

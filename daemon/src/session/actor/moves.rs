@@ -1,34 +1,34 @@
 //! Head moves: undo, back, redo, checkout. Each is one append to the move log.
 
-use omni_proto::{ErrorKind, ErrorReply, MoveOp, MoveOutcome};
+use crate::session::SessionError;
+use crate::session::outcome::{HeadOp, MoveOutcome};
 
 use super::{Actor, HeadMove, RedoEffect};
-use crate::errors::{reply, store_error, tree_error};
-use crate::session::record::MoveKind;
+use crate::model::MoveKind;
 use crate::session::tree::{NodeId, ROOT, TreeError};
-use crate::session::views::first_line;
+use crate::text::first_line;
 
 impl Actor {
-    pub(super) async fn apply_move(&mut self, op: MoveOp) -> Result<MoveOutcome, ErrorReply> {
+    pub(super) async fn apply_move(&mut self, op: HeadOp) -> Result<MoveOutcome, SessionError> {
         self.refuse_if_busy()?;
         let from = self.tree.head();
         let head_move = match op {
-            MoveOp::Undo => HeadMove {
+            HeadOp::Undo => HeadMove {
                 kind: MoveKind::Undo,
-                to: self.tree.undo_target().map_err(tree_error)?,
+                to: self.tree.undo_target().map_err(SessionError::from)?,
                 redoes: None,
                 redo: RedoEffect::PushThis,
             },
-            MoveOp::Back => HeadMove {
+            HeadOp::Back => HeadMove {
                 kind: MoveKind::Back,
-                to: self.tree.back_target().map_err(tree_error)?,
+                to: self.tree.back_target().map_err(SessionError::from)?,
                 redoes: None,
                 redo: RedoEffect::PushThis,
             },
-            MoveOp::Redo => self.redo_move()?,
-            MoveOp::Checkout { node } => {
+            HeadOp::Redo => self.redo_move()?,
+            HeadOp::Checkout(node) => {
                 if !self.tree.contains(node) {
-                    return Err(tree_error(TreeError::UnknownNode(node)));
+                    return Err(TreeError::UnknownNode(node).into());
                 }
                 HeadMove {
                     kind: MoveKind::Checkout,
@@ -40,10 +40,10 @@ impl Actor {
         };
         self.commit(None, Some(head_move))
             .await
-            .map_err(|e| e.reply("the move"))?;
+            .map_err(|e| e.error("the move"))?;
         let to = self.tree.head();
         Ok(MoveOutcome {
-            session: self.record.id.to_string(),
+            session: self.record.id,
             op,
             from,
             to,
@@ -52,10 +52,9 @@ impl Actor {
     }
 
     /// `redo` takes back the undo-type move on top of the redo stack.
-    fn redo_move(&self) -> Result<HeadMove, ErrorReply> {
+    fn redo_move(&self) -> Result<HeadMove, SessionError> {
         let nothing = || {
-            reply(
-                ErrorKind::WrongState,
+            SessionError::wrong_state(
                 "nothing to redo: there was no undo or back since the last prompt or checkout",
             )
         };
@@ -64,7 +63,7 @@ impl Actor {
             .ctx
             .store
             .move_record(&self.record.id, seq)
-            .map_err(store_error)?
+            .map_err(SessionError::from)?
             .ok_or_else(nothing)?;
         if undone.to != self.tree.head() || !undone.kind.is_undo_type() {
             return Err(nothing());

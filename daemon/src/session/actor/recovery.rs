@@ -2,42 +2,25 @@
 //! are refused until the user picks a way out; each way is a move in the tree, so nothing
 //! is deleted and `redo` can take a rollback back.
 
-use omni_proto::{ErrorKind, ErrorReply, Event, Recovered, RecoveryAction};
+use crate::session::SessionError;
+use crate::session::outcome::{Recovered, RecoveryChoice, SessionEvent};
 use tokio::sync::mpsc;
 
 use super::send::done_with;
 use super::{Actor, HeadMove, RecoverOutcome, RedoEffect, Reply};
-use crate::errors::{reply, then, tree_error};
-use crate::session::record::{MoveKind, Recovery};
+use crate::model::{MoveKind, Recovery};
 use crate::session::tree::NodeId;
+use crate::text::then;
 use crate::time::now_ms;
-
-/// The options, as every refusal and the failed send itself print them.
-fn options(id: &uuid::Uuid, reason: &str) -> String {
-    let mut text =
-        format!("session {id} needs recovery: {reason}\nChoose one with `omnictl recover`:\n");
-    for action in RecoveryAction::ALL {
-        text.push_str(&format!(
-            "  {:<9} {}\n",
-            action.flag(),
-            action.explanation()
-        ));
-    }
-    text.push_str(
-        "or write the diagnostic bundle with `omnictl logs export` (the state stays). \
-         Nothing is deleted: `omnictl redo` takes a rollback back.",
-    );
-    text
-}
 
 impl Actor {
     /// Refuses a send while a recovery choice is pending.
-    pub(super) fn refuse_if_needs_recovery(&self) -> Result<(), ErrorReply> {
+    pub(super) fn refuse_if_needs_recovery(&self) -> Result<(), SessionError> {
         match &self.record.needs_recovery {
-            Some(recovery) => Err(reply(
-                ErrorKind::NeedsRecovery,
-                options(&self.record.id, &recovery.reason),
-            )),
+            Some(recovery) => Err(SessionError::NeedsRecovery {
+                session: self.record.id,
+                reason: recovery.reason.clone(),
+            }),
             None => Ok(()),
         }
     }
@@ -50,7 +33,7 @@ impl Actor {
         reason: &str,
         error_id: Option<String>,
         rollback_to: Option<NodeId>,
-    ) -> ErrorReply {
+    ) -> SessionError {
         let recovery = Recovery {
             reason: reason.to_string(),
             error_id,
@@ -61,18 +44,21 @@ impl Actor {
             .commit_with(None, None, |r| r.needs_recovery = Some(recovery))
             .await
         {
-            let also = error.reply("the recovery state").message;
-            return reply(ErrorKind::Storage, then(reason, &format!("Also: {also}")));
+            let also = error.error("the recovery state").to_string();
+            return SessionError::Storage(then(reason, &format!("Also: {also}")));
         }
         tracing::warn!(session = %self.record.id, "session needs recovery: {reason}");
-        reply(ErrorKind::NeedsRecovery, options(&self.record.id, reason))
+        SessionError::NeedsRecovery {
+            session: self.record.id,
+            reason: reason.to_string(),
+        }
     }
 
     /// Applies a recovery choice.
     pub(super) async fn recover(
         &mut self,
-        action: RecoveryAction,
-        events: mpsc::UnboundedSender<Event>,
+        action: RecoveryChoice,
+        events: mpsc::UnboundedSender<SessionEvent>,
         reply_to: Reply<RecoverOutcome>,
     ) {
         let moved = self.recovery_move(action).await;
@@ -80,13 +66,13 @@ impl Actor {
             (_, Err(error)) => {
                 let _ = reply_to.send(Err(error));
             }
-            (RecoveryAction::Retry, Ok(_)) => {
+            (RecoveryChoice::Retry, Ok(_)) => {
                 let turn = self.tree.head();
                 let done = done_with(reply_to, RecoverOutcome::Answered);
                 self.start_answering(turn, events, done).await;
             }
             (
-                RecoveryAction::Deep | RecoveryAction::Clear | RecoveryAction::Ignore,
+                RecoveryChoice::Deep | RecoveryChoice::Clear | RecoveryChoice::Ignore,
                 Ok(recovered),
             ) => {
                 let _ = reply_to.send(Ok(RecoverOutcome::Moved(recovered)));
@@ -95,16 +81,13 @@ impl Actor {
     }
 
     /// Records the choice as a move (clearing the state in the same transaction).
-    async fn recovery_move(&mut self, action: RecoveryAction) -> Result<Recovered, ErrorReply> {
+    async fn recovery_move(&mut self, action: RecoveryChoice) -> Result<Recovered, SessionError> {
         self.refuse_if_busy()?;
         let Some(recovery) = &self.record.needs_recovery else {
-            return Err(reply(
-                ErrorKind::WrongState,
-                format!(
-                    "session {} does not need recovery; nothing to do",
-                    self.record.id
-                ),
-            ));
+            return Err(SessionError::wrong_state(format!(
+                "session {} does not need recovery; nothing to do",
+                self.record.id
+            )));
         };
         let deep_target = match recovery.rollback_to {
             Some(node) if self.tree.contains(node) => Ok(node),
@@ -112,18 +95,18 @@ impl Actor {
         };
         let from = self.tree.head();
         let (kind, to, redo) = match action {
-            RecoveryAction::Deep => (
+            RecoveryChoice::Deep => (
                 MoveKind::DeepRollback,
-                deep_target.map_err(tree_error)?,
+                deep_target.map_err(SessionError::from)?,
                 RedoEffect::PushThis,
             ),
-            RecoveryAction::Clear => (
+            RecoveryChoice::Clear => (
                 MoveKind::ClearTurn,
-                self.tree.clear_target().map_err(tree_error)?,
+                self.tree.clear_target().map_err(SessionError::from)?,
                 RedoEffect::PushThis,
             ),
-            RecoveryAction::Ignore => (MoveKind::Ignore, from, RedoEffect::Keep),
-            RecoveryAction::Retry => (MoveKind::Retry, from, RedoEffect::Keep),
+            RecoveryChoice::Ignore => (MoveKind::Ignore, from, RedoEffect::Keep),
+            RecoveryChoice::Retry => (MoveKind::Retry, from, RedoEffect::Keep),
         };
         let head_move = HeadMove {
             kind,
@@ -133,11 +116,11 @@ impl Actor {
         };
         self.commit_with(None, Some(head_move), |r| r.needs_recovery = None)
             .await
-            .map_err(|e| e.reply("the recovery choice"))?;
+            .map_err(|e| e.error("the recovery choice"))?;
         tracing::info!(session = %self.record.id, ?action, from, to, "recovered");
         Ok(Recovered {
-            session: self.record.id.to_string(),
-            action,
+            session: self.record.id,
+            choice: action,
             from,
             to,
             head_summary: self.describe(to),

@@ -6,25 +6,27 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use omni_proto::{Answer, ErrorKind, ErrorReply, Event, ModelInfo, Part, Role};
+use crate::model::{ModelInfo, Part, Role};
+use crate::session::SessionError;
+use crate::session::outcome::{Answer, SessionEvent};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::attempts::{AnswerJob, SendOutcome, answer_with_retries};
 use super::{Actor, HeadMove, RedoEffect, Reply};
 use crate::diag::Report;
-use crate::errors::{count, reply, store_error, then};
 use crate::live::Live;
+use crate::model::{MoveKind, NodeRecord};
 use crate::provider::{contents, render};
 use crate::resilience::{FailureClass, GiveUp};
 use crate::session::answer::AnswerBuilder;
-use crate::session::record::{MoveKind, NodeRecord};
 use crate::session::tree::NodeId;
 use crate::session::validate::validate;
+use crate::text::{count, then};
 use crate::time::now_ms;
 
 /// Delivers the outcome of answering a turn to whoever asked, in their reply's type.
-pub(super) type Done = Box<dyn FnOnce(Result<Answer, ErrorReply>) + Send>;
+pub(super) type Done = Box<dyn FnOnce(Result<Answer, SessionError>) + Send>;
 
 /// A [`Done`] that answers `reply`, mapping the answer with `wrap`.
 pub(super) fn done_with<T: Send + 'static>(reply: Reply<T>, wrap: fn(Answer) -> T) -> Done {
@@ -75,14 +77,14 @@ impl Actor {
     pub(super) async fn begin_send(
         &mut self,
         prompt: String,
-        events: mpsc::UnboundedSender<Event>,
+        events: mpsc::UnboundedSender<SessionEvent>,
         reply: Reply<Answer>,
     ) {
         let done = done_with(reply, |answer| answer);
         match self.store_prompt(prompt).await {
             Ok(turn) => {
-                let _ = events.send(Event::PromptStored {
-                    session: self.record.id.to_string(),
+                let _ = events.send(SessionEvent::PromptStored {
+                    session: self.record.id,
                     node: turn,
                 });
                 self.start_answering(turn, events, done).await;
@@ -91,14 +93,13 @@ impl Actor {
         }
     }
 
-    async fn store_prompt(&mut self, prompt: String) -> Result<NodeId, ErrorReply> {
+    async fn store_prompt(&mut self, prompt: String) -> Result<NodeId, SessionError> {
         self.refuse_if_busy()?;
         self.refuse_if_needs_recovery()?;
         self.refuse_if_suspended()?;
         self.refuse_if_calls_pending()?;
         if prompt.trim().is_empty() {
-            return Err(reply(
-                ErrorKind::InvalidRequest,
+            return Err(SessionError::invalid(
                 "the prompt is empty; nothing was sent",
             ));
         }
@@ -119,7 +120,7 @@ impl Actor {
         };
         self.commit(Some(node), Some(to_head))
             .await
-            .map_err(|e| e.reply("the prompt"))?;
+            .map_err(|e| e.error("the prompt"))?;
         Ok(turn)
     }
 
@@ -129,7 +130,7 @@ impl Actor {
     pub(super) async fn start_answering(
         &mut self,
         turn: NodeId,
-        events: mpsc::UnboundedSender<Event>,
+        events: mpsc::UnboundedSender<SessionEvent>,
         done: Done,
     ) {
         let context = match self
@@ -140,7 +141,7 @@ impl Actor {
             .collect::<Result<Vec<_>, _>>()
         {
             Ok(context) => context,
-            Err(error) => return done(Err(store_error(error))),
+            Err(error) => return done(Err(error.into())),
         };
         let live = self.ctx.live.get();
         let contents = contents(&context);
@@ -247,18 +248,15 @@ impl Actor {
                 } else if attempts == 0 {
                     // Nothing reached the API (the circuit breaker is open): this says
                     // nothing about the session, so it does not count toward suspending it.
-                    Err(reply(
-                        ErrorKind::UpstreamFailure,
-                        then(
-                            &failure_text,
-                            &format!(
-                                "Nothing was sent, so this does not count toward suspending \
+                    Err(SessionError::Upstream(then(
+                        &failure_text,
+                        &format!(
+                            "Nothing was sent, so this does not count toward suspending \
                                  the session. Your prompt is saved as node {} and stays in the \
                                  context: send again later",
-                                send.turn
-                            ),
+                            send.turn
                         ),
-                    ))
+                    )))
                 } else {
                     let saved = format!(
                         "Your prompt is saved as node {} and stays in the context: send again \
@@ -272,13 +270,10 @@ impl Actor {
                 let info = model_info(&send.live, &answer, 1, latency_ms, true);
                 Err(self.store_interrupted(send.turn, answer, info).await)
             }
-            Err(join) => Err(reply(
-                ErrorKind::Internal,
-                format!(
-                    "the answer task failed ({join}); your turn is saved as node {}",
-                    send.turn
-                ),
-            )),
+            Err(join) => Err(SessionError::Internal(format!(
+                "the answer task failed ({join}); your turn is saved as node {}",
+                send.turn
+            ))),
         };
         (send.done)(result);
     }
@@ -290,7 +285,7 @@ impl Actor {
         turn: NodeId,
         answer: AnswerBuilder,
         model: ModelInfo,
-    ) -> Result<Answer, ErrorReply> {
+    ) -> Result<Answer, SessionError> {
         let interrupted = model.interrupted;
         let node = NodeRecord {
             id: self.tree.len() + 1,
@@ -318,18 +313,16 @@ impl Actor {
         })
         .await
         .map_err(|e| {
-            let mut error = e.reply("the answer");
-            error.message = then(
-                &error.message,
+            SessionError::Storage(then(
+                &e.error("the answer").to_string(),
                 &format!(
                     "Your prompt is saved as node {turn} but not answered: send again to have \
                      it answered (it is sent with the new prompt), or `omnictl back` to drop it"
                 ),
-            );
-            error
+            ))
         })?;
         Ok(Answer {
-            session: self.record.id.to_string(),
+            session: self.record.id,
             prompt_node: turn,
             node: id,
             text,
@@ -345,7 +338,7 @@ impl Actor {
         turn: NodeId,
         answer: AnswerBuilder,
         info: ModelInfo,
-    ) -> ErrorReply {
+    ) -> SessionError {
         let kept = if answer.is_empty() {
             "nothing had arrived yet".to_string()
         } else {
@@ -357,11 +350,8 @@ impl Actor {
                 Err(error) => format!("the partial answer could not be kept: {error}"),
             }
         };
-        reply(
-            ErrorKind::ShuttingDown,
-            format!(
-                "omnid is shutting down and interrupted the answer; {kept}. Your turn is saved as node {turn}"
-            ),
-        )
+        SessionError::ShuttingDown(format!(
+            "omnid is shutting down and interrupted the answer; {kept}. Your turn is saved as node {turn}"
+        ))
     }
 }

@@ -3,27 +3,25 @@
 //! has one, they become one `tool` node (responses in call order, ids kept) and the model's
 //! continuation is streamed back like an answer to a prompt.
 
-use omni_proto::{ErrorKind, ErrorReply, Event, Part, PartContent, Role};
+use crate::model::{Part, PartContent, Role};
+use crate::session::SessionError;
+use crate::session::outcome::SessionEvent;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::send::done_with;
 use super::{Actor, HeadMove, RedoEffect, Reply, ToolOutcome};
-use crate::errors::{reply, store_error};
+use crate::model::{MoveKind, NodeRecord, ToolResults};
 use crate::session::calls::{Call, Waiting, waiting_at_head};
-use crate::session::record::{MoveKind, NodeRecord, ToolResults};
 use crate::time::now_ms;
 
 /// A function's result as the API wants it: an object (`{"output": ...}` or `{"error":
 /// ...}`); anything else is wrapped as `{"output": value}`.
-fn normalize_result(json: &str) -> Result<String, ErrorReply> {
+fn normalize_result(json: &str) -> Result<String, SessionError> {
     let value: Value = serde_json::from_str(json).map_err(|e| {
-        reply(
-            ErrorKind::InvalidRequest,
-            format!(
-                "the result is not valid JSON ({e}); pass a JSON value such as '{{\"output\": 21}}'"
-            ),
-        )
+        SessionError::invalid(format!(
+            "the result is not valid JSON ({e}); pass a JSON value such as '{{\"output\": 21}}'"
+        ))
     })?;
     Ok(match value {
         Value::Object(_) => value.to_string(),
@@ -33,7 +31,7 @@ fn normalize_result(json: &str) -> Result<String, ErrorReply> {
 
 impl Actor {
     /// The calls at the head still waiting for results, and which are answered already.
-    pub(super) fn pending_calls(&self) -> Result<Option<Waiting>, ErrorReply> {
+    pub(super) fn pending_calls(&self) -> Result<Option<Waiting>, SessionError> {
         let head = self.tree.head();
         if self.tree.role(head) != Some(Role::Model) {
             return Ok(None);
@@ -42,23 +40,20 @@ impl Actor {
             .ctx
             .store
             .node(&self.record.id, head)
-            .map_err(store_error)?;
+            .map_err(SessionError::from)?;
         Ok(waiting_at_head(&self.record, Some(&node)))
     }
 
     /// A plain prompt may not follow unanswered calls: the API would reject the history.
-    pub(super) fn refuse_if_calls_pending(&self) -> Result<(), ErrorReply> {
+    pub(super) fn refuse_if_calls_pending(&self) -> Result<(), SessionError> {
         let Some(waiting) = self.pending_calls()? else {
             return Ok(());
         };
-        Err(reply(
-            ErrorKind::WrongState,
-            format!(
-                "the model is waiting for the results of its function calls: {}; submit each \
+        Err(SessionError::wrong_state(format!(
+            "the model is waiting for the results of its function calls: {}; submit each \
                  with `omnictl tool-result NAME JSON`, or drop the calls with `omnictl undo`",
-                waiting.unanswered().join(", ")
-            ),
-        ))
+            waiting.unanswered().join(", ")
+        )))
     }
 
     /// `tool-result`: stores one result; with the last one, sends them all and streams the
@@ -68,7 +63,7 @@ impl Actor {
         call_id: Option<String>,
         name: String,
         response_json: String,
-        events: mpsc::UnboundedSender<Event>,
+        events: mpsc::UnboundedSender<SessionEvent>,
         reply_to: Reply<ToolOutcome>,
     ) {
         let (waiting, results) = match self.accept_result(call_id, &name, &response_json) {
@@ -88,7 +83,7 @@ impl Actor {
                 .commit_with(None, None, |r| r.tool_results = Some(results))
                 .await
                 .map(|()| ToolOutcome::Stored(waiting.pending()))
-                .map_err(|e| e.reply(&format!("the result of {name}")));
+                .map_err(|e| e.error(&format!("the result of {name}")));
             let _ = reply_to.send(stored);
             return;
         }
@@ -124,10 +119,10 @@ impl Actor {
             redo: RedoEffect::Clear,
         };
         if let Err(error) = self.commit(Some(tool_node), Some(to_head)).await {
-            return done(Err(error.reply("the function results")));
+            return done(Err(error.error("the function results")));
         }
-        let _ = events.send(Event::PromptStored {
-            session: self.record.id.to_string(),
+        let _ = events.send(SessionEvent::PromptStored {
+            session: self.record.id,
             node: turn,
         });
         self.start_answering(turn, events, done).await;
@@ -140,13 +135,12 @@ impl Actor {
         call_id: Option<String>,
         name: &str,
         response_json: &str,
-    ) -> Result<(Waiting, Vec<(u32, String)>), ErrorReply> {
+    ) -> Result<(Waiting, Vec<(u32, String)>), SessionError> {
         self.refuse_if_busy()?;
         self.refuse_if_needs_recovery()?;
         self.refuse_if_suspended()?;
         let Some(mut waiting) = self.pending_calls()? else {
-            return Err(reply(
-                ErrorKind::WrongState,
+            return Err(SessionError::wrong_state(
                 "no function calls are waiting for results in this session",
             ));
         };
@@ -157,10 +151,10 @@ impl Actor {
                 .iter()
                 .position(|c| c.id.as_deref() == Some(id))
                 .ok_or_else(|| {
-                    reply(
-                        ErrorKind::NotFound,
-                        format!("no pending call has id {id}; the calls are: {}", listing()),
-                    )
+                    SessionError::not_found(format!(
+                        "no pending call has id {id}; the calls are: {}",
+                        listing()
+                    ))
                 })?,
             None => calls
                 .iter()
@@ -168,36 +162,29 @@ impl Actor {
                 .position(|(c, done)| c.name == name && !done)
                 .ok_or_else(|| {
                     if calls.iter().any(|c| c.name == name) {
-                        reply(
-                            ErrorKind::WrongState,
-                            format!("every call to {name} already has a result"),
-                        )
+                        SessionError::wrong_state(format!(
+                            "every call to {name} already has a result"
+                        ))
                     } else {
-                        reply(
-                            ErrorKind::NotFound,
-                            format!(
-                                "the model did not call {name}; the calls are: {}",
-                                listing()
-                            ),
-                        )
+                        SessionError::not_found(format!(
+                            "the model did not call {name}; the calls are: {}",
+                            listing()
+                        ))
                     }
                 })?,
         };
         if calls[index].name != name {
-            return Err(reply(
-                ErrorKind::InvalidRequest,
-                format!(
-                    "call {} is to {}, not {name}",
-                    call_id.unwrap_or_default(),
-                    calls[index].name
-                ),
-            ));
+            return Err(SessionError::invalid(format!(
+                "call {} is to {}, not {name}",
+                call_id.unwrap_or_default(),
+                calls[index].name
+            )));
         }
         if waiting.answered[index] {
-            return Err(reply(
-                ErrorKind::WrongState,
-                format!("call {} already has a result", calls[index].label()),
-            ));
+            return Err(SessionError::wrong_state(format!(
+                "call {} already has a result",
+                calls[index].label()
+            )));
         }
         let response = normalize_result(response_json)?;
         let mut results = self

@@ -1,53 +1,24 @@
-//! What clients see of a session: transcript, branches, summaries. Pure functions over the
-//! stored records and the tree.
+//! What clients see of a session, in the wire protocol's types: transcript, branches,
+//! summaries. Pure functions over the stored records and the tree.
 
 use omni_proto::{Branch, BranchList, Entry, HistoryView, SessionSummary};
 
-use super::integrity::stored_path;
-use super::record::{NodeRecord, SessionRecord};
-use super::tree::{NodeId, Tree};
-
-/// The first line of some text, at most `max` characters (an ellipsis marks a cut).
-pub fn first_line(text: &str, max: usize) -> String {
-    let line = text
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    clip(line, max)
-}
-
-/// The last non-empty line of some text, at most `max` characters.
-pub fn last_line(text: &str, max: usize) -> String {
-    let line = text
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    clip(line, max)
-}
-
-fn clip(line: &str, max: usize) -> String {
-    if line.chars().count() <= max {
-        line.to_string()
-    } else {
-        let mut cut: String = line.chars().take(max.saturating_sub(1)).collect();
-        cut.push('…');
-        cut
-    }
-}
+use crate::model::{NodeId, NodeRecord, SessionRecord};
+use crate::session::calls::pending_calls;
+use crate::session::integrity::stored_path;
+use crate::session::tree::Tree;
+use crate::text::last_line;
 
 fn entry(node: NodeRecord, reverted: bool) -> Entry {
     Entry {
         id: node.id,
         parent: (node.parent != 0).then_some(node.parent),
-        role: node.role,
+        role: node.role.into(),
         text: node.text(),
         created_at_ms: node.created_at_ms,
         reverted,
-        model: node.model,
-        parts: node.parts,
+        model: node.model.map(Into::into),
+        parts: node.parts.into_iter().map(Into::into).collect(),
     }
 }
 
@@ -113,7 +84,7 @@ pub fn branches(record: &SessionRecord, tree: &Tree, nodes: &[NodeRecord]) -> Br
             Branch {
                 leaf,
                 length: tree.depth(leaf),
-                role: node.role,
+                role: node.role.into(),
                 last_line: last_line(&node.text(), 72),
                 contains_head: tree.is_on_path_to(tree.head(), leaf),
             }
@@ -144,7 +115,10 @@ pub fn summary(
         consecutive_failures: record.consecutive_failures,
         suspended: record.suspended.is_some(),
         needs_recovery: record.needs_recovery.as_ref().map(|r| r.reason.clone()),
-        pending_calls: super::calls::pending_calls(record, head),
+        pending_calls: pending_calls(record, head)
+            .into_iter()
+            .map(Into::into)
+            .collect(),
         has_tools: record.tools_json.is_some(),
         damaged,
     }
@@ -166,17 +140,5 @@ pub fn unreadable_summary(id: &uuid::Uuid, reason: &str) -> SessionSummary {
         pending_calls: Vec::new(),
         has_tools: false,
         damaged: Some(reason.to_string()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lines_are_clipped_with_an_ellipsis() {
-        assert_eq!(first_line("\n  hello world\nsecond", 80), "hello world");
-        assert_eq!(last_line("one\ntwo\n\n", 80), "two");
-        assert_eq!(first_line("abcdef", 4), "abc…");
     }
 }

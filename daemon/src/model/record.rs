@@ -1,14 +1,20 @@
 //! What the store keeps for a session: its record, its nodes and its move log.
 //!
 //! These are encoded with bincode behind a format-version byte (see `store/codec.rs`).
-//! bincode is not self-describing: changing a field here changes the stored bytes, so bump
-//! the store's format version and add a migration when you do.
+//! bincode is not self-describing: changing a field here changes the stored bytes (the
+//! store's golden-bytes tests say so), so bump the store's format version and add a
+//! migration when you do.
 
-use omni_proto::{ModelInfo, Part, PartContent, Role};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::session::tree::{NodeId, ROOT};
+use super::part::{ModelInfo, Part, Role, visible_text};
+
+/// A node's number within its session.
+pub type NodeId = u64;
+
+/// The empty start of every conversation; the head of a new session.
+pub const ROOT: NodeId = 0;
 
 /// A session's identity, counters and head.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,17 +123,6 @@ impl NodeRecord {
     pub fn text(&self) -> String {
         visible_text(&self.parts)
     }
-}
-
-/// The visible text of some parts: every text part, thoughts and calls excluded.
-pub fn visible_text(parts: &[Part]) -> String {
-    parts
-        .iter()
-        .filter_map(|part| match &part.content {
-            PartContent::Text(text) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Why the head moved.

@@ -1,0 +1,129 @@
+//! What the session layer says back: the events of a request as they happen, and the
+//! outcome of each kind of change. Its own types, converted to wire types by the server.
+
+use uuid::Uuid;
+
+use crate::model::{ModelInfo, NodeId, Part};
+
+/// Progress while a request runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionEvent {
+    /// The turn to answer (a prompt, or function results) is durably stored.
+    PromptStored {
+        /// The session.
+        session: Uuid,
+        /// The turn's node.
+        node: NodeId,
+    },
+    /// A piece of the answer's visible text.
+    Text(String),
+    /// A piece of the model's thought summary.
+    Thought(String),
+    /// The model asked for a function call.
+    FunctionCall(Part),
+    /// An attempt failed (or the circuit breaker is open) and a retry follows a wait.
+    Retrying(RetryNotice),
+}
+
+/// A wait before the next attempt, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryNotice {
+    /// Attempts that reached the API so far.
+    pub attempt: u32,
+    /// The attempt budget.
+    pub max_attempts: u32,
+    /// The failure's class name (`overloaded`, `circuit_open`, ...).
+    pub class: String,
+    /// What went wrong, with the API's own message.
+    pub message: String,
+    /// How long until the next attempt.
+    pub wait_ms: u64,
+    /// Text of the failed attempt had already gone out and is now discarded.
+    pub discarded_partial: bool,
+}
+
+/// A function call of the model's turn at the head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingCall {
+    /// The call's id, when the model gave one.
+    pub id: Option<String>,
+    /// The function's name.
+    pub name: String,
+    /// Its arguments, as JSON text.
+    pub args_json: String,
+    /// A result was already submitted for it.
+    pub answered: bool,
+}
+
+/// A completed, durably stored answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The session.
+    pub session: Uuid,
+    /// The turn it answers.
+    pub prompt_node: NodeId,
+    /// The answer's node (the new head).
+    pub node: NodeId,
+    /// Its visible text.
+    pub text: String,
+    /// How it was produced.
+    pub model: ModelInfo,
+    /// Function calls in it, which now wait for results.
+    pub pending_calls: Vec<PendingCall>,
+}
+
+/// A head move a client asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeadOp {
+    /// Drop the answer to the latest prompt, keep the prompt.
+    Undo,
+    /// Take back the last undo-type move.
+    Redo,
+    /// Drop the latest whole round.
+    Back,
+    /// Continue from this node.
+    Checkout(NodeId),
+}
+
+/// Where a head move went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveOutcome {
+    /// The session.
+    pub session: Uuid,
+    /// The move.
+    pub op: HeadOp,
+    /// The head before.
+    pub from: NodeId,
+    /// The head after.
+    pub to: NodeId,
+    /// The new head's role and first line.
+    pub head_summary: String,
+}
+
+/// The ways out of *needs recovery*; each is a move, so nothing is deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecoveryChoice {
+    /// Drop the last prompt and its tool chain from the context.
+    Deep,
+    /// Drop only the last node from the context.
+    Clear,
+    /// Keep the history; clear the state.
+    Ignore,
+    /// Send the same context again.
+    Retry,
+}
+
+/// Where a recovery move went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovered {
+    /// The session.
+    pub session: Uuid,
+    /// What was done.
+    pub choice: RecoveryChoice,
+    /// The head before.
+    pub from: NodeId,
+    /// The head after.
+    pub to: NodeId,
+    /// The new head's role and first line.
+    pub head_summary: String,
+}

@@ -1,0 +1,67 @@
+//! Small helpers for the sentences the daemon says.
+
+/// Two sentences joined with exactly one full stop between them, whatever the first one
+/// ends with (API messages usually end with their own).
+pub fn then(first: &str, next: &str) -> String {
+    format!("{}. {next}", first.trim_end().trim_end_matches('.'))
+}
+
+/// "1 attempt", "3 attempts".
+pub fn count(n: u32, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// The first line of some text, at most `max` characters (an ellipsis marks a cut).
+pub fn first_line(text: &str, max: usize) -> String {
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    clip(line, max)
+}
+
+/// The last non-empty line of some text, at most `max` characters.
+pub fn last_line(text: &str, max: usize) -> String {
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    clip(line, max)
+}
+
+fn clip(line: &str, max: usize) -> String {
+    if line.chars().count() <= max {
+        line.to_string()
+    } else {
+        let mut cut: String = line.chars().take(max.saturating_sub(1)).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_join_with_one_full_stop_and_counts_agree() {
+        assert_eq!(then("Try again later.", "Saved"), "Try again later. Saved");
+        assert_eq!(then("failed", "Saved"), "failed. Saved");
+        assert_eq!(count(1, "attempt"), "1 attempt");
+        assert_eq!(count(2, "attempt"), "2 attempts");
+    }
+
+    #[test]
+    fn lines_are_clipped_with_an_ellipsis() {
+        assert_eq!(first_line("\n  hello world\nsecond", 80), "hello world");
+        assert_eq!(last_line("one\ntwo\n\n", 80), "two");
+        assert_eq!(first_line("abcdef", 4), "abc…");
+    }
+}
