@@ -1,10 +1,10 @@
 //! One streamed `GenerateContentResponse` → the parts and metadata it carries.
 
 use crate::model::{Part, Usage};
-use serde_json::Value;
 
 use super::error::ProviderError;
 use super::parts;
+use super::wire::Chunk;
 
 /// What one chunk of the stream adds to the answer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -19,58 +19,47 @@ pub struct StreamUpdate {
     pub model_version: Option<String>,
 }
 
-fn count(usage: &Value, key: &str) -> u32 {
-    usage.get(key).and_then(Value::as_u64).unwrap_or(0) as u32
+/// A count the API reports, narrowed to `u32` without wrapping.
+fn narrow(count: u64) -> u32 {
+    u32::try_from(count).unwrap_or(u32::MAX)
 }
 
 /// Parses the data of one SSE event.
 pub fn parse(data: &str) -> Result<StreamUpdate, ProviderError> {
-    let value: Value = serde_json::from_str(data)
-        .map_err(|e| ProviderError::BrokenStream(format!("a chunk is not valid JSON ({e})")))?;
-    if let Some(error) = value.get("error") {
-        let message = error
-            .get("message")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| error.to_string());
+    let chunk: Chunk = serde_json::from_str(data).map_err(|e| {
+        ProviderError::BrokenStream(format!("a chunk is not a valid response ({e})"))
+    })?;
+    if let Some(error) = chunk.error {
         return Err(ProviderError::InStream {
-            message,
+            message: error.message.unwrap_or_else(|| data.to_string()),
             body: data.to_string(),
         });
     }
-    if let Some(reason) = value
-        .pointer("/promptFeedback/blockReason")
-        .and_then(Value::as_str)
-    {
-        return Err(ProviderError::Blocked {
-            reason: reason.to_string(),
-        });
+    if let Some(reason) = chunk.prompt_feedback.and_then(|f| f.block_reason) {
+        return Err(ProviderError::Blocked { reason });
     }
-    let candidate = value.pointer("/candidates/0");
+    let candidate = chunk.candidates.into_iter().next().unwrap_or_default();
     let parts = candidate
-        .and_then(|c| c.pointer("/content/parts"))
-        .and_then(Value::as_array)
-        .map(|parts| parts.iter().map(parts::from_json).collect())
+        .content
+        .map(|content| {
+            content
+                .parts
+                .iter()
+                .map(|raw| parts::from_wire(raw))
+                .collect()
+        })
         .unwrap_or_default();
-    let finish_reason = candidate
-        .and_then(|c| c.get("finishReason"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let usage = value.get("usageMetadata").map(|u| Usage {
-        prompt_tokens: count(u, "promptTokenCount"),
-        answer_tokens: count(u, "candidatesTokenCount"),
-        thought_tokens: count(u, "thoughtsTokenCount"),
-        total_tokens: count(u, "totalTokenCount"),
+    let usage = chunk.usage_metadata.map(|u| Usage {
+        prompt_tokens: narrow(u.prompt_token_count),
+        answer_tokens: narrow(u.candidates_token_count),
+        thought_tokens: narrow(u.thoughts_token_count),
+        total_tokens: narrow(u.total_token_count),
     });
-    let model_version = value
-        .get("modelVersion")
-        .and_then(Value::as_str)
-        .map(str::to_string);
     Ok(StreamUpdate {
         parts,
-        finish_reason,
+        finish_reason: candidate.finish_reason,
         usage,
-        model_version,
+        model_version: chunk.model_version,
     })
 }
 
@@ -88,6 +77,12 @@ mod tests {
         assert_eq!(update.finish_reason.as_deref(), Some("STOP"));
         assert_eq!(update.usage.unwrap().total_tokens, 11);
         assert_eq!(update.model_version.as_deref(), Some("gemini-2.5-flash"));
+    }
+
+    #[test]
+    fn counts_beyond_u32_saturate_instead_of_wrapping() {
+        let data = r#"{"candidates":[],"usageMetadata":{"totalTokenCount":4294967297}}"#;
+        assert_eq!(parse(data).unwrap().usage.unwrap().total_tokens, u32::MAX);
     }
 
     #[test]

@@ -4,9 +4,8 @@
 use std::error::Error as _;
 use std::io;
 
-use serde_json::Value;
-
 use super::Redactor;
+use super::wire::api_error;
 
 /// Where in the exchange a failure happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,32 +151,15 @@ impl ProviderError {
     }
 }
 
-/// The `error` object of a Gemini error body: `{"error": {...}}`, or that wrapped in a JSON
-/// array as some gateways send it.
-pub fn error_object(body: &str) -> Option<Value> {
-    let value: Value = serde_json::from_str(body).ok()?;
-    let value = match value {
-        Value::Array(mut items) if !items.is_empty() => items.swap_remove(0),
-        other => other,
-    };
-    value.get("error").cloned()
-}
-
 fn describe_status(status: u16, body: &str) -> String {
     let reason = reqwest::StatusCode::from_u16(status)
         .ok()
         .and_then(|s| s.canonical_reason())
         .unwrap_or("");
-    match error_object(body) {
+    match api_error(body) {
         Some(error) => {
-            let api_status = error
-                .get("status")
-                .and_then(Value::as_str)
-                .unwrap_or(reason);
-            let message = error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("(no message)");
+            let api_status = error.status.as_deref().unwrap_or(reason);
+            let message = error.message.as_deref().unwrap_or("(no message)");
             format!("the model API answered HTTP {status} {api_status}: {message}")
         }
         None => {

@@ -11,6 +11,7 @@ pub mod parts;
 mod redact;
 pub mod request;
 pub mod sse;
+pub mod wire;
 
 use std::fmt;
 use std::time::Duration;
@@ -18,7 +19,6 @@ use std::time::Duration;
 use reqwest::header::HeaderValue;
 
 pub use chunk::StreamUpdate;
-pub use error::error_object;
 pub use error::{Phase, ProviderError};
 pub use gemini::Gemini;
 pub use redact::Redactor;

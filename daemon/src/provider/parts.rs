@@ -1,104 +1,106 @@
-//! Gemini's JSON parts ↔ Omni's [`Part`]s, in both directions, so what is stored is exactly
-//! what is sent back (text, thoughts, `thoughtSignature` on the part it arrived with,
-//! function calls with their ids and arguments).
+//! Gemini's parts ↔ Omni's [`Part`]s, in both directions, so what is stored is exactly what
+//! is sent back (text, thoughts, `thoughtSignature` on the part it arrived with, function
+//! calls with their ids and arguments byte for byte, parts of other kinds whole).
 
+use serde_json::value::RawValue;
+
+use super::wire::{Call, Json, PartIn, PartOut, Response};
 use crate::model::{Part, PartContent};
-use serde_json::{Map, Value, json};
 
-/// Reads one part of a model answer.
-pub fn from_json(value: &Value) -> Part {
-    let signature = value
-        .get("thoughtSignature")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let optional_id = |call: &Value| call.get("id").and_then(Value::as_str).map(str::to_string);
-    let name = |call: &Value| {
-        call.get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
+/// Reads one part of a model answer. Anything that is not text, a thought, a function call
+/// or a function response is kept whole, as it arrived.
+pub fn from_wire(raw: &RawValue) -> Part {
+    let other = || Part {
+        content: PartContent::Other {
+            json: raw.get().to_string(),
+        },
+        thought_signature: None,
     };
-    let content = if let Some(call) = value.get("functionCall") {
+    let Ok(part) = serde_json::from_str::<PartIn>(raw.get()) else {
+        return other();
+    };
+    let json_text = |value: Option<Box<RawValue>>| {
+        value.map_or_else(|| "{}".to_string(), |v| v.get().to_string())
+    };
+    let content = if let Some(call) = part.function_call {
         PartContent::FunctionCall {
-            id: optional_id(call),
-            name: name(call),
-            args_json: call.get("args").unwrap_or(&json!({})).to_string(),
+            id: call.id,
+            name: call.name,
+            args_json: json_text(call.args),
         }
-    } else if let Some(response) = value.get("functionResponse") {
+    } else if let Some(response) = part.function_response {
         PartContent::FunctionResponse {
-            id: optional_id(response),
-            name: name(response),
-            response_json: response.get("response").unwrap_or(&json!({})).to_string(),
+            id: response.id,
+            name: response.name,
+            response_json: json_text(response.response),
         }
-    } else if let Some(text) = value.get("text").and_then(Value::as_str) {
-        if value.get("thought").and_then(Value::as_bool) == Some(true) {
-            PartContent::Thought(text.to_string())
+    } else if let Some(text) = part.text {
+        if part.thought == Some(true) {
+            PartContent::Thought(text)
         } else {
-            PartContent::Text(text.to_string())
+            PartContent::Text(text)
         }
     } else {
-        // Kept whole, signature included, and sent back as it came.
-        return Part {
-            content: PartContent::Other {
-                json: value.to_string(),
-            },
-            thought_signature: None,
-        };
+        return other();
     };
     Part {
         content,
-        thought_signature: signature,
+        thought_signature: part.thought_signature,
     }
 }
 
-/// Parses JSON text we stored ourselves; anything unparseable travels as a JSON string so
-/// the request still carries it rather than silently dropping it.
-fn stored_json(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string()))
-}
-
-/// Writes one part back in Gemini's request format.
-pub fn to_json(part: &Part) -> Value {
-    let mut object = match &part.content {
-        PartContent::Text(text) => json!({ "text": text }),
-        PartContent::Thought(text) => json!({ "text": text, "thought": true }),
+/// Writes one part back in Gemini's request format, exactly as it was read.
+pub fn to_wire(part: &Part) -> PartOut<'_> {
+    let thought_signature = part.thought_signature.as_deref();
+    match &part.content {
+        PartContent::Text(text) => PartOut::Text {
+            text,
+            thought: None,
+            thought_signature,
+        },
+        PartContent::Thought(text) => PartOut::Text {
+            text,
+            thought: Some(true),
+            thought_signature,
+        },
         PartContent::FunctionCall {
             id,
             name,
             args_json,
-        } => {
-            let mut call = Map::new();
-            call.insert("name".into(), json!(name));
-            call.insert("args".into(), stored_json(args_json));
-            if let Some(id) = id {
-                call.insert("id".into(), json!(id));
-            }
-            json!({ "functionCall": call })
-        }
+        } => PartOut::Call {
+            function_call: Call {
+                name,
+                args: Json::of(args_json),
+                id: id.as_deref(),
+            },
+            thought_signature,
+        },
         PartContent::FunctionResponse {
             id,
             name,
             response_json,
-        } => {
-            let mut response = Map::new();
-            response.insert("name".into(), json!(name));
-            if let Some(id) = id {
-                response.insert("id".into(), json!(id));
-            }
-            response.insert("response".into(), stored_json(response_json));
-            json!({ "functionResponse": response })
-        }
-        PartContent::Other { json } => return stored_json(json),
-    };
-    if let (Some(signature), Some(map)) = (&part.thought_signature, object.as_object_mut()) {
-        map.insert("thoughtSignature".into(), json!(signature));
+        } => PartOut::Response {
+            function_response: Response {
+                name,
+                id: id.as_deref(),
+                response: Json::of(response_json),
+            },
+            thought_signature,
+        },
+        PartContent::Other { json } => PartOut::Other(Json::of(json)),
     }
-    object
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use serde_json::{Value, json};
+
+    fn round_trip(original: &Value) -> Value {
+        let raw = RawValue::from_string(original.to_string()).unwrap();
+        serde_json::to_value(to_wire(&from_wire(&raw))).unwrap()
+    }
 
     #[test]
     fn parts_round_trip_exactly() {
@@ -113,13 +115,15 @@ mod tests {
                    "thoughtSignature": "x"}),
         ];
         for original in parts {
-            assert_eq!(to_json(&from_json(&original)), original);
+            assert_eq!(round_trip(&original), original);
         }
     }
 
     #[test]
     fn the_signature_stays_on_its_part() {
-        let part = from_json(&json!({"text": "", "thoughtSignature": "sig"}));
+        let raw =
+            RawValue::from_string(r#"{"text": "", "thoughtSignature": "sig"}"#.into()).unwrap();
+        let part = from_wire(&raw);
         assert_eq!(part.content, PartContent::Text(String::new()));
         assert_eq!(part.thought_signature.as_deref(), Some("sig"));
     }

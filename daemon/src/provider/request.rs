@@ -3,9 +3,9 @@
 //! preflight validation can name offending nodes), then the JSON body.
 
 use crate::model::{Part, Role};
-use serde_json::{Value, json};
+use serde_json::value::RawValue;
 
-use super::parts;
+use super::{parts, wire};
 use crate::model::NodeRecord;
 use crate::session::tree::NodeId;
 
@@ -87,25 +87,39 @@ pub fn contents(context: &[NodeRecord]) -> Vec<Content> {
 
 /// The JSON body for `streamGenerateContent`.
 pub fn render(contents: &[Content], tools_json: Option<&str>, options: &RequestOptions) -> String {
-    let contents: Vec<Value> = contents
-        .iter()
-        .map(|c| {
-            let parts: Vec<Value> = c.parts.iter().map(|p| parts::to_json(&p.part)).collect();
-            json!({ "role": c.role.as_str(), "parts": parts })
-        })
-        .collect();
-    let mut body = json!({ "contents": contents });
-    if let Some(declarations) = tools_json.and_then(|t| serde_json::from_str::<Value>(t).ok()) {
-        body["tools"] = json!([{ "functionDeclarations": declarations }]);
-    }
-    if options.include_thoughts {
-        body["generationConfig"] = json!({ "thinkingConfig": { "includeThoughts": true } });
-    }
-    body.to_string()
+    let request = wire::Request {
+        contents: contents
+            .iter()
+            .map(|content| wire::Content {
+                role: content.role.as_str(),
+                parts: content
+                    .parts
+                    .iter()
+                    .map(|p| parts::to_wire(&p.part))
+                    .collect(),
+            })
+            .collect(),
+        tools: tools_json
+            .and_then(|text| serde_json::from_str::<&RawValue>(text).ok())
+            .map(|function_declarations| {
+                [wire::Tools {
+                    function_declarations,
+                }]
+            }),
+        generation_config: options.include_thoughts.then_some(wire::GenerationConfig {
+            thinking_config: wire::ThinkingConfig {
+                include_thoughts: true,
+            },
+        }),
+    };
+    // Every field is a string, a number, a bool or valid raw JSON: this cannot fail.
+    serde_json::to_string(&request).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Value, json};
+
     use super::*;
     use crate::model::PartContent;
 

@@ -8,10 +8,9 @@
 use std::io;
 use std::time::{Duration, SystemTime};
 
-use serde_json::Value;
-
 use super::delay;
-use crate::provider::{Phase, ProviderError, error_object};
+use crate::provider::wire::{ApiError, ErrorDetail, api_error};
+use crate::provider::{Phase, ProviderError};
 
 /// What kind of network failure (for messages; all are treated alike).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,37 +186,24 @@ pub fn is_mismatched_function_parts(message: &str) -> bool {
     MISMATCH_PATTERNS.iter().any(|p| lower.contains(p))
 }
 
-fn details<'a>(error: &'a Value, kind: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
-    error
-        .get("details")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(move |d| {
-            d.get("@type")
-                .and_then(Value::as_str)
-                .is_some_and(|t| t.ends_with(kind))
-        })
+fn details<'a>(error: &'a ApiError, kind: &'a str) -> impl Iterator<Item = &'a ErrorDetail> + 'a {
+    error.details.iter().filter(move |d| d.is(kind))
 }
 
-fn api_key_invalid(error: &Value, message: &str) -> bool {
-    details(error, "google.rpc.ErrorInfo")
-        .any(|d| d.get("reason").and_then(Value::as_str) == Some("API_KEY_INVALID"))
+fn api_key_invalid(error: &ApiError, message: &str) -> bool {
+    details(error, "google.rpc.ErrorInfo").any(|d| d.reason.as_deref() == Some("API_KEY_INVALID"))
         || message.to_ascii_lowercase().contains("api key not valid")
 }
 
-fn quota_is_daily(error: &Value, message: &str) -> bool {
+fn quota_is_daily(error: &ApiError, message: &str) -> bool {
     let lower = message.to_ascii_lowercase();
+    let per_day = |id: &Option<String>| {
+        id.as_deref()
+            .is_some_and(|id| id.to_ascii_lowercase().contains("perday"))
+    };
     let daily_violation = details(error, "google.rpc.QuotaFailure")
-        .filter_map(|d| d.get("violations").and_then(Value::as_array))
-        .flatten()
-        .any(|v| {
-            ["quotaId", "quotaMetric"].iter().any(|key| {
-                v.get(*key)
-                    .and_then(Value::as_str)
-                    .is_some_and(|id| id.to_ascii_lowercase().contains("perday"))
-            })
-        });
+        .flat_map(|d| &d.violations)
+        .any(|v| per_day(&v.quota_id) || per_day(&v.quota_metric));
     daily_violation || lower.contains("limit: 0") || lower.contains("per day")
 }
 
@@ -228,11 +214,8 @@ fn status_class(
     max_delay: Duration,
     now: SystemTime,
 ) -> FailureClass {
-    let error = error_object(body).unwrap_or(Value::Null);
-    let message = error
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let error = api_error(body).unwrap_or_default();
+    let message = error.message.as_deref().unwrap_or_default();
     let header_delay = headers
         .iter()
         .find(|(name, _)| name.eq_ignore_ascii_case("retry-after"))
@@ -306,9 +289,7 @@ fn network_cause(chain: &str, io_kind: Option<io::ErrorKind>) -> NetworkCause {
 
 /// An error object that arrived inside the stream, classified by its `code`.
 fn in_stream_class(body: &str, message: &str) -> FailureClass {
-    let code = error_object(body)
-        .and_then(|e| e.get("code").and_then(Value::as_u64))
-        .unwrap_or(500);
+    let code = api_error(body).and_then(|e| e.code).unwrap_or(500);
     match code {
         429 => FailureClass::RateLimited { server_delay: None },
         503 => FailureClass::Overloaded { server_delay: None },

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use serde_json::Value;
+use crate::provider::wire::ApiError;
 
 /// Parses a duration written as a number and a unit: `26s`, `0.9s`, `900ms`, `1.5m`, `2h`.
 pub fn parse_duration(text: &str) -> Option<Duration> {
@@ -33,21 +33,12 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
 }
 
 /// `RetryInfo.retryDelay` from an error object's `details`.
-pub fn retry_info(error: &Value) -> Option<Duration> {
+pub fn retry_info(error: &ApiError) -> Option<Duration> {
     error
-        .get("details")?
-        .as_array()?
+        .details
         .iter()
-        .filter(|d| {
-            d.get("@type")
-                .and_then(Value::as_str)
-                .is_some_and(|t| t.ends_with("google.rpc.RetryInfo"))
-        })
-        .find_map(|d| {
-            d.get("retryDelay")
-                .and_then(Value::as_str)
-                .and_then(parse_duration)
-        })
+        .filter(|d| d.is("google.rpc.RetryInfo"))
+        .find_map(|d| d.retry_delay.as_deref().and_then(parse_duration))
 }
 
 /// "Please retry in 48.17s." in a message.
@@ -92,10 +83,11 @@ mod tests {
 
     #[test]
     fn retry_info_and_messages() {
-        let error = json!({"details": [
+        let error: ApiError = serde_json::from_value(json!({"details": [
             {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []},
             {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "26s"}
-        ]});
+        ]}))
+        .unwrap();
         assert_eq!(retry_info(&error), Some(Duration::from_secs(26)));
         assert_eq!(
             from_message("You exceeded your current quota. Please retry in 48.17s."),

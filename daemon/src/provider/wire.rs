@@ -1,0 +1,334 @@
+//! Gemini's JSON, as typed serde structs: the request Omni sends, the stream chunks it
+//! reads, and the error objects the API returns. JSON that Omni keeps but does not
+//! interpret (function arguments and results, parts of unknown kinds) travels as raw text,
+//! byte for byte.
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+/// The body of `streamGenerateContent`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request<'a> {
+    /// The conversation, roles alternating.
+    pub contents: Vec<Content<'a>>,
+    /// Function declarations, if the session has any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools: Option<[Tools<'a>; 1]>,
+    /// Generation settings, if any differ from the API's defaults.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation_config: Option<GenerationConfig>,
+}
+
+/// One turn of the request.
+#[derive(Debug, Serialize)]
+pub struct Content<'a> {
+    /// `user` or `model`.
+    pub role: &'static str,
+    /// Its parts.
+    pub parts: Vec<PartOut<'a>>,
+}
+
+/// `tools[0]`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tools<'a> {
+    /// The declarations, as the session stored them.
+    pub function_declarations: &'a RawValue,
+}
+
+/// `generationConfig`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GenerationConfig {
+    /// `thinkingConfig`.
+    pub thinking_config: ThinkingConfig,
+}
+
+/// `thinkingConfig`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThinkingConfig {
+    /// Ask for thought summaries.
+    pub include_thoughts: bool,
+}
+
+/// A part as sent: text (or a thought), a function call, a function response, or a part
+/// of another kind written back exactly as it arrived.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum PartOut<'a> {
+    /// `{"text", "thought"?, "thoughtSignature"?}`.
+    Text {
+        /// The text.
+        text: &'a str,
+        /// Set for thought summaries.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        thought: Option<bool>,
+        /// The signature it arrived with.
+        #[serde(rename = "thoughtSignature", skip_serializing_if = "Option::is_none")]
+        thought_signature: Option<&'a str>,
+    },
+    /// `{"functionCall", "thoughtSignature"?}`.
+    Call {
+        /// The call.
+        #[serde(rename = "functionCall")]
+        function_call: Call<'a>,
+        /// The signature it arrived with.
+        #[serde(rename = "thoughtSignature", skip_serializing_if = "Option::is_none")]
+        thought_signature: Option<&'a str>,
+    },
+    /// `{"functionResponse", "thoughtSignature"?}`.
+    Response {
+        /// The result.
+        #[serde(rename = "functionResponse")]
+        function_response: Response<'a>,
+        /// A signature, should one ever come with it.
+        #[serde(rename = "thoughtSignature", skip_serializing_if = "Option::is_none")]
+        thought_signature: Option<&'a str>,
+    },
+    /// Any other part, exactly as received.
+    Other(Json<'a>),
+}
+
+/// `functionCall` as sent back.
+#[derive(Debug, Serialize)]
+pub struct Call<'a> {
+    /// The function.
+    pub name: &'a str,
+    /// Its arguments, as received.
+    pub args: Json<'a>,
+    /// The call's id, if it had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<&'a str>,
+}
+
+/// `functionResponse` as sent.
+#[derive(Debug, Serialize)]
+pub struct Response<'a> {
+    /// The function.
+    pub name: &'a str,
+    /// The id of the call it answers, if that had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<&'a str>,
+    /// The result object.
+    pub response: Json<'a>,
+}
+
+/// JSON kept as text: sent as is when it is JSON, else as a JSON string, so nothing is
+/// silently dropped.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Json<'a> {
+    /// Valid JSON, sent byte for byte.
+    Raw(&'a RawValue),
+    /// Text that is not JSON.
+    Text(&'a str),
+}
+
+impl<'a> Json<'a> {
+    /// Wraps stored JSON text.
+    pub fn of(text: &'a str) -> Self {
+        serde_json::from_str::<&RawValue>(text).map_or(Json::Text(text), Json::Raw)
+    }
+}
+
+/// One streamed `GenerateContentResponse`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Chunk {
+    /// The candidates; Omni reads the first.
+    #[serde(default)]
+    pub candidates: Vec<Candidate>,
+    /// Token counts so far.
+    pub usage_metadata: Option<UsageMetadata>,
+    /// The model version that answered.
+    pub model_version: Option<String>,
+    /// Set when the prompt was refused.
+    pub prompt_feedback: Option<PromptFeedback>,
+    /// Set when the API reports an error inside the stream.
+    pub error: Option<ApiError>,
+}
+
+/// One candidate answer.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Candidate {
+    /// Its content so far.
+    pub content: Option<CandidateContent>,
+    /// Set on the last chunk.
+    pub finish_reason: Option<String>,
+}
+
+/// The content of a candidate: parts, each kept raw until read.
+#[derive(Debug, Default, Deserialize)]
+pub struct CandidateContent {
+    /// The parts, as they arrived.
+    #[serde(default)]
+    pub parts: Vec<Box<RawValue>>,
+}
+
+/// A part as it arrives; anything else it holds is kept by keeping the raw part.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PartIn {
+    /// Text, or a thought summary's text.
+    pub text: Option<String>,
+    /// `true` for thought summaries.
+    pub thought: Option<bool>,
+    /// The opaque signature on this part.
+    pub thought_signature: Option<String>,
+    /// A function call.
+    pub function_call: Option<CallIn>,
+    /// A function response (in requests).
+    pub function_response: Option<ResponseIn>,
+}
+
+/// `functionCall` as it arrives.
+#[derive(Debug, Default, Deserialize)]
+pub struct CallIn {
+    /// The function.
+    #[serde(default)]
+    pub name: String,
+    /// Its arguments.
+    pub args: Option<Box<RawValue>>,
+    /// Its id, if the API gave one.
+    pub id: Option<String>,
+}
+
+/// `functionResponse` as it arrives.
+#[derive(Debug, Default, Deserialize)]
+pub struct ResponseIn {
+    /// The function.
+    #[serde(default)]
+    pub name: String,
+    /// The result object.
+    pub response: Option<Box<RawValue>>,
+    /// The id of the call it answers.
+    pub id: Option<String>,
+}
+
+/// `usageMetadata`. Counts are read wide and narrowed with saturation, never truncated.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageMetadata {
+    /// Tokens in the context.
+    #[serde(default)]
+    pub prompt_token_count: u64,
+    /// Tokens in the answer.
+    #[serde(default)]
+    pub candidates_token_count: u64,
+    /// Tokens spent thinking.
+    #[serde(default)]
+    pub thoughts_token_count: u64,
+    /// All tokens.
+    #[serde(default)]
+    pub total_token_count: u64,
+}
+
+/// `promptFeedback`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptFeedback {
+    /// Why the prompt was blocked.
+    pub block_reason: Option<String>,
+}
+
+/// The `error` object of an error body (or of an error inside the stream).
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct ApiError {
+    /// The HTTP-like code.
+    pub code: Option<u64>,
+    /// The API's message.
+    pub message: Option<String>,
+    /// The canonical status (`INVALID_ARGUMENT`, `RESOURCE_EXHAUSTED`, ...).
+    pub status: Option<String>,
+    /// Typed details (`RetryInfo`, `QuotaFailure`, `ErrorInfo`, ...).
+    #[serde(default)]
+    pub details: Vec<ErrorDetail>,
+}
+
+/// One entry of `error.details`; fields of the kinds Omni reads.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorDetail {
+    /// `type.googleapis.com/google.rpc.RetryInfo` and the like.
+    #[serde(rename = "@type", default)]
+    pub kind: String,
+    /// `ErrorInfo.reason`.
+    pub reason: Option<String>,
+    /// `RetryInfo.retryDelay` (`"2s"`, `"1.5s"`).
+    pub retry_delay: Option<String>,
+    /// `QuotaFailure.violations`.
+    #[serde(default)]
+    pub violations: Vec<QuotaViolation>,
+}
+
+impl ErrorDetail {
+    /// Whether this detail is of the given kind (`google.rpc.RetryInfo`, ...).
+    pub fn is(&self, kind: &str) -> bool {
+        self.kind.ends_with(kind)
+    }
+}
+
+/// One `QuotaFailure` violation.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuotaViolation {
+    /// The quota's id (`GenerateRequestsPerDayPerProjectPerModel-FreeTier`, ...).
+    pub quota_id: Option<String>,
+    /// The quota's metric.
+    pub quota_metric: Option<String>,
+}
+
+/// An error body: `{"error": {...}}`, or that inside a JSON array as some gateways send it.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum ErrorBody {
+    One { error: ApiError },
+    Many(Vec<ErrorBody>),
+}
+
+/// The `error` object of an error body, if it has one.
+pub fn api_error(body: &str) -> Option<ApiError> {
+    match serde_json::from_str::<ErrorBody>(body).ok()? {
+        ErrorBody::One { error } => Some(error),
+        ErrorBody::Many(mut items) if !items.is_empty() => match items.swap_remove(0) {
+            ErrorBody::One { error } => Some(error),
+            ErrorBody::Many(_) => None,
+        },
+        ErrorBody::Many(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_bodies_plain_and_wrapped_in_an_array() {
+        let plain = r#"{"error": {"code": 429, "message": "slow down", "status": "RESOURCE_EXHAUSTED",
+            "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "2s"}]}}"#;
+        let error = api_error(plain).unwrap();
+        assert_eq!(error.code, Some(429));
+        assert!(error.details[0].is("google.rpc.RetryInfo"));
+        assert_eq!(error.details[0].retry_delay.as_deref(), Some("2s"));
+        let wrapped = r#"[{"error": {"code": 503, "message": "overloaded"}}]"#;
+        assert_eq!(
+            api_error(wrapped).unwrap().message.as_deref(),
+            Some("overloaded")
+        );
+        assert!(api_error("<html>").is_none());
+        assert!(api_error(r#"{"other": 1}"#).is_none());
+    }
+
+    #[test]
+    fn kept_json_is_sent_byte_for_byte_and_text_that_is_not_json_as_a_string() {
+        let args = r#"{"city":"Paris", "when": [1,2]}"#;
+        assert_eq!(serde_json::to_string(&Json::of(args)).unwrap(), args);
+        assert_eq!(
+            serde_json::to_string(&Json::of("not json")).unwrap(),
+            "\"not json\""
+        );
+    }
+}
