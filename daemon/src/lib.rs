@@ -6,6 +6,7 @@
 //! docs/ARCHITECTURE.md.
 
 pub mod config;
+mod demo;
 pub mod diag;
 pub mod live;
 pub mod model;

@@ -10,19 +10,9 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Args, Config, Env};
+use crate::demo;
 use crate::live::Live;
-use crate::run::diag_policy;
 use crate::state::Daemon;
-
-/// In demo mode the bundled endpoint stays in charge whatever the file says.
-pub fn demo_overrides(config: &mut Config, demo_url: Option<&str>) {
-    if let Some(url) = demo_url {
-        config.provider.base_url = url.to_string();
-        config.provider.model = "omni-demo".into();
-        // A real key has no business going to the demo endpoint.
-        config.provider.api_key = None;
-    }
-}
 
 /// Reloads on every message until shutdown.
 pub async fn serve(
@@ -95,7 +85,10 @@ fn apply(
     demo_url: Option<&str>,
 ) -> anyhow::Result<Config> {
     let mut config = Config::load(args, env)?;
-    demo_overrides(&mut config, demo_url);
+    if let Some(url) = demo_url {
+        // In demo mode the demo model stays in charge whatever the file says.
+        demo::point_at(&mut config, url);
+    }
     // Compared with the configuration in effect: the last one applied.
     for what in keep_restart_only(&mut config, &daemon.config.get()) {
         tracing::warn!(
@@ -105,7 +98,7 @@ fn apply(
     let ctx = daemon.sessions.context();
     let live = Live::build(&config, Some(&ctx.live.get()))?;
     ctx.live.set(live);
-    ctx.diag.set_policy(diag_policy(&config));
+    ctx.diag.set_policy(config.diag_policy());
     daemon.config.set(config.clone());
     Ok(config)
 }

@@ -10,10 +10,10 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::{Args, Config, Env};
-use crate::diag::{Diagnostics, Policy};
+use crate::demo::{self, DemoModel};
+use crate::diag::Diagnostics;
 use crate::live::{Live, LiveCell, Swap};
 use crate::notify;
-use crate::provider::Redactor;
 use crate::reload;
 use crate::server::frames::Budget;
 use crate::server::throttle::Throttle;
@@ -37,15 +37,6 @@ pub struct Startup {
     pub args: Args,
     /// The environment, as read at start.
     pub env: Env,
-}
-
-/// The diagnostics policy a configuration implies.
-pub fn diag_policy(config: &Config) -> Policy {
-    Policy {
-        redactor: Redactor::new(config.provider.api_key.as_ref().map(|k| k.expose())),
-        config: config.redacted(),
-        retention: config.retention.clone(),
-    }
 }
 
 /// Runs the daemon until `shutdown` is cancelled, then stops accepting, lets in-flight work
@@ -76,9 +67,17 @@ pub async fn run(
         tracing::error!(%error, dir = %config.log_dir.display(), "cannot create the log directory (or make it private); diagnostics may not be written");
     }
 
-    let demo = start_demo(&mut config)?;
-    let demo_url = demo_url(&demo);
-    let diag = Arc::new(Diagnostics::new(&config.log_dir, diag_policy(&config)));
+    let tracker = TaskTracker::new();
+    let demo_url = match config.demo {
+        true => {
+            let model = DemoModel::start(&tracker, shutdown.clone()).await?;
+            demo::point_at(&mut config, &model.url());
+            tracing::info!(endpoint = %model.url(), "demo mode: answers come from the demo model on 127.0.0.1");
+            Some(model.url())
+        }
+        false => None,
+    };
+    let diag = Arc::new(Diagnostics::new(&config.log_dir, config.diag_policy()));
     if config.provider.api_key.is_none() && !config.demo {
         tracing::warn!(
             "no API key (GEMINI_API_KEY, api_key_file or the gemini_api_key credential): requests to {} \
@@ -88,7 +87,6 @@ pub async fn run(
     }
     let live = Live::build(&config, None)?;
 
-    let tracker = TaskTracker::new();
     let sends_in_flight = Arc::new(AtomicU32::new(0));
     let ctx = Arc::new(SessionContext {
         store: store.clone(),
@@ -99,6 +97,13 @@ pub async fn run(
         sends_in_flight: sends_in_flight.clone(),
         diag,
     });
+
+    let sessions = Registry::new(ctx);
+    // Every session's record is checked against what is stored (a few lookups each); the
+    // most recently used healthy one is the current session.
+    if let Some(latest) = sessions.scan()? {
+        sessions.context().current.set(latest);
+    }
 
     let socket = match inherited {
         Some((socket, path)) => {
@@ -114,16 +119,10 @@ pub async fn run(
         version = env!("CARGO_PKG_VERSION"),
         socket = %config.socket.display(),
         store = %config.data_dir.display(),
-        endpoint = ctx.live.get().provider.url(),
+        endpoint = sessions.context().live.get().provider.url(),
         config = %config.file.as_ref().map_or("none".into(), |p| p.display().to_string()),
         "omnid is listening"
     );
-    let sessions = Registry::new(ctx);
-    // Every session's record is checked against what is stored (a few lookups each); the
-    // most recently used healthy one is the current session.
-    if let Some(latest) = sessions.scan()? {
-        sessions.context().current.set(latest);
-    }
     let daemon = Arc::new(Daemon {
         sessions,
         store: store.clone(),
@@ -169,40 +168,4 @@ pub async fn run(
     store.sync().await?;
     tracing::info!("stopped cleanly");
     Ok(())
-}
-
-#[cfg(feature = "demo")]
-type Demo = Option<omni_tests::fake_gemini::FakeGemini>;
-#[cfg(not(feature = "demo"))]
-type Demo = Option<()>;
-
-#[cfg(feature = "demo")]
-fn demo_url(demo: &Demo) -> Option<String> {
-    demo.as_ref().map(|fake| fake.url())
-}
-
-#[cfg(not(feature = "demo"))]
-fn demo_url(_: &Demo) -> Option<String> {
-    None
-}
-
-#[cfg(feature = "demo")]
-fn start_demo(config: &mut Config) -> anyhow::Result<Demo> {
-    if !config.demo {
-        return Ok(None);
-    }
-    let fake = omni_tests::fake_gemini::FakeGemini::start()?;
-    fake.set_chunk_delay(std::time::Duration::from_millis(40));
-    crate::reload::demo_overrides(config, Some(&fake.url()));
-    tracing::info!(endpoint = %fake.url(), "demo mode: answers come from the bundled fake Gemini endpoint");
-    Ok(Some(fake))
-}
-
-#[cfg(not(feature = "demo"))]
-fn start_demo(config: &mut Config) -> anyhow::Result<Demo> {
-    anyhow::ensure!(
-        !config.demo,
-        "this omnid was built without the `demo` feature"
-    );
-    Ok(None)
 }

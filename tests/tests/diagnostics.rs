@@ -10,11 +10,7 @@ use std::path::{Path, PathBuf};
 use omni_tests::fake_gemini::Reply;
 use omni_tests::harness::{Omni, TEST_API_KEY};
 use omni_tests::scenario::{MISMATCH, poisoned_by_a_400};
-use omnid::model::{MoveKind, MoveRecord, NodeRecord, Part, PartContent, Role};
 use serde_json::Value;
-
-mod support;
-use support::write_into_store;
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
@@ -153,99 +149,6 @@ fn every_failed_attempt_with_a_status_is_logged_with_the_timeline() {
     assert_eq!(timeline[0]["status"], 503);
     assert!(timeline[0]["wait_ms"].as_u64().unwrap() > 0);
     assert_eq!(api_errors_log(&omni).matches("] ERROR: error ").count(), 2);
-}
-
-/// Writes straight into the stopped daemon's store a history that breaks the API's rules:
-/// a model turn with two calls answered by one result.
-fn write_poisoned_history(data_dir: &Path, session: &str) {
-    let part = |content| Part {
-        content,
-        thought_signature: None,
-    };
-    let call = |name: &str| {
-        part(PartContent::FunctionCall {
-            id: None,
-            name: name.into(),
-            args_json: "{}".into(),
-        })
-    };
-    let nodes = [
-        (Role::User, vec![Part::text("weather and time?")]),
-        (Role::Model, vec![call("get_weather"), call("get_time")]),
-        (
-            Role::Tool,
-            vec![part(PartContent::FunctionResponse {
-                id: None,
-                name: "get_weather".into(),
-                response_json: r#"{"output":1}"#.into(),
-            })],
-        ),
-    ];
-    write_into_store(data_dir, session, |mut record| {
-        let mut changes = Vec::new();
-        for (i, (role, parts)) in nodes.into_iter().enumerate() {
-            let n = i as u64 + 1;
-            record.nodes = n;
-            record.moves = n;
-            record.head = n;
-            let node = NodeRecord {
-                id: n,
-                parent: n - 1,
-                role,
-                parts,
-                created_at_ms: 1,
-                model: None,
-            };
-            let mv = MoveRecord {
-                seq: n,
-                kind: MoveKind::Prompt,
-                from: n - 1,
-                to: n,
-                at_ms: 1,
-                prev_redoable: None,
-                redoes: None,
-            };
-            changes.push((record.clone(), Some(node), Some(mv)));
-        }
-        changes
-    });
-}
-
-#[test]
-fn a_preflight_violation_is_caught_without_any_http_request() {
-    let mut omni = Omni::start();
-    let session = omni.ctl(&["--json", "new"]).ok().json()["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    omni.kill9();
-    write_poisoned_history(&omni.data_dir, &session);
-    omni.restart();
-
-    let reason = "node 2 (model) calls 2 functions (get_weather, get_time) but node 3 (tool) answers 1 \
-                  (get_weather) (`recover --deep` goes back to the start)";
-    omni.ctl(&["send", "and now?"]).fails(
-        3,
-        &["preflight validation refused the request", reason, "--deep"],
-    );
-    assert_eq!(omni.fake().request_count(), 0, "nothing reached the API");
-    let log = api_errors_log(&omni);
-    assert!(log.contains("phase preflight, class preflight"), "{log}");
-    assert!(
-        log.contains("Response: none (the request was not sent: preflight validation)"),
-        "{log}"
-    );
-    assert!(
-        log.contains("and now?"),
-        "the snapshot holds what would have been sent: {log}"
-    );
-
-    // Deep rollback takes the whole poisoned round out (not just the newest prompt); the
-    // session works again.
-    omni.ctl(&["recover", "--deep"]).ok();
-    assert_eq!(omni.ctl(&["--json", "history"]).ok().json()["head"], 0);
-    omni.ctl(&["send", "a fresh start"]).ok();
-    assert_eq!(omni.fake().request_count(), 1);
 }
 
 #[test]

@@ -17,8 +17,8 @@ pub use env::Env;
 pub use file::FileConfig;
 pub use key::KeySource;
 
-use crate::diag::Retention;
-use crate::provider::{DEFAULT_BASE_URL, ProviderConfig, RequestOptions};
+use crate::diag::{Policy, Retention};
+use crate::provider::{DEFAULT_BASE_URL, ProviderConfig, Redactor, RequestOptions};
 use crate::resilience::RetryPolicy;
 use crate::store::{DEFAULT_MIN_FREE_BYTES, StoreOptions};
 use file::{BreakerSection, LogSection, RetrySection};
@@ -314,6 +314,16 @@ impl Config {
             self.key_source,
             toml::to_string(&file).context("cannot print the configuration")?
         ))
+    }
+
+    /// The diagnostics policy this configuration implies: redact its key, record it
+    /// (redacted) with every error, keep the log directory's history as it says.
+    pub fn diag_policy(&self) -> Policy {
+        Policy {
+            redactor: Redactor::new(self.provider.api_key.as_ref().map(|k| k.expose())),
+            config: self.redacted(),
+            retention: self.retention.clone(),
+        }
     }
 
     /// The configuration as diagnostics record it: everything that shapes a request, and

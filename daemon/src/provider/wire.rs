@@ -133,36 +133,45 @@ impl<'a> Json<'a> {
     }
 }
 
-/// One streamed `GenerateContentResponse`.
-#[derive(Debug, Default, Deserialize)]
+/// One streamed `GenerateContentResponse` (written too, by `omnid --demo`).
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Chunk {
     /// The candidates; Omni reads the first.
     #[serde(default)]
     pub candidates: Vec<Candidate>,
     /// Token counts so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub usage_metadata: Option<UsageMetadata>,
     /// The model version that answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model_version: Option<String>,
     /// Set when the prompt was refused.
+    #[serde(skip_serializing)]
     pub prompt_feedback: Option<PromptFeedback>,
     /// Set when the API reports an error inside the stream.
+    #[serde(skip_serializing)]
     pub error: Option<ApiError>,
 }
 
 /// One candidate answer.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Candidate {
     /// Its content so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<CandidateContent>,
     /// Set on the last chunk.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
 }
 
-/// The content of a candidate: parts, each kept raw until read.
-#[derive(Debug, Default, Deserialize)]
+/// The content of a turn: its role and its parts, each kept raw until read.
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct CandidateContent {
+    /// `user` or `model`.
+    #[serde(default)]
+    pub role: String,
     /// The parts, as they arrived.
     #[serde(default)]
     pub parts: Vec<Box<RawValue>>,
@@ -209,7 +218,7 @@ pub struct ResponseIn {
 }
 
 /// `usageMetadata`. Counts are read wide and narrowed with saturation, never truncated.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageMetadata {
     /// Tokens in the context.

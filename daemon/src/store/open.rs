@@ -119,8 +119,26 @@ pub fn existing_database(dir: &Path) -> Result<bool, StoreError> {
     }
 }
 
+/// How long a lock held by a sled instance that is going away is waited for: sled lets go
+/// of its file only when its background writes end, a moment after the last handle drops
+/// (after a reopen, or a test that closes and opens a store). Another omnid holds it for
+/// good, and is reported once this has passed.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Opens sled, turning its errors into sentences that say what to do.
 pub fn sled(dir: &Path) -> Result<sled::Db, StoreError> {
+    let started = std::time::Instant::now();
+    loop {
+        match open_once(dir) {
+            Err(StoreError::Locked(_)) if started.elapsed() < LOCK_PATIENCE => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            result => return result,
+        }
+    }
+}
+
+fn open_once(dir: &Path) -> Result<sled::Db, StoreError> {
     sled::Config::new()
         .path(dir)
         .open()
