@@ -8,7 +8,6 @@
 pub mod config;
 mod demo;
 pub mod diag;
-pub mod live;
 pub mod model;
 mod notify;
 mod private;
@@ -17,9 +16,9 @@ mod reload;
 pub mod resilience;
 mod run;
 pub mod server;
+pub mod services;
 pub mod session;
 pub mod signals;
-mod state;
 pub mod store;
 mod text;
 mod time;

@@ -11,8 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{Args, Config, Env};
 use crate::demo;
-use crate::live::Live;
-use crate::state::Daemon;
+use crate::server::state::Daemon;
+use crate::services::Live;
 
 /// Reloads on every message until shutdown.
 pub async fn serve(
@@ -37,7 +37,11 @@ pub async fn serve(
 fn reload(daemon: &Daemon, args: &Args, env: &Env, demo_url: Option<&str>) {
     match apply(daemon, args, env, demo_url) {
         Ok(config) => {
-            daemon.reloads.fetch_add(1, Ordering::Relaxed);
+            daemon
+                .services
+                .counters
+                .reloads
+                .fetch_add(1, Ordering::Relaxed);
             tracing::info!(
                 file = %config.file.as_ref().map_or("none".into(), |p| p.display().to_string()),
                 model = %config.provider.model,
@@ -46,7 +50,11 @@ fn reload(daemon: &Daemon, args: &Args, env: &Env, demo_url: Option<&str>) {
             );
         }
         Err(error) => {
-            daemon.reload_failures.fetch_add(1, Ordering::Relaxed);
+            daemon
+                .services
+                .counters
+                .reload_failures
+                .fetch_add(1, Ordering::Relaxed);
             tracing::error!(
                 "configuration reload failed, keeping the configuration in effect: {error:#}"
             );
@@ -90,15 +98,15 @@ fn apply(
         demo::point_at(&mut config, url);
     }
     // Compared with the configuration in effect: the last one applied.
-    for what in keep_restart_only(&mut config, &daemon.config.get()) {
+    let services = &daemon.services;
+    let previous = services.live.get();
+    for what in keep_restart_only(&mut config, &previous.config) {
         tracing::warn!(
             "{what} changed in the configuration; that takes effect at the next restart"
         );
     }
-    let ctx = daemon.sessions.context();
-    let live = Live::build(&config, Some(&ctx.live.get()))?;
-    ctx.live.set(live);
-    ctx.diag.set_policy(config.diag_policy());
-    daemon.config.set(config.clone());
+    services
+        .live
+        .set(Live::build(config.clone(), Some(&previous))?);
     Ok(config)
 }

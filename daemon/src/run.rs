@@ -1,10 +1,11 @@
-//! The daemon's life: start (store, provider, socket), serve, reload on SIGHUP, and shut
-//! down cleanly.
+//! The daemon's life: start (socket checks, store, services, sessions, socket), serve,
+//! reload on SIGHUP, and shut down cleanly.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
+use interprocess::local_socket::tokio::Listener;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -12,16 +13,14 @@ use tokio_util::task::TaskTracker;
 use crate::config::{Args, Config, Env};
 use crate::demo::{self, DemoModel};
 use crate::diag::Diagnostics;
-use crate::live::{Live, LiveCell, Swap};
 use crate::notify;
 use crate::reload;
 use crate::server::frames::Budget;
+use crate::server::state::Daemon;
 use crate::server::throttle::Throttle;
 use crate::server::{self, listener};
-use crate::session::actor::SessionContext;
-use crate::session::current::CurrentSession;
+use crate::services::{Counters, CurrentSession, Live, Services, Swap};
 use crate::session::registry::Registry;
-use crate::state::Daemon;
 use crate::store::Store;
 
 /// Memory all connections together may hold in partly received frames: four frames of
@@ -58,6 +57,64 @@ pub async fn run(
     if inherited.is_none() {
         listener::reclaim_stale(&config.socket)?;
     }
+    let tracker = TaskTracker::new();
+    let demo_url = start_demo(&mut config, &tracker, &shutdown).await?;
+    let services = build_services(config, tracker.clone(), shutdown.clone())?;
+    let sessions = Registry::new(services.clone());
+    // Every session's record is checked against what is stored (a few lookups each); the
+    // most recently used healthy one is the current session. All before a client can ask.
+    if let Some(latest) = sessions.scan()? {
+        services.current.set(latest);
+    }
+    let socket = listen(&services, inherited)?;
+    let daemon = Arc::new(Daemon {
+        services: services.clone(),
+        sessions,
+        frame_budget: Budget::new(FRAME_BUDGET),
+        warnings: Throttle::new(5, Duration::from_secs(10)),
+    });
+    let describe = {
+        let daemon = daemon.clone();
+        Arc::new(move || daemon.one_line_status())
+    };
+    notify::ready(&describe());
+    notify::spawn_watchdog(&tracker, shutdown.clone());
+    notify::spawn_status(&tracker, shutdown.clone(), describe);
+    let reloading = reload::serve(
+        daemon.clone(),
+        reloads,
+        shutdown.clone(),
+        args,
+        env,
+        demo_url,
+    );
+    tracker.spawn(reloading);
+
+    server::serve(socket, daemon, shutdown, tracker.clone()).await;
+    drain(&services).await
+}
+
+/// With `--demo`, starts the demo model and points the configuration at it.
+async fn start_demo(
+    config: &mut Config,
+    tracker: &TaskTracker,
+    shutdown: &CancellationToken,
+) -> anyhow::Result<Option<String>> {
+    if !config.demo {
+        return Ok(None);
+    }
+    let model = DemoModel::start(tracker, shutdown.clone()).await?;
+    demo::point_at(config, &model.url());
+    tracing::info!(endpoint = %model.url(), "demo mode: answers come from the demo model on 127.0.0.1");
+    Ok(Some(model.url()))
+}
+
+/// Opens the store, makes the log directory private, and builds the shared services.
+fn build_services(
+    config: Config,
+    tracker: TaskTracker,
+    shutdown: CancellationToken,
+) -> anyhow::Result<Arc<Services>> {
     let store = Arc::new(Store::open_with(&config.data_dir, config.store.clone())?);
     // Diagnostics never stop the daemon: an unusable log directory is reported (and every
     // failed write counted in `omnictl status`), but sessions go on.
@@ -66,18 +123,7 @@ pub async fn run(
     if let Err(error) = log_dir {
         tracing::error!(%error, dir = %config.log_dir.display(), "cannot create the log directory (or make it private); diagnostics may not be written");
     }
-
-    let tracker = TaskTracker::new();
-    let demo_url = match config.demo {
-        true => {
-            let model = DemoModel::start(&tracker, shutdown.clone()).await?;
-            demo::point_at(&mut config, &model.url());
-            tracing::info!(endpoint = %model.url(), "demo mode: answers come from the demo model on 127.0.0.1");
-            Some(model.url())
-        }
-        false => None,
-    };
-    let diag = Arc::new(Diagnostics::new(&config.log_dir, config.diag_policy()));
+    let diag = Arc::new(Diagnostics::new(&config.log_dir, &config.retention));
     if config.provider.api_key.is_none() && !config.demo {
         tracing::warn!(
             "no API key (GEMINI_API_KEY, api_key_file or the gemini_api_key credential): requests to {} \
@@ -85,87 +131,67 @@ pub async fn run(
             config.provider.base_url
         );
     }
-    let live = Live::build(&config, None)?;
-
-    let sends_in_flight = Arc::new(AtomicU32::new(0));
-    let ctx = Arc::new(SessionContext {
-        store: store.clone(),
-        live: LiveCell::new(live),
-        shutdown: shutdown.clone(),
-        tracker: tracker.clone(),
-        current: Arc::new(CurrentSession::new(None)),
-        sends_in_flight: sends_in_flight.clone(),
+    Ok(Arc::new(Services {
+        store,
         diag,
-    });
+        live: Swap::new(Live::build(config, None)?),
+        shutdown,
+        tracker,
+        current: CurrentSession::new(None),
+        counters: Counters::default(),
+    }))
+}
 
-    let sessions = Registry::new(ctx);
-    // Every session's record is checked against what is stored (a few lookups each); the
-    // most recently used healthy one is the current session.
-    if let Some(latest) = sessions.scan()? {
-        sessions.context().current.set(latest);
-    }
-
-    let socket = match inherited {
+/// The socket systemd handed over, or ours, bound now.
+fn listen(
+    services: &Services,
+    inherited: Option<(Listener, Option<std::path::PathBuf>)>,
+) -> anyhow::Result<Listener> {
+    let live = services.live.get();
+    let config = &live.config;
+    let (socket, path) = match inherited {
         Some((socket, path)) => {
-            if let Some(path) = path {
-                config.socket = path;
-            }
-            tracing::info!(socket = %config.socket.display(), "using the socket systemd handed over");
-            socket
+            let path = path.unwrap_or_else(|| config.socket.clone());
+            tracing::info!(socket = %path.display(), "using the socket systemd handed over");
+            (socket, path)
         }
-        None => listener::bind(&config.socket)?,
+        None => (listener::bind(&config.socket)?, config.socket.clone()),
     };
+    if path != config.socket {
+        // Status shows the socket in use.
+        let mut config = config.clone();
+        config.socket = path.clone();
+        services.live.set(Live::build(config, Some(&live))?);
+    }
     tracing::info!(
         version = env!("CARGO_PKG_VERSION"),
-        socket = %config.socket.display(),
-        store = %config.data_dir.display(),
-        endpoint = sessions.context().live.get().provider.url(),
-        config = %config.file.as_ref().map_or("none".into(), |p| p.display().to_string()),
+        socket = %path.display(),
+        store = %live.config.data_dir.display(),
+        endpoint = live.provider.url(),
+        config = %live.config.file.as_ref().map_or("none".into(), |p| p.display().to_string()),
         "omnid is listening"
     );
-    let daemon = Arc::new(Daemon {
-        sessions,
-        store: store.clone(),
-        started: Instant::now(),
-        connections: AtomicU32::new(0),
-        sends_in_flight,
-        reloads: AtomicU64::new(0),
-        reload_failures: AtomicU64::new(0),
-        frame_budget: Budget::new(FRAME_BUDGET),
-        warnings: Throttle::new(5, Duration::from_secs(10)),
-        config: Swap::new(config),
-    });
+    Ok(socket)
+}
 
-    let describe = {
-        let daemon = daemon.clone();
-        Arc::new(move || daemon.one_line_status())
-    };
-    notify::ready(&describe());
-    notify::spawn_watchdog(&tracker, shutdown.clone());
-    notify::spawn_status(&tracker, shutdown.clone(), describe);
-    tracker.spawn(reload::serve(
-        daemon.clone(),
-        reloads,
-        shutdown.clone(),
-        args,
-        env,
-        demo_url,
-    ));
-
-    server::serve(socket, daemon.clone(), shutdown, tracker.clone()).await;
-
+/// After the server stopped accepting: lets in-flight work finish or record itself as
+/// interrupted (within the grace period), then flushes the store.
+async fn drain(services: &Services) -> anyhow::Result<()> {
     notify::stopping();
-    let in_flight = daemon.sends_in_flight.load(Ordering::Relaxed);
+    let in_flight = services.counters.sends_in_flight.load(Ordering::Relaxed);
     tracing::info!(in_flight, "no longer accepting connections; draining");
-    tracker.close();
-    let grace = daemon.config.get().shutdown_grace;
-    if tokio::time::timeout(grace, tracker.wait()).await.is_err() {
+    services.tracker.close();
+    let grace = services.live.get().config.shutdown_grace;
+    if tokio::time::timeout(grace, services.tracker.wait())
+        .await
+        .is_err()
+    {
         tracing::warn!(
             ?grace,
             "in-flight work did not finish within the grace period"
         );
     }
-    store.sync().await?;
+    services.store.sync().await?;
     tracing::info!("stopped cleanly");
     Ok(())
 }

@@ -14,6 +14,7 @@ mod client;
 mod error;
 pub mod frame;
 mod message;
+mod ops;
 mod recovery;
 mod socket_path;
 mod view;
@@ -21,9 +22,9 @@ mod view;
 pub use client::{Client, ClientError};
 pub use error::{ErrorKind, ErrorReply, FrameError};
 pub use message::{
-    Event, Hello, HelloReply, MoveOp, Reply, Request, RequestFrame, Response, ResponseFrame,
-    SessionRef,
+    Event, Hello, HelloReply, Reply, Request, RequestFrame, Response, ResponseFrame, SessionRef,
 };
+pub use ops::MoveOp;
 pub use recovery::{ErrorSummary, PendingCall, Recovered, RecoveryAction, ReplayOutcome};
 pub use socket_path::{
     SOCKET_ENV, SocketPathError, config_candidates, find_config_file, resolve_socket_path,

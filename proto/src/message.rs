@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorReply;
+use crate::ops::MoveOp;
 use crate::recovery::{ErrorSummary, Recovered, RecoveryAction, ReplayOutcome};
 use crate::view::{
     Answer, BranchList, DaemonStatus, HistoryView, MoveOutcome, Part, RetryNotice, SessionSummary,
@@ -146,23 +147,6 @@ pub enum Request {
     Replay {
         /// The recorded error's id.
         error: String,
-    },
-}
-
-/// A head move a client can ask for. Every move is appended to the session's move log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MoveOp {
-    /// Drop the answer to the latest prompt, keep the prompt.
-    Undo,
-    /// Take back the last undo-type move.
-    Redo,
-    /// Drop the latest whole round (prompt, answer and any tool chain).
-    Back,
-    /// Continue from the given node (0 = the empty start of the conversation).
-    Checkout {
-        /// The node that becomes the head.
-        node: u64,
     },
 }
 

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::message::MoveOp;
+use crate::ops::MoveOp;
 
 /// Who produced a node of the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -4,7 +4,6 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-
 use omni_tests::harness::Omni;
 
 /// Starts `omnid` on the test daemon's directories and returns its exit code and stderr.

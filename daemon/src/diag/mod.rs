@@ -13,7 +13,7 @@ mod rotate;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use serde_json::Value;
@@ -37,7 +37,6 @@ pub struct Policy {
 /// Writes and reads the diagnostic records of one daemon.
 pub struct Diagnostics {
     dir: PathBuf,
-    policy: RwLock<Policy>,
     write_failures: AtomicU64,
     /// One writer at a time, so entries never interleave and rotation is decided once.
     writing: Mutex<()>,
@@ -52,30 +51,17 @@ fn new_id(now: SystemTime) -> String {
 }
 
 impl Diagnostics {
-    /// Diagnostics in `dir`. Old archives and records are pruned now and at every rotation.
-    pub fn new(dir: &Path, policy: Policy) -> Self {
-        if let Err(error) = rotate::prune(dir, &policy.retention, SystemTime::now()) {
+    /// Diagnostics in `dir`. Old archives and records are pruned now (as `retention` says)
+    /// and at every rotation (as the policy of the write that rotates says).
+    pub fn new(dir: &Path, retention: &Retention) -> Self {
+        if let Err(error) = rotate::prune(dir, retention, SystemTime::now()) {
             tracing::warn!(%error, dir = %dir.display(), "could not prune old diagnostic records");
         }
         Self {
             dir: dir.to_path_buf(),
-            policy: RwLock::new(policy),
             write_failures: AtomicU64::new(0),
             writing: Mutex::new(()),
         }
-    }
-
-    /// The policy in effect.
-    pub fn policy(&self) -> Policy {
-        self.policy
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-    }
-
-    /// Replaces the policy (after a configuration reload).
-    pub fn set_policy(&self, policy: Policy) {
-        *self.policy.write().unwrap_or_else(|p| p.into_inner()) = policy;
     }
 
     /// The live log file.
@@ -88,17 +74,13 @@ impl Diagnostics {
         self.write_failures.load(Ordering::Relaxed)
     }
 
-    /// The redactor, for other text that leaves the daemon.
-    pub fn redactor(&self) -> Redactor {
-        self.policy().redactor
-    }
-
-    /// Writes the log entry and the JSON record of a failure, both synced, and returns the
-    /// error's id. Runs on the blocking pool; if writing fails, the failure is logged and
-    /// counted and `None` is returned.
-    pub async fn record(self: &Arc<Self>, report: Report) -> Option<String> {
-        let this = self.clone();
-        let written = tokio::task::spawn_blocking(move || this.write(&report)).await;
+    /// Writes the log entry and the JSON record of a failure under `policy` (the settings
+    /// the failing send started with), both synced, and returns the error's id. Runs on the
+    /// blocking pool; if writing fails, the failure is logged and counted and `None` is
+    /// returned.
+    pub async fn record(self: &Arc<Self>, report: Report, policy: &Policy) -> Option<String> {
+        let (this, policy) = (self.clone(), policy.clone());
+        let written = tokio::task::spawn_blocking(move || this.write(&report, &policy)).await;
         match written {
             Ok(Ok(id)) => Some(id),
             Ok(Err(error)) => {
@@ -114,9 +96,8 @@ impl Diagnostics {
         }
     }
 
-    fn write(&self, report: &Report) -> std::io::Result<String> {
+    fn write(&self, report: &Report, policy: &Policy) -> std::io::Result<String> {
         let _one_writer = self.writing.lock().unwrap_or_else(|p| p.into_inner());
-        let policy = self.policy();
         let now = SystemTime::now();
         let id = new_id(now);
         let time = humantime::format_rfc3339_millis(now).to_string();

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::entry::ErrorRecord;
-use super::{Diagnostics, rotate};
+use super::{Diagnostics, Policy, rotate};
 
 /// Everything a bug report needs, in one JSON file.
 #[derive(Debug, Serialize)]
@@ -136,9 +136,9 @@ impl Diagnostics {
         session: Option<String>,
         records: Vec<ErrorRecord>,
         transcript: Option<Value>,
+        policy: &Policy,
     ) -> io::Result<(Vec<u8>, usize)> {
         let ids: Vec<String> = records.iter().map(|r| r.id.clone()).collect();
-        let policy = self.policy();
         let bundle = Bundle {
             bundle: "omni diagnostic bundle",
             created_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),

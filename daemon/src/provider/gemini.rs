@@ -8,7 +8,9 @@ use tokio::time::timeout;
 use super::chunk::{self, StreamUpdate};
 use super::error::{Phase, ProviderError};
 use super::sse::SseParser;
-use super::{ApiKey, ProviderConfig, Redactor};
+use super::{ApiKey, ModelApi, ProviderConfig, Redactor};
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
 
 /// Longest error body kept for messages and diagnostics.
 const MAX_ERROR_BODY: usize = 1024 * 1024;
@@ -24,6 +26,27 @@ pub struct Gemini {
     idle_timeout: Duration,
     /// Strips the key from whatever the API says back.
     redactor: Redactor,
+}
+
+impl ModelApi for Gemini {
+    /// The endpoint's URL (it never contains the key).
+    fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// A failure comes back with the key removed from everything the API said.
+    fn stream<'a>(
+        &'a self,
+        body: &'a str,
+        on_update: &'a mut (dyn FnMut(StreamUpdate) + Send),
+    ) -> BoxFuture<'a, Result<(), ProviderError>> {
+        async move {
+            self.stream_raw(body, on_update)
+                .await
+                .map_err(|error| error.redacted(&self.redactor))
+        }
+        .boxed()
+    }
 }
 
 impl Gemini {
@@ -47,11 +70,6 @@ impl Gemini {
         })
     }
 
-    /// The endpoint's URL (it never contains the key).
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
     fn idle_error(&self, phase: Phase) -> ProviderError {
         ProviderError::Transport {
             phase,
@@ -62,23 +80,10 @@ impl Gemini {
         }
     }
 
-    /// Sends `body` and calls `on_update` for every chunk as it arrives. Succeeds only if
-    /// the stream ended cleanly with a finish reason and something visible (text or a call).
-    /// A failure comes back with the key removed from everything the API said.
-    pub async fn stream(
-        &self,
-        body: &str,
-        on_update: impl FnMut(StreamUpdate),
-    ) -> Result<(), ProviderError> {
-        self.stream_raw(body, on_update)
-            .await
-            .map_err(|error| error.redacted(&self.redactor))
-    }
-
     async fn stream_raw(
         &self,
         body: &str,
-        mut on_update: impl FnMut(StreamUpdate),
+        on_update: &mut (dyn FnMut(StreamUpdate) + Send),
     ) -> Result<(), ProviderError> {
         let mut request = self
             .http

@@ -16,6 +16,7 @@ pub mod wire;
 use std::fmt;
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use reqwest::header::HeaderValue;
 
 pub use chunk::StreamUpdate;
@@ -23,6 +24,22 @@ pub use error::{Phase, ProviderError};
 pub use gemini::Gemini;
 pub use redact::Redactor;
 pub use request::{Content, RequestOptions, SourcedPart, WireRole, contents, render};
+
+/// A model API: a request body in, a stream of updates out. Gemini is the one the daemon
+/// talks to; the session layer's tests answer through scripted ones.
+pub trait ModelApi: Send + Sync {
+    /// Where requests go (for the breaker, the logs and diagnostics); never holds a key.
+    fn url(&self) -> &str;
+
+    /// Sends `body` and calls `on_update` for every chunk as it arrives. Succeeds only if
+    /// the stream ended cleanly with a finish reason and something visible. Errors come
+    /// back with every secret removed.
+    fn stream<'a>(
+        &'a self,
+        body: &'a str,
+        on_update: &'a mut (dyn FnMut(StreamUpdate) + Send),
+    ) -> BoxFuture<'a, Result<(), ProviderError>>;
+}
 
 /// The production endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";

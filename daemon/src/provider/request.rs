@@ -6,8 +6,8 @@ use crate::model::{Part, Role};
 use serde_json::value::RawValue;
 
 use super::{parts, wire};
+use crate::model::NodeId;
 use crate::model::NodeRecord;
-use crate::session::tree::NodeId;
 
 /// Request settings that do not come from the conversation.
 #[derive(Debug, Clone, Default)]

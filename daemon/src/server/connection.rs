@@ -16,33 +16,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::frames::{Budget, ReadError, read_frame};
 use super::handlers;
-use crate::state::Daemon;
+use super::responder::Responder;
+use crate::server::state::Daemon;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// Writes frames for one request: its events, then its reply.
-pub struct Responder<'a> {
-    stream: &'a mut Stream,
-    id: u64,
-    client_gone: bool,
-}
-
-impl Responder<'_> {
-    /// Sends an event. A client that went away is not an error: the request finishes (and
-    /// its results are stored) without it.
-    pub async fn event(&mut self, event: omni_proto::Event) {
-        if self.client_gone {
-            return;
-        }
-        let frame = ResponseFrame {
-            id: self.id,
-            response: Response::Event(event),
-        };
-        if frame::write(self.stream, &frame).await.is_err() {
-            self.client_gone = true;
-        }
-    }
-}
 
 /// Tells a client over the connection cap to come back later. Its Hello is read first
 /// (waiting at most a second, within the shared frame budget), so the client is not
@@ -60,11 +37,19 @@ pub async fn refuse(mut stream: Stream, limit: usize, budget: Arc<Budget>) {
 /// Serves one connection until the client closes it, a frame is bad, a limit is broken,
 /// or shutdown.
 pub async fn serve(mut stream: Stream, daemon: Arc<Daemon>, shutdown: CancellationToken) {
-    daemon.connections.fetch_add(1, Ordering::Relaxed);
+    daemon
+        .services
+        .counters
+        .connections
+        .fetch_add(1, Ordering::Relaxed);
     if handshake(&mut stream, &daemon).await {
         serve_requests(&mut stream, &daemon, &shutdown).await;
     }
-    daemon.connections.fetch_sub(1, Ordering::Relaxed);
+    daemon
+        .services
+        .counters
+        .connections
+        .fetch_sub(1, Ordering::Relaxed);
 }
 
 /// Writes a warning about a misbehaving client, unless too many were written lately.
@@ -79,7 +64,7 @@ fn warn(daemon: &Daemon, what: &str, problem: &dyn std::fmt::Display) {
 }
 
 async fn handshake(stream: &mut Stream, daemon: &Daemon) -> bool {
-    let within = daemon.config.get().client_timeout;
+    let within = daemon.services.live.get().config.client_timeout;
     let hello = read_frame(stream, within, within, &daemon.frame_budget)
         .await
         .and_then(|payload| match payload {
@@ -117,7 +102,8 @@ async fn handshake(stream: &mut Stream, daemon: &Daemon) -> bool {
 
 async fn serve_requests(stream: &mut Stream, daemon: &Daemon, shutdown: &CancellationToken) {
     loop {
-        let config = daemon.config.get();
+        let live = daemon.services.live.get();
+        let config = &live.config;
         let read = tokio::select! {
             _ = shutdown.cancelled() => return,
             read = read_frame(stream, config.idle_timeout, config.client_timeout, &daemon.frame_budget) => read,
@@ -135,13 +121,9 @@ async fn serve_requests(stream: &mut Stream, daemon: &Daemon, shutdown: &Cancell
             }
         };
         let id = request.id;
-        let mut responder = Responder {
-            stream,
-            id,
-            client_gone: false,
-        };
+        let mut responder = Responder::new(stream, id);
         let result = handlers::dispatch(daemon, request.request, &mut responder).await;
-        if responder.client_gone {
+        if responder.client_gone() {
             return;
         }
         if !write_final(stream, id, result).await {

@@ -5,6 +5,8 @@ mod convert;
 pub mod frames;
 mod handlers;
 pub mod listener;
+mod responder;
+pub mod state;
 pub mod throttle;
 mod views;
 
@@ -17,7 +19,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::state::Daemon;
+use crate::server::state::Daemon;
 
 /// Accepts connections until `shutdown` is cancelled, then drops the listener (which
 /// removes the socket file) and returns. Connection tasks are spawned on `tracker`.
@@ -27,7 +29,7 @@ pub async fn serve(
     shutdown: CancellationToken,
     tracker: TaskTracker,
 ) {
-    let max_connections = daemon.config.get().max_connections;
+    let max_connections = daemon.services.live.get().config.max_connections;
     let permits = Arc::new(Semaphore::new(max_connections));
     let mut accept_backoff = Duration::from_millis(10);
     loop {

@@ -4,7 +4,6 @@
 pub mod actor;
 pub mod answer;
 pub mod calls;
-pub mod current;
 pub mod error;
 pub mod integrity;
 pub mod outcome;

@@ -6,15 +6,16 @@ use std::sync::{Arc, Mutex};
 use uuid::Uuid;
 
 use super::SessionError;
-use super::actor::{ActorHandle, SessionContext};
+use super::actor::ActorHandle;
 use super::integrity::{Damaged, build_tree, check_record};
 use crate::model::SessionRecord;
+use crate::services::Services;
 use crate::store::{Change, StoreError};
 use crate::time::now_ms;
 
 /// All sessions' actors, started lazily, and the sessions found damaged.
 pub struct Registry {
-    ctx: Arc<SessionContext>,
+    ctx: Arc<Services>,
     actors: Mutex<HashMap<Uuid, ActorHandle>>,
     damaged: Damaged,
 }
@@ -30,7 +31,7 @@ pub fn is_bad_record(error: &StoreError) -> bool {
 
 impl Registry {
     /// A registry over the shared session context.
-    pub fn new(ctx: Arc<SessionContext>) -> Self {
+    pub fn new(ctx: Arc<Services>) -> Self {
         Self {
             ctx,
             actors: Mutex::new(HashMap::new()),
@@ -38,8 +39,8 @@ impl Registry {
         }
     }
 
-    /// The shared context (store, provider, lifecycle).
-    pub fn context(&self) -> &SessionContext {
+    /// The services the sessions share.
+    pub fn services(&self) -> &Arc<Services> {
         &self.ctx
     }
 

@@ -41,8 +41,8 @@ pub use error::StoreError;
 pub use health::Failing;
 pub use open::STORE_FORMAT;
 
+use crate::model::NodeId;
 use crate::model::{MoveRecord, NodeRecord, SessionRecord};
-use crate::session::tree::NodeId;
 
 /// Format of session records: 2 added the failure count and suspension, 3 tools and
 /// recovery. Older ones are migrated when read.

@@ -3,9 +3,9 @@
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
 use super::sessions::{Loaded, load};
+use crate::server::state::Daemon;
 use crate::server::views;
 use crate::session::SessionError;
-use crate::state::Daemon;
 
 pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {
     match load(daemon, session)? {

@@ -3,7 +3,7 @@
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
 use super::sessions::load;
-use crate::state::Daemon;
+use crate::server::state::Daemon;
 
 pub fn handle(
     daemon: &Daemon,

@@ -3,9 +3,9 @@
 use omni_proto::{ErrorKind, ErrorReply, ErrorSummary, Event, Reply, SessionRef};
 
 use super::sessions::load;
-use crate::server::connection::Responder;
 use crate::server::convert::session_ref;
-use crate::state::Daemon;
+use crate::server::responder::Responder;
+use crate::server::state::Daemon;
 
 /// The size of each piece a bundle travels in (well under the frame limit).
 const PIECE: usize = 1024 * 1024;
@@ -15,7 +15,7 @@ pub fn list(daemon: &Daemon, session: Option<&SessionRef>) -> Result<Reply, Erro
         .map(|s| daemon.sessions.resolve(session_ref(s)))
         .transpose()?
         .map(|id| id.to_string());
-    let diag = &daemon.sessions.context().diag;
+    let diag = &daemon.services.diag;
     let summaries = diag
         .records(session.as_deref())
         .into_iter()
@@ -31,7 +31,7 @@ pub fn list(daemon: &Daemon, session: Option<&SessionRef>) -> Result<Reply, Erro
 }
 
 pub fn path(daemon: &Daemon) -> Reply {
-    let path = daemon.sessions.context().diag.log_path();
+    let path = daemon.services.diag.log_path();
     Reply::LogPath {
         path: path.display().to_string(),
     }
@@ -45,7 +45,8 @@ pub async fn export(
     error: Option<&str>,
     responder: &mut Responder<'_>,
 ) -> Result<Reply, ErrorReply> {
-    let diag = daemon.sessions.context().diag.clone();
+    let diag = daemon.services.diag.clone();
+    let policy = daemon.services.live.get().diag.clone();
     // Which records, and which session's transcript.
     let (session_id, records) = match error {
         Some(id) => {
@@ -70,10 +71,11 @@ pub async fn export(
         .replace(['-', ':'], "");
     let short: String = session_id.chars().take(8).collect();
     let name = format!("omni-bundle-{short}-{stamp}.json");
-    let built =
-        tokio::task::spawn_blocking(move || diag.bundle(Some(session_id), records, transcript))
-            .await
-            .map_err(|e| ErrorReply::new(ErrorKind::Internal, format!("the export failed: {e}")))?;
+    let built = tokio::task::spawn_blocking(move || {
+        diag.bundle(Some(session_id), records, transcript, &policy)
+    })
+    .await
+    .map_err(|e| ErrorReply::new(ErrorKind::Internal, format!("the export failed: {e}")))?;
     let (bytes, errors) = built.map_err(|e| {
         ErrorReply::new(
             ErrorKind::Internal,

@@ -19,8 +19,8 @@ mod tool_result;
 
 use omni_proto::{ErrorReply, Reply, Request};
 
-use super::connection::Responder;
-use crate::state::Daemon;
+use super::responder::Responder;
+use crate::server::state::Daemon;
 
 /// Runs one request; events go out through `responder` as they happen.
 pub async fn dispatch(

@@ -3,7 +3,7 @@
 use omni_proto::{ErrorReply, MoveOp, Reply, SessionRef};
 
 use crate::server::convert::session_ref;
-use crate::state::Daemon;
+use crate::server::state::Daemon;
 
 pub async fn handle(
     daemon: &Daemon,

@@ -7,22 +7,21 @@ use omni_proto::{ErrorKind, ErrorReply, ReplayOutcome, Reply};
 
 use crate::model::visible_text;
 use crate::resilience::classify;
+use crate::server::state::Daemon;
 use crate::session::answer::AnswerBuilder;
-use crate::state::Daemon;
 use crate::text::first_line;
 
 pub async fn handle(daemon: &Daemon, error: &str) -> Result<Reply, ErrorReply> {
-    let ctx = daemon.sessions.context();
-    let record = ctx
+    let services = &daemon.services;
+    let live = services.live.get();
+    let record = services
         .diag
         .find(error)
         .map_err(|m| ErrorReply::new(ErrorKind::NotFound, m))?;
     let mut answer = AnswerBuilder::default();
-    let outcome = ctx
-        .live
-        .get()
+    let outcome = live
         .provider
-        .stream(record.request.body.text(), |update| {
+        .stream(record.request.body.text(), &mut |update| {
             answer.absorb(update);
         })
         .await;
@@ -46,7 +45,7 @@ pub async fn handle(daemon: &Daemon, error: &str) -> Result<Reply, ErrorReply> {
                 error: record.id,
                 still_fails: true,
                 class: Some(failure.class.name().to_string()),
-                summary: ctx.diag.redactor().text(&failure.message),
+                summary: live.diag.redactor.text(&failure.message),
             }
         }
     };

@@ -3,7 +3,7 @@
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
 use crate::server::convert::session_ref;
-use crate::state::Daemon;
+use crate::server::state::Daemon;
 
 pub async fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {
     let id = daemon.sessions.resolve(session_ref(session))?;

@@ -3,12 +3,12 @@
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
 use super::sessions::{head_node, record};
+use crate::server::state::Daemon;
 use crate::server::views;
-use crate::state::Daemon;
 
 pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {
     let record = record(daemon, session)?;
-    let current = daemon.sessions.context().current.get() == Some(record.id);
+    let current = daemon.services.current.get() == Some(record.id);
     let head = head_node(daemon, &record)?;
     let damaged = daemon.sessions.damaged().get(&record.id);
     Ok(Reply::Session(views::summary(

@@ -7,17 +7,17 @@ use uuid::Uuid;
 use crate::model::{NodeRecord, SessionRecord};
 use crate::server::convert::session_ref;
 use crate::server::convert::store_error;
+use crate::server::state::Daemon;
 use crate::server::views;
 use crate::session::build_tree;
 use crate::session::registry::is_bad_record;
 use crate::session::tree::{NodeId, Tree};
-use crate::state::Daemon;
 
 pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
-    let current = daemon.sessions.context().current.get();
+    let current = daemon.services.current.get();
     let damaged = daemon.sessions.damaged();
     let mut summaries: Vec<SessionSummary> = Vec::new();
-    for stored in daemon.store.sessions().map_err(store_error)? {
+    for stored in daemon.services.store.sessions().map_err(store_error)? {
         let summary = match stored.record {
             Ok(record) => {
                 let head = head_node(daemon, &record).ok().flatten();
@@ -40,6 +40,7 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
 pub fn record(daemon: &Daemon, session: &SessionRef) -> Result<SessionRecord, ErrorReply> {
     let id = daemon.sessions.resolve(session_ref(session))?;
     daemon
+        .services
         .store
         .session(&id)
         .map_err(store_error)?
@@ -55,6 +56,7 @@ pub fn head_node(
         return Ok(None);
     }
     daemon
+        .services
         .store
         .node(&record.id, record.head)
         .map(Some)
@@ -106,7 +108,11 @@ pub fn load(daemon: &Daemon, session: &SessionRef) -> Result<Loaded, ErrorReply>
     let damaged = daemon.sessions.damaged();
     let as_stored = |head: Option<NodeId>, reason: String| {
         damaged.mark(id, &reason);
-        let (nodes, _) = daemon.store.readable_nodes(&id).map_err(store_error)?;
+        let (nodes, _) = daemon
+            .services
+            .store
+            .readable_nodes(&id)
+            .map_err(store_error)?;
         Ok(Loaded::Damaged {
             id,
             head,
@@ -114,7 +120,7 @@ pub fn load(daemon: &Daemon, session: &SessionRef) -> Result<Loaded, ErrorReply>
             reason: damaged.get(&id).unwrap_or(reason),
         })
     };
-    let record = match daemon.store.session(&id) {
+    let record = match daemon.services.store.session(&id) {
         Ok(Some(record)) => record,
         Ok(None) => {
             return Err(ErrorReply::new(
@@ -127,7 +133,7 @@ pub fn load(daemon: &Daemon, session: &SessionRef) -> Result<Loaded, ErrorReply>
         }
         Err(error) => return Err(store_error(error)),
     };
-    let mut nodes = match daemon.store.nodes(&id) {
+    let mut nodes = match daemon.services.store.nodes(&id) {
         Ok(nodes) => nodes,
         Err(error) if is_bad_record(&error) => {
             return as_stored(

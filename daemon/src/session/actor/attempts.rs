@@ -13,20 +13,20 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::diag::{AttemptTrace, Diagnostics, Report, ResponseInfo};
-use crate::provider::{Gemini, Phase, ProviderError};
+use crate::provider::{Phase, ProviderError};
 use crate::resilience::{
     Breaker, Decision, Failure, FailureClass, GiveUp, Refused, RetryPolicy, classify,
 };
+use crate::services::Live;
 use crate::session::answer::AnswerBuilder;
 use crate::session::tree::NodeId;
 use crate::text::count;
 
 /// Everything one send's attempts need.
 pub(super) struct AnswerJob {
-    pub provider: Arc<Gemini>,
-    pub breaker: Arc<Breaker>,
+    /// The settings the send started with (a reload does not change them).
+    pub live: Arc<Live>,
     pub diag: Arc<Diagnostics>,
-    pub policy: RetryPolicy,
     pub session: Uuid,
     /// The node being answered (a prompt or function results).
     pub turn: NodeId,
@@ -65,7 +65,7 @@ impl AnswerJob {
             session: self.session,
             node: self.turn,
             attempt,
-            max_attempts: self.policy.max_attempts,
+            max_attempts: self.live.retry.max_attempts,
             phase: match failure.phase {
                 Phase::Connect => "connect".into(),
                 Phase::Stream => "stream".into(),
@@ -73,7 +73,7 @@ impl AnswerJob {
             class: failure.class.name().into(),
             message: failure.message.clone(),
             response,
-            request_url: self.provider.url().to_string(),
+            request_url: self.live.provider.url().to_string(),
             request_body: self.body.clone(),
             timeline: timeline.to_vec(),
         }
@@ -154,16 +154,16 @@ async fn wait_for_probe(job: &AnswerJob, refused: Refused, started: Instant, sen
     } else {
         refused.retry_in
     };
-    if started.elapsed() + wait >= job.policy.deadline {
+    if started.elapsed() + wait >= job.live.retry.deadline {
         return false;
     }
     let notice = RetryNotice {
         attempt: sent,
-        max_attempts: job.policy.max_attempts,
+        max_attempts: job.live.retry.max_attempts,
         class: FailureClass::CircuitOpen { retry_in: wait }
             .name()
             .to_string(),
-        message: circuit_open(&job.breaker, refused).message,
+        message: circuit_open(&job.live.breaker, refused).message,
         wait_ms: wait.as_millis() as u64,
         discarded_partial: false,
     };
@@ -178,11 +178,11 @@ async fn wait_for_probe(job: &AnswerJob, refused: Refused, started: Instant, sen
 /// open circuit breaker refuses is not an attempt: nothing reaches the API.
 pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
     let started = Instant::now();
-    let deadline = started + job.policy.deadline;
+    let deadline = started + job.live.retry.deadline;
     let mut attempt = 0;
     let mut timeline: Vec<AttemptTrace> = Vec::new();
     loop {
-        let permit = match job.breaker.admit(std::time::Instant::now()) {
+        let permit = match job.live.breaker.admit(std::time::Instant::now()) {
             Ok(permit) => permit,
             Err(refused) => {
                 if job.cancel.is_cancelled() {
@@ -194,7 +194,7 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
                     continue;
                 }
                 return SendOutcome::Failed {
-                    failure: circuit_open(&job.breaker, refused),
+                    failure: circuit_open(&job.live.breaker, refused),
                     attempts: attempt,
                     gave_up: GiveUp::NotRetryable,
                     error_id: None,
@@ -204,13 +204,17 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
         attempt += 1;
         let attempt_started = (Instant::now(), SystemTime::now());
         let mut answer = AnswerBuilder::default();
-        let result = tokio::select! {
-            result = tokio::time::timeout_at(deadline, job.provider.stream(&job.body, |update| {
+        let result = {
+            let mut absorb = |update| {
                 for event in answer.absorb(update) {
                     let _ = job.events.send(event);
                 }
-            })) => Some(result),
-            _ = job.cancel.cancelled() => None,
+            };
+            let streaming = job.live.provider.stream(&job.body, &mut absorb);
+            tokio::select! {
+                result = tokio::time::timeout_at(deadline, streaming) => Some(result),
+                _ = job.cancel.cancelled() => None,
+            }
         };
         let (failure, error) = match result {
             None => return SendOutcome::Interrupted { answer },
@@ -222,10 +226,10 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
                 };
             }
             Some(Ok(Err(error))) => (
-                classify(&error, job.policy.max_delay, SystemTime::now()),
+                classify(&error, job.live.retry.max_delay, SystemTime::now()),
                 Some(error),
             ),
-            Some(Err(_elapsed)) => (deadline_passed(&job.policy, !answer.is_empty()), None),
+            Some(Err(_elapsed)) => (deadline_passed(&job.live.retry, !answer.is_empty()), None),
         };
         if failure.class.is_transient() {
             permit.failed(std::time::Instant::now());
@@ -233,7 +237,8 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
             permit.succeeded();
         }
         let decision = job
-            .policy
+            .live
+            .retry
             .decide(attempt, &failure, started.elapsed(), fastrand::f64());
         timeline.push(AttemptTrace {
             attempt,
@@ -251,7 +256,10 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
         let http_error = failure.status.is_some_and(|s| s >= 400);
         let error_id = if http_error || matches!(decision, Decision::GiveUp(_)) {
             job.diag
-                .record(job.report(attempt, &failure, error.as_ref(), &timeline))
+                .record(
+                    job.report(attempt, &failure, error.as_ref(), &timeline),
+                    &job.live.diag,
+                )
                 .await
         } else {
             None
@@ -269,7 +277,7 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
         };
         tracing::warn!(
             attempt,
-            max = job.policy.max_attempts,
+            max = job.live.retry.max_attempts,
             class = failure.class.name(),
             wait_ms = wait.as_millis() as u64,
             "attempt failed, retrying: {}",
@@ -277,7 +285,7 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
         );
         let notice = RetryNotice {
             attempt,
-            max_attempts: job.policy.max_attempts,
+            max_attempts: job.live.retry.max_attempts,
             class: failure.class.name().to_string(),
             message: failure.message,
             wait_ms: wait.as_millis() as u64,

@@ -11,43 +11,19 @@ mod send;
 mod tools;
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicU32;
 
 use super::SessionError;
 use super::outcome::{
     Answer, HeadOp, MoveOutcome, PendingCall, Recovered, RecoveryChoice, SessionEvent,
 };
 use tokio::sync::{mpsc, oneshot};
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
-use super::current::CurrentSession;
 use super::tree::Tree;
-use crate::diag::Diagnostics;
-use crate::live::LiveCell;
 use crate::model::SessionRecord;
-use crate::store::Store;
+use crate::services::Services;
 use commit::{HeadMove, RedoEffect};
 use send::{InFlight, next_outcome};
-
-/// What every actor shares: the store, the provider and the daemon's lifecycle.
-pub struct SessionContext {
-    /// The store.
-    pub store: Arc<Store>,
-    /// How to reach the model and how to retry (replaced on SIGHUP).
-    pub live: LiveCell,
-    /// Cancelled when the daemon shuts down.
-    pub shutdown: CancellationToken,
-    /// Tracks actor and stream tasks so shutdown can wait for them.
-    pub tracker: TaskTracker,
-    /// The most recently used session.
-    pub current: Arc<CurrentSession>,
-    /// Prompts being answered right now.
-    pub sends_in_flight: Arc<AtomicU32>,
-    /// Where failures are written down.
-    pub diag: Arc<Diagnostics>,
-}
 
 type Reply<T> = oneshot::Sender<Result<T, SessionError>>;
 
@@ -108,7 +84,7 @@ pub struct ActorHandle {
 
 impl ActorHandle {
     /// Starts the actor for a session whose record and tree were loaded from the store.
-    pub fn spawn(ctx: Arc<SessionContext>, record: SessionRecord, tree: Tree) -> Self {
+    pub fn spawn(ctx: Arc<Services>, record: SessionRecord, tree: Tree) -> Self {
         let (commands, inbox) = mpsc::channel(MAILBOX);
         let id = record.id;
         let actor = Actor {
@@ -195,7 +171,7 @@ impl ActorHandle {
 }
 
 struct Actor {
-    ctx: Arc<SessionContext>,
+    ctx: Arc<Services>,
     record: SessionRecord,
     tree: Tree,
     inbox: mpsc::Receiver<Command>,

@@ -15,10 +15,10 @@ use tokio::task::JoinHandle;
 use super::attempts::{AnswerJob, SendOutcome, answer_with_retries};
 use super::{Actor, HeadMove, RedoEffect, Reply};
 use crate::diag::Report;
-use crate::live::Live;
 use crate::model::{MoveKind, NodeRecord};
 use crate::provider::{contents, render};
 use crate::resilience::{FailureClass, GiveUp};
+use crate::services::Live;
 use crate::session::answer::AnswerBuilder;
 use crate::session::tree::NodeId;
 use crate::session::validate::validate;
@@ -177,23 +177,24 @@ impl Actor {
             };
             let reason = report.message.clone();
             tracing::warn!(session = %self.record.id, turn, "{reason}");
-            let error_id = self.ctx.diag.record(report).await;
+            let error_id = self.ctx.diag.record(report, &live.diag).await;
             return done(Err(self
                 .enter_recovery(&reason, error_id, rollback_to)
                 .await));
         }
         let job = AnswerJob {
-            provider: live.provider.clone(),
-            breaker: live.breaker.clone(),
+            live: live.clone(),
             diag: self.ctx.diag.clone(),
-            policy: live.retry.clone(),
             session: self.record.id,
             turn,
             body,
             events,
             cancel: self.ctx.shutdown.clone(),
         };
-        self.ctx.sends_in_flight.fetch_add(1, Ordering::Relaxed);
+        self.ctx
+            .counters
+            .sends_in_flight
+            .fetch_add(1, Ordering::Relaxed);
         let task = self.ctx.tracker.spawn(answer_with_retries(job));
         self.inflight = Some(InFlight {
             turn,
@@ -212,7 +213,10 @@ impl Actor {
         let Some(send) = self.inflight.take() else {
             return;
         };
-        self.ctx.sends_in_flight.fetch_sub(1, Ordering::Relaxed);
+        self.ctx
+            .counters
+            .sends_in_flight
+            .fetch_sub(1, Ordering::Relaxed);
         let latency_ms = send.started.elapsed().as_millis() as u64;
         let result = match outcome {
             Ok(SendOutcome::Completed { answer, attempts }) => {

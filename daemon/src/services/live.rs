@@ -1,19 +1,26 @@
-//! The part of the configuration a SIGHUP can change: how to reach the model and how sends
-//! retry. Swapped as a whole, so a send always works with one consistent snapshot, and a
-//! reload never disturbs a send in flight.
+//! The settings in effect: the configuration and what is built from it (how to reach the
+//! model, how sends retry, the breaker, the diagnostics policy). Swapped as a whole on
+//! SIGHUP, so a send always works with one consistent snapshot, and a reload never
+//! disturbs a send in flight.
 
 use std::sync::{Arc, RwLock};
 
 use anyhow::Context;
 
 use crate::config::Config;
-use crate::provider::{Gemini, RequestOptions};
+use crate::diag::Policy;
+use crate::provider::{Gemini, ModelApi, RequestOptions};
 use crate::resilience::{Breaker, RetryPolicy};
 
 /// Settings in effect for new sends.
 pub struct Live {
+    /// The configuration in effect: the last one applied, with what only a restart changes
+    /// kept as the daemon started.
+    pub config: Config,
+    /// What diagnostics redact and record.
+    pub diag: Policy,
     /// The model API client.
-    pub provider: Arc<Gemini>,
+    pub provider: Arc<dyn ModelApi>,
     /// The API's base URL, as configured.
     pub base_url: String,
     /// The model name recorded on answers.
@@ -29,9 +36,19 @@ pub struct Live {
 impl Live {
     /// Builds the live settings from a configuration. The breaker (and what it learned) is
     /// kept if the endpoint and its settings did not change.
-    pub fn build(config: &Config, previous: Option<&Live>) -> anyhow::Result<Self> {
+    pub fn build(config: Config, previous: Option<&Live>) -> anyhow::Result<Self> {
         let provider =
             Arc::new(Gemini::new(&config.provider).context("cannot build the HTTP client")?);
+        Ok(Self::with_provider(config, provider, previous))
+    }
+
+    /// The live settings of a configuration, answered by `provider` (the session layer's
+    /// tests give a scripted one).
+    pub fn with_provider(
+        config: Config,
+        provider: Arc<dyn ModelApi>,
+        previous: Option<&Live>,
+    ) -> Self {
         let breaker = match previous {
             Some(old)
                 if old.breaker.endpoint() == provider.url()
@@ -46,14 +63,16 @@ impl Live {
                 config.breaker_cooldown,
             ),
         };
-        Ok(Self {
+        Self {
+            diag: config.diag_policy(),
             provider,
             base_url: config.provider.base_url.clone(),
             model: config.provider.model.clone(),
             request_options: config.provider.request.clone(),
             retry: config.retry.clone(),
             breaker,
-        })
+            config,
+        }
     }
 }
 
@@ -77,6 +96,3 @@ impl<T> Swap<T> {
         *self.0.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(value);
     }
 }
-
-/// The current [`Live`] settings: sends in flight keep the ones they started with.
-pub type LiveCell = Swap<Live>;

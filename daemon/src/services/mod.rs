@@ -1,0 +1,66 @@
+//! The daemon's shared services, built once at start and handed to every session's actor
+//! and, through the server's state, to every request handler: the store, diagnostics, the
+//! settings in effect (swapped whole on reload), the lifecycle, and the counters `status`
+//! shows.
+
+mod current;
+mod live;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64};
+use std::time::Instant;
+
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+pub use current::CurrentSession;
+pub use live::{Live, Swap};
+
+use crate::diag::Diagnostics;
+use crate::store::Store;
+
+/// Counts `status` and systemd's `STATUS=` report.
+#[derive(Debug)]
+pub struct Counters {
+    /// When the daemon started.
+    pub started: Instant,
+    /// Open client connections.
+    pub connections: AtomicU32,
+    /// Prompts being answered now.
+    pub sends_in_flight: AtomicU32,
+    /// Successful configuration reloads (SIGHUP).
+    pub reloads: AtomicU64,
+    /// Rejected configuration reloads.
+    pub reload_failures: AtomicU64,
+}
+
+impl Default for Counters {
+    fn default() -> Self {
+        Self {
+            started: Instant::now(),
+            connections: AtomicU32::new(0),
+            sends_in_flight: AtomicU32::new(0),
+            reloads: AtomicU64::new(0),
+            reload_failures: AtomicU64::new(0),
+        }
+    }
+}
+
+/// What the session layer and the handlers work with.
+pub struct Services {
+    /// The store.
+    pub store: Arc<Store>,
+    /// Where failures are written down.
+    pub diag: Arc<Diagnostics>,
+    /// The settings in effect (configuration, model API, retry policy, breaker,
+    /// diagnostics policy), swapped whole on SIGHUP; a send keeps the ones it started with.
+    pub live: Swap<Live>,
+    /// Cancelled when the daemon shuts down.
+    pub shutdown: CancellationToken,
+    /// Tracks actor, stream and connection tasks so shutdown can wait for them.
+    pub tracker: TaskTracker,
+    /// The most recently used session.
+    pub current: CurrentSession,
+    /// What `status` counts.
+    pub counters: Counters,
+}
