@@ -9,9 +9,11 @@ use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::traits::tokio::Stream as _;
 use interprocess::local_socket::{GenericFilePath, ToFsName};
 
-use crate::{
-    ErrorReply, Event, FrameError, Hello, HelloReply, PROTOCOL_VERSION, Reply, Request,
-    RequestFrame, Response, ResponseFrame, frame,
+use crate::error::{ErrorReply, FrameError};
+use crate::frame;
+use crate::limits::PROTOCOL_VERSION;
+use crate::message::{
+    Event, Hello, HelloReply, Reply, Request, RequestFrame, Response, ResponseFrame,
 };
 
 /// Why a client could not get an answer.

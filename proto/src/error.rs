@@ -54,8 +54,8 @@ impl ErrorReply {
 /// Why a frame could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum FrameError {
-    /// The length prefix claims more than [`crate::MAX_FRAME_LEN`] bytes.
-    #[error("frame of {len} bytes exceeds the {limit}-byte limit", limit = crate::MAX_FRAME_LEN)]
+    /// The length prefix claims more than [`crate::limits::MAX_FRAME_LEN`] bytes.
+    #[error("frame of {len} bytes exceeds the {limit}-byte limit", limit = crate::limits::MAX_FRAME_LEN)]
     TooLarge {
         /// The length the frame claimed (or would have had).
         len: usize,

@@ -10,7 +10,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use crate::{FrameError, MAX_FRAME_LEN};
+use crate::error::FrameError;
+use crate::limits::MAX_FRAME_LEN;
 
 fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<MAX_FRAME_LEN>()

@@ -13,6 +13,7 @@
 mod client;
 mod error;
 pub mod frame;
+mod limits;
 mod message;
 mod ops;
 mod recovery;
@@ -21,6 +22,7 @@ mod view;
 
 pub use client::{Client, ClientError};
 pub use error::{ErrorKind, ErrorReply, FrameError};
+pub use limits::{MAX_FRAME_LEN, PROTOCOL_VERSION};
 pub use message::{
     Event, Hello, HelloReply, Reply, Request, RequestFrame, Response, ResponseFrame, SessionRef,
 };
@@ -35,9 +37,3 @@ pub use view::{
     HealthState, HistoryView, ModelInfo, MoveOutcome, Part, PartContent, RetryNotice, Role,
     SessionSummary, StoreHealth, Usage,
 };
-
-/// Version of this wire protocol. A client and a daemon talk only if theirs are equal.
-pub const PROTOCOL_VERSION: u32 = 5;
-
-/// Largest payload a frame may carry (16 MiB). Checked before anything is allocated.
-pub const MAX_FRAME_LEN: usize = 16 * 1024 * 1024;

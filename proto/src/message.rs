@@ -15,7 +15,7 @@ use crate::view::{
 /// mismatch is always reported clearly instead of failing to decode.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hello {
-    /// The client's [`crate::PROTOCOL_VERSION`].
+    /// The client's [`crate::limits::PROTOCOL_VERSION`].
     pub protocol_version: u32,
     /// Free-form client name and version, for the daemon's logs.
     pub client: String,
