@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use omni_tests::fake_gemini::{Answer, Gate, Reply};
-use omni_tests::harness::{Omni, Signal};
+use omni_tests::harness::{Notifications, Omni, Signal};
 
 const EXIT_WAIT: Duration = Duration::from_secs(15);
 
@@ -124,13 +124,13 @@ fn sigterm_during_an_answer_keeps_the_partial_answer_out_of_the_context() {
 
 #[test]
 fn a_second_sigterm_exits_at_once_while_the_first_still_drains() {
-    use std::io::{Read, Write};
-    use std::os::unix::net::UnixStream;
+    use omni_proto::{Request, RequestFrame, SessionRef, frame};
+    use omni_tests::raw;
 
-    use omni_proto::{Hello, PROTOCOL_VERSION, Request, RequestFrame, SessionRef, frame};
-
+    let notifications = Notifications::bind();
     let mut omni = Omni::builder()
         .args(&["--shutdown-grace-secs", "60"])
+        .env("NOTIFY_SOCKET", notifications.path().to_str().unwrap())
         .start();
     omni.ctl(&["new"]).ok();
     omni.ctl_with_stdin(&["send", "-"], Some(&"x".repeat(3_000_000)))
@@ -138,22 +138,7 @@ fn a_second_sigterm_exits_at_once_while_the_first_still_drains() {
 
     // A client asks for the (3 MB) transcript and never reads it: its connection's write
     // blocks once the socket buffer is full, so the first SIGTERM's drain cannot finish.
-    let mut stuck = UnixStream::connect(&omni.socket).unwrap();
-    let send_frame = |stream: &mut UnixStream, payload: Vec<u8>| {
-        stream
-            .write_all(&(payload.len() as u32).to_be_bytes())
-            .unwrap();
-        stream.write_all(&payload).unwrap();
-    };
-    let hello = Hello {
-        protocol_version: PROTOCOL_VERSION,
-        client: "never reads".into(),
-    };
-    send_frame(&mut stuck, frame::encode(&hello).unwrap());
-    let mut welcome_len = [0u8; 4];
-    stuck.read_exact(&mut welcome_len).unwrap();
-    let mut welcome = vec![0u8; u32::from_be_bytes(welcome_len) as usize];
-    stuck.read_exact(&mut welcome).unwrap();
+    let mut stuck = raw::connect_with_hello(&omni.socket);
     let history = RequestFrame {
         id: 1,
         request: Request::History {
@@ -161,19 +146,11 @@ fn a_second_sigterm_exits_at_once_while_the_first_still_drains() {
             active_only: false,
         },
     };
-    send_frame(&mut stuck, frame::encode(&history).unwrap());
+    raw::write_frame(&mut stuck, &frame::encode(&history).unwrap());
 
     omni.signal(Signal::TERM);
-    // Wait until the daemon says it is draining (it is, and cannot finish).
-    let deadline = std::time::Instant::now() + EXIT_WAIT;
-    while !omni.daemon_stderr().contains("draining") {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{}",
-            omni.daemon_stderr()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    // systemd hears STOPPING=1 as the drain begins (it cannot finish).
+    notifications.wait_for("STOPPING=1");
     let stopping = std::time::Instant::now();
     omni.signal(Signal::TERM);
     let status = omni.wait_exit(EXIT_WAIT).expect("omnid exits");

@@ -3,12 +3,12 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use std::os::unix::net::{UnixDatagram, UnixStream};
+use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
 use omni_proto::{Reply, Request, RequestFrame, Response, ResponseFrame, frame};
 use omni_tests::fake_gemini::Reply as FakeReply;
-use omni_tests::harness::{Omni, Signal};
+use omni_tests::harness::{Notifications, Omni, Signal};
 use omni_tests::raw;
 use serde_json::Value;
 
@@ -34,36 +34,15 @@ fn a_socket_handed_over_by_systemd_is_used_and_never_unlinked() {
     );
 }
 
-/// Reads notification datagrams until one contains `wanted`; returns it.
-fn wait_for(notifications: &UnixDatagram, wanted: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let mut buffer = [0u8; 4096];
-    loop {
-        assert!(Instant::now() < deadline, "no {wanted} from omnid");
-        let Ok(n) = notifications.recv(&mut buffer) else {
-            continue;
-        };
-        let message = String::from_utf8_lossy(&buffer[..n]).into_owned();
-        if message.lines().any(|line| line == wanted) {
-            return message;
-        }
-    }
-}
-
 #[test]
 fn systemd_hears_ready_status_watchdog_and_stopping() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("notify.sock");
-    let notifications = UnixDatagram::bind(&path).unwrap();
-    notifications
-        .set_read_timeout(Some(Duration::from_secs(1)))
-        .unwrap();
+    let notifications = Notifications::bind();
     let mut omni = Omni::builder()
-        .env("NOTIFY_SOCKET", path.to_str().unwrap())
+        .env("NOTIFY_SOCKET", notifications.path().to_str().unwrap())
         .env("WATCHDOG_USEC", "200000")
         .start();
 
-    let ready = wait_for(&notifications, "READY=1");
+    let ready = notifications.wait_for("READY=1");
     assert!(
         ready.contains("STATUS=0 sessions, 0 sends in flight, breaker closed"),
         "{ready}"
@@ -71,28 +50,13 @@ fn systemd_hears_ready_status_watchdog_and_stopping() {
     // READY=1 means the socket accepts.
     UnixStream::connect(&omni.socket).unwrap();
     omni.ctl(&["new"]).ok();
-    let status = wait_for_line_starting(&notifications, "STATUS=1 sessions");
+    let status = notifications.wait_for_line_starting("STATUS=1 sessions");
     assert!(status.contains("breaker closed"), "{status}");
-    wait_for(&notifications, "WATCHDOG=1");
+    notifications.wait_for("WATCHDOG=1");
 
     omni.signal(Signal::TERM);
-    wait_for(&notifications, "STOPPING=1");
+    notifications.wait_for("STOPPING=1");
     assert!(omni.wait_exit(EXIT_WAIT).unwrap().success());
-}
-
-fn wait_for_line_starting(notifications: &UnixDatagram, prefix: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let mut buffer = [0u8; 4096];
-    loop {
-        assert!(Instant::now() < deadline, "no {prefix}... from omnid");
-        let Ok(n) = notifications.recv(&mut buffer) else {
-            continue;
-        };
-        let message = String::from_utf8_lossy(&buffer[..n]).into_owned();
-        if let Some(line) = message.lines().find(|l| l.starts_with(prefix)) {
-            return line.to_string();
-        }
-    }
 }
 
 /// Polls `status` until `field` reaches `value` (bounded).

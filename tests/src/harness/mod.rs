@@ -20,7 +20,9 @@ use tempfile::TempDir;
 use crate::fake_gemini::FakeGemini;
 
 mod ctl;
+mod notify;
 pub use ctl::{CtlOutput, RunningCtl};
+pub use notify::Notifications;
 
 /// The API key every test daemon gets, so tests can check it never leaks.
 pub const TEST_API_KEY: &str = "test-key-SECRET-0123456789";

@@ -182,7 +182,7 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
     let mut attempt = 0;
     let mut timeline: Vec<AttemptTrace> = Vec::new();
     loop {
-        let permit = match job.live.breaker.admit(std::time::Instant::now()) {
+        let permit = match job.live.breaker.admit(Instant::now().into_std()) {
             Ok(permit) => permit,
             Err(refused) => {
                 if job.cancel.is_cancelled() {
@@ -232,7 +232,7 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
             Some(Err(_elapsed)) => (deadline_passed(&job.live.retry, !answer.is_empty()), None),
         };
         if failure.class.is_transient() {
-            permit.failed(std::time::Instant::now());
+            permit.failed(Instant::now().into_std());
         } else {
             permit.succeeded();
         }

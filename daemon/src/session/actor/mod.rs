@@ -243,3 +243,6 @@ impl Actor {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

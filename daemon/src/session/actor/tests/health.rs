@@ -1,0 +1,120 @@
+//! Failures: suspension after three failed sends, the breaker's wait, and a shutdown that
+//! cuts an answer short.
+
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+
+use super::{Step, World};
+use crate::config::Args;
+use crate::provider::ProviderError;
+use crate::session::SessionError;
+use crate::session::outcome::SessionEvent;
+
+fn internal() -> Step {
+    Step::Fail(ProviderError::Status {
+        status: 500,
+        headers: Vec::new(),
+        body: r#"{"error":{"code":500,"message":"Internal error.","status":"INTERNAL"}}"#.into(),
+    })
+}
+
+fn one_attempt() -> Args {
+    Args {
+        retry_max_attempts: Some(1),
+        ..Args::default()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn three_failed_sends_suspend_and_resume_lifts_it() {
+    let world = World::with(one_attempt());
+    let (id, actor) = world.session(None).await;
+    world.model.push([internal(), internal(), internal()]);
+    for _ in 0..2 {
+        let error = world.send(&actor, "try").await.0.unwrap_err();
+        assert!(matches!(error, SessionError::Upstream(_)), "{error}");
+    }
+    let third = world.send(&actor, "try").await.0.unwrap_err();
+    assert!(matches!(third, SessionError::Suspended(_)), "{third}");
+    let refused = world.send(&actor, "again").await.0.unwrap_err();
+    assert!(matches!(refused, SessionError::Suspended(_)), "{refused}");
+    assert_eq!(world.model.requests().len(), 3);
+    assert!(actor.resume().await.unwrap(), "it was suspended");
+    world.send(&actor, "works").await.0.unwrap();
+    assert_eq!(world.stored(id).0.consecutive_failures, 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_open_breaker_is_waited_for_within_the_deadline_and_otherwise_not_counted() {
+    let args = Args {
+        breaker_failures: Some(1),
+        breaker_cooldown_ms: Some(5_000),
+        ..one_attempt()
+    };
+    let world = World::with(args);
+    let (_, actor) = world.session(None).await;
+    world.model.push([internal()]);
+    world
+        .send(&actor, "fails and opens it")
+        .await
+        .0
+        .unwrap_err();
+    let (answer, events) = world.send(&actor, "waits for the probe").await;
+    answer.unwrap();
+    let waited = events.iter().any(|e| {
+        matches!(e, SessionEvent::Retrying(notice) if notice.class == "circuit_open" && notice.wait_ms > 0)
+    });
+    assert!(waited, "{events:?}");
+
+    let args = Args {
+        breaker_failures: Some(1),
+        breaker_cooldown_ms: Some(60_000),
+        request_deadline_secs: Some(2.0),
+        ..one_attempt()
+    };
+    let world = World::with(args);
+    let (id2, actor) = world.session(None).await;
+    world.model.push([internal()]);
+    world
+        .send(&actor, "fails and opens it")
+        .await
+        .0
+        .unwrap_err();
+    for _ in 0..3 {
+        let error = world.send(&actor, "again").await.0.unwrap_err();
+        assert!(error.to_string().contains("does not count"), "{error}");
+    }
+    assert_eq!(world.stored(id2).0.consecutive_failures, 1);
+    assert!(world.stored(id2).0.suspended.is_none());
+    assert_eq!(world.model.requests().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_shutdown_mid_answer_keeps_the_partial_answer_out_of_the_context() {
+    let world = World::new();
+    let (id, actor) = world.session(None).await;
+    world.send(&actor, "first").await.0.unwrap();
+    world.model.push([Step::Hold(
+        vec!["partial ", "answer"],
+        Arc::new(Notify::new()),
+    )]);
+    let sending = {
+        let actor = actor.clone();
+        let (events, _keep) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move { actor.send("cut short".into(), events).await })
+    };
+    while world.model.requests().len() < 2 {
+        tokio::task::yield_now().await;
+    }
+    world.services.shutdown.cancel();
+    let error = sending.await.unwrap().unwrap_err();
+    assert!(matches!(error, SessionError::ShuttingDown(_)), "{error}");
+    assert!(error.to_string().contains("interrupted"), "{error}");
+    let (record, nodes) = world.stored(id);
+    assert_eq!(record.head, 3, "the prompt stays at the head");
+    let partial = &nodes[3];
+    assert_eq!(partial.text(), "partial answer");
+    assert!(partial.model.as_ref().unwrap().interrupted);
+    assert_eq!(world.context(id), ["first", "an answer", "cut short"]);
+}

@@ -1,0 +1,101 @@
+//! Sending and moving the head: every change is a node or a move, nothing is deleted.
+
+use super::{Step, World};
+use crate::session::SessionError;
+use crate::session::outcome::{HeadOp, SessionEvent};
+
+#[tokio::test(start_paused = true)]
+async fn a_send_stores_the_prompt_then_the_answer_and_streams_between() {
+    let world = World::new();
+    let (id, actor) = world.session(None).await;
+    world.model.push([Step::Text(vec!["hel", "lo"])]);
+    let (answer, events) = world.send(&actor, "hi").await;
+    let answer = answer.unwrap();
+    assert_eq!(
+        (answer.prompt_node, answer.node, answer.text.as_str()),
+        (1, 2, "hello")
+    );
+    assert!(matches!(
+        events[0],
+        SessionEvent::PromptStored { node: 1, .. }
+    ));
+    let texts: Vec<&SessionEvent> = events
+        .iter()
+        .filter(|e| matches!(e, SessionEvent::Text(_)))
+        .collect();
+    assert_eq!(texts.len(), 2, "each piece streams as it arrives");
+    let (record, nodes) = world.stored(id);
+    assert_eq!((record.head, record.nodes, record.moves), (2, 2, 2));
+    assert_eq!(nodes[0].text(), "hi");
+    assert_eq!(record.title, "hi");
+    assert!(world.model.requests()[0].contains("\"hi\""));
+}
+
+#[tokio::test(start_paused = true)]
+async fn undo_back_redo_and_checkout_move_the_head_and_keep_every_node() {
+    let world = World::new();
+    let (id, actor) = world.session(None).await;
+    for prompt in ["one", "two"] {
+        world.send(&actor, prompt).await.0.unwrap();
+    }
+    let undone = actor.apply_move(HeadOp::Undo).await.unwrap();
+    assert_eq!((undone.from, undone.to), (4, 3));
+    assert_eq!(world.context(id), ["one", "an answer", "two"]);
+    let back = actor.apply_move(HeadOp::Back).await.unwrap();
+    assert_eq!(back.to, 2);
+    assert_eq!(world.context(id), ["one", "an answer"]);
+    // Redo takes back the last undo-type move, then the one before it.
+    assert_eq!(actor.apply_move(HeadOp::Redo).await.unwrap().to, 3);
+    assert_eq!(actor.apply_move(HeadOp::Redo).await.unwrap().to, 4);
+    let nothing = actor.apply_move(HeadOp::Redo).await.unwrap_err();
+    assert!(matches!(nothing, SessionError::WrongState(_)), "{nothing}");
+    // Checkout continues from any node; a new prompt forks a branch; nothing is deleted.
+    assert_eq!(actor.apply_move(HeadOp::Checkout(2)).await.unwrap().to, 2);
+    world.send(&actor, "three").await.0.unwrap();
+    assert_eq!(
+        world.context(id),
+        ["one", "an answer", "three", "an answer"]
+    );
+    let (record, nodes) = world.stored(id);
+    assert_eq!((record.nodes, nodes.len()), (6, 6));
+    let missing = actor.apply_move(HeadOp::Checkout(99)).await.unwrap_err();
+    assert!(matches!(missing, SessionError::NotFound(_)), "{missing}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn back_at_the_start_and_undo_without_an_answer_are_refused_and_change_nothing() {
+    let world = World::new();
+    let (id, actor) = world.session(None).await;
+    let at_start = actor.apply_move(HeadOp::Back).await.unwrap_err();
+    assert!(
+        matches!(at_start, SessionError::WrongState(_)),
+        "{at_start}"
+    );
+    assert_eq!(world.stored(id).0.moves, 0);
+    let empty = world.send(&actor, "   ").await.0.unwrap_err();
+    assert!(matches!(empty, SessionError::Invalid(_)), "{empty}");
+    assert_eq!(world.stored(id).0.nodes, 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_second_request_while_answering_is_busy_not_queued() {
+    let world = World::new();
+    let (_, actor) = world.session(None).await;
+    let release = std::sync::Arc::new(tokio::sync::Notify::new());
+    world
+        .model
+        .push([Step::Hold(vec!["slow"], release.clone())]);
+    let sending = {
+        let actor = actor.clone();
+        let (events, _keep) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move { actor.send("wait".into(), events).await })
+    };
+    // Let the send reach the model.
+    while world.model.requests().is_empty() {
+        tokio::task::yield_now().await;
+    }
+    let busy = actor.apply_move(HeadOp::Undo).await.unwrap_err();
+    assert!(matches!(busy, SessionError::Busy(_)), "{busy}");
+    release.notify_one();
+    assert_eq!(sending.await.unwrap().unwrap().text, "slow.");
+}
