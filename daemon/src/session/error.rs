@@ -35,6 +35,10 @@ pub enum SessionError {
     /// The session is suspended after repeated failed sends.
     #[error("{0}")]
     Suspended(String),
+    /// The session's actor was just unloaded (it had been idle); the request can be sent
+    /// again at once.
+    #[error("session {0} was being unloaded after being idle; send the request again")]
+    Unloaded(Uuid),
     /// The session needs a recovery choice before it takes sends.
     #[error("session {session} needs recovery: {reason}")]
     NeedsRecovery {

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use uuid::Uuid;
 
 use super::SessionError;
-use super::actor::ActorHandle;
+use super::actor::{ActorHandle, Loaded};
 use super::integrity::{Damaged, build_tree, check_record};
 use crate::model::SessionRecord;
 use crate::services::Services;
@@ -16,7 +16,7 @@ use crate::time::now_ms;
 /// All sessions' actors, started lazily, and the sessions found damaged.
 pub struct Registry {
     ctx: Arc<Services>,
-    actors: Mutex<HashMap<Uuid, ActorHandle>>,
+    actors: Arc<Loaded>,
     damaged: Damaged,
 }
 
@@ -34,7 +34,7 @@ impl Registry {
     pub fn new(ctx: Arc<Services>) -> Self {
         Self {
             ctx,
-            actors: Mutex::new(HashMap::new()),
+            actors: Arc::new(Mutex::new(HashMap::new())),
             damaged: Damaged::default(),
         }
     }
@@ -146,13 +146,10 @@ impl Registry {
                 reason: reason.clone(),
             });
         }
-        let mut actors = self
-            .actors
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(handle) = actors.get(&id).filter(|handle| !handle.is_closed()) {
-            return Ok(handle.clone());
+        if let Some(handle) = self.loaded(&id) {
+            return Ok(handle);
         }
+        // Read outside any lock: loading one session never holds up another.
         let store = &self.ctx.store;
         let bad = |error: StoreError| {
             if is_bad_record(&error) {
@@ -178,8 +175,26 @@ impl Registry {
                 reason: reason.clone(),
             }
         })?;
-        let handle = ActorHandle::spawn(self.ctx.clone(), record, tree);
+        let mut actors = self.actors.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(handle) = actors.get(&id).filter(|h| !h.is_closed()) {
+            // Loaded meanwhile by a concurrent request: that actor is the one.
+            return Ok(handle.clone());
+        }
+        let loaded = Arc::downgrade(&self.actors);
+        let handle = ActorHandle::spawn(self.ctx.clone(), record, tree, loaded);
         actors.insert(id, handle.clone());
         Ok(handle)
+    }
+
+    /// The actor of a session that is loaded now, if any.
+    fn loaded(&self, id: &Uuid) -> Option<ActorHandle> {
+        let actors = self.actors.lock().unwrap_or_else(|p| p.into_inner());
+        actors.get(id).filter(|handle| !handle.is_closed()).cloned()
+    }
+
+    /// How many sessions are loaded now (for tests and status).
+    pub fn loaded_count(&self) -> usize {
+        let actors = self.actors.lock().unwrap_or_else(|p| p.into_inner());
+        actors.values().filter(|handle| !handle.is_closed()).count()
     }
 }

@@ -10,7 +10,8 @@ mod recovery;
 mod send;
 mod tools;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
 
 use super::SessionError;
 use super::outcome::{
@@ -72,6 +73,9 @@ enum Command {
     },
 }
 
+/// How long an actor with nothing to do stays loaded.
+pub const IDLE_STOP: std::time::Duration = std::time::Duration::from_secs(300);
+
 /// How many commands may wait for an actor before callers are told it is busy.
 const MAILBOX: usize = 32;
 
@@ -83,8 +87,14 @@ pub struct ActorHandle {
 }
 
 impl ActorHandle {
-    /// Starts the actor for a session whose record and tree were loaded from the store.
-    pub fn spawn(ctx: Arc<Services>, record: SessionRecord, tree: Tree) -> Self {
+    /// Starts the actor for a session whose record and tree were loaded from the store;
+    /// it leaves `loaded` (the registry's map) when it ends.
+    pub fn spawn(
+        ctx: Arc<Services>,
+        record: SessionRecord,
+        tree: Tree,
+        loaded: Weak<Loaded>,
+    ) -> Self {
         let (commands, inbox) = mpsc::channel(MAILBOX);
         let id = record.id;
         let actor = Actor {
@@ -94,6 +104,7 @@ impl ActorHandle {
             inbox,
             inflight: None,
             retired: false,
+            loaded,
         };
         ctx.tracker.spawn(actor.run());
         Self { id, commands }
@@ -108,7 +119,7 @@ impl ActorHandle {
         let (reply, answer) = oneshot::channel();
         self.commands.try_send(make(reply)).map_err(|e| match e {
             mpsc::error::TrySendError::Full(_) => SessionError::Busy(self.id),
-            mpsc::error::TrySendError::Closed(_) => SessionError::shutting_down(),
+            mpsc::error::TrySendError::Closed(_) => SessionError::Unloaded(self.id),
         })?;
         answer.await.map_err(|_| SessionError::shutting_down())?
     }
@@ -179,12 +190,23 @@ struct Actor {
     /// The store failed in a way that leaves memory and store possibly apart: the actor
     /// ends, and the session is loaded again from the store on its next request.
     retired: bool,
+    /// The registry's map of loaded sessions, which the actor leaves when it ends.
+    loaded: Weak<Loaded>,
 }
 
+/// The registry's map of loaded sessions and their actors.
+pub type Loaded = Mutex<HashMap<Uuid, ActorHandle>>;
+
 impl Actor {
+    /// Handles commands and finishes sends until the session has been idle for
+    /// [`IDLE_STOP`] (or the daemon shuts down, or a store failure retires the actor). An
+    /// idle actor stops taking commands, handles those already queued, and ends; the next
+    /// request loads the session again, so memory follows the sessions in use.
     async fn run(mut self) {
         let shutdown = self.ctx.shutdown.clone();
         let mut inbox_open = true;
+        let idle = tokio::time::sleep(IDLE_STOP);
+        tokio::pin!(idle);
         loop {
             tokio::select! {
                 outcome = next_outcome(&mut self.inflight) => self.finish_send(outcome).await,
@@ -193,9 +215,47 @@ impl Actor {
                     None => inbox_open = false,
                 },
                 _ = shutdown.cancelled(), if self.inflight.is_none() => break,
+                _ = &mut idle, if self.inflight.is_none() => {
+                    if self.unload_if_idle() {
+                        break;
+                    }
+                }
             }
             if (self.retired || !inbox_open) && self.inflight.is_none() {
                 break;
+            }
+            idle.as_mut().reset(tokio::time::Instant::now() + IDLE_STOP);
+        }
+        self.leave_registry();
+    }
+
+    /// Leaves the registry's map if nothing is queued, closing the inbox under the map's
+    /// lock: a request either got in first (and the actor stays), or finds the session
+    /// unloaded and loads it again. Never two actors for one session.
+    fn unload_if_idle(&mut self) -> bool {
+        let Some(loaded) = self.loaded.upgrade() else {
+            return true;
+        };
+        let mut loaded = loaded.lock().unwrap_or_else(|p| p.into_inner());
+        if !self.inbox.is_empty() {
+            return false;
+        }
+        self.inbox.close();
+        loaded.remove(&self.record.id);
+        tracing::debug!(session = %self.record.id, "unloaded after being idle");
+        true
+    }
+
+    /// On any other end (shutdown, a store failure): leaves the map if the entry is ours.
+    fn leave_registry(&mut self) {
+        self.inbox.close();
+        if let Some(loaded) = self.loaded.upgrade() {
+            let mut loaded = loaded.lock().unwrap_or_else(|p| p.into_inner());
+            if loaded
+                .get(&self.record.id)
+                .is_some_and(ActorHandle::is_closed)
+            {
+                loaded.remove(&self.record.id);
             }
         }
     }

@@ -99,3 +99,24 @@ async fn a_second_request_while_answering_is_busy_not_queued() {
     release.notify_one();
     assert_eq!(sending.await.unwrap().unwrap().text, "slow.");
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_idle_session_is_unloaded_and_the_next_request_loads_it_again() {
+    let world = World::new();
+    let (id, actor) = world.session(None).await;
+    world.send(&actor, "one").await.0.unwrap();
+    assert_eq!(world.sessions.loaded_count(), 1);
+    tokio::time::sleep(crate::session::actor::IDLE_STOP).await;
+    while !actor.is_closed() {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(
+        world.sessions.loaded_count(),
+        0,
+        "memory follows the sessions in use"
+    );
+    let again = world.sessions.actor(id).unwrap();
+    world.send(&again, "two").await.0.unwrap();
+    assert_eq!(world.context(id), ["one", "an answer", "two", "an answer"]);
+    assert_eq!(world.sessions.loaded_count(), 1);
+}
