@@ -5,23 +5,24 @@
 //! → provider (HTTP) → events back through the actor to the client. See
 //! docs/ARCHITECTURE.md.
 
-pub mod config;
+mod config;
 mod demo;
-pub mod diag;
+mod diag;
 pub mod model;
 mod notify;
 mod private;
-pub mod provider;
+mod provider;
 mod reload;
-pub mod resilience;
+mod resilience;
 mod run;
-pub mod server;
-pub mod services;
-pub mod session;
-pub mod signals;
+mod server;
+mod services;
+mod session;
+mod signals;
 pub mod store;
 mod text;
 mod time;
 
 pub use config::{Args, Config, Env};
 pub use run::{Startup, run};
+pub use signals::install as install_signals;

@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
-use omnid::config::{Args, Config, Env};
+use omnid::{Args, Config, Env};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
@@ -73,7 +73,7 @@ fn start(args: Args, env: Env) -> anyhow::Result<()> {
     }
     let shutdown = CancellationToken::new();
     let (reload, reloads) = mpsc::unbounded_channel();
-    omnid::signals::install(shutdown.clone(), reload)?;
+    omnid::install_signals(shutdown.clone(), reload)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("omnid")

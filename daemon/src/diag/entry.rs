@@ -8,7 +8,8 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::provider::Redactor;
+use crate::provider::{Phase, Redactor};
+use crate::resilience::FailureClass;
 
 /// The response that came back, if any.
 #[derive(Debug, Clone)]
@@ -49,10 +50,8 @@ pub struct Report {
     pub attempt: u32,
     /// The attempt budget.
     pub max_attempts: u32,
-    /// `connect`, `stream` or `preflight`.
-    pub phase: String,
-    /// The failure's class.
-    pub class: String,
+    /// What failed: an attempt (in which phase, of which class), or preflight.
+    pub cause: Cause,
     /// The error with its cause chain.
     pub message: String,
     /// The response, if one arrived.
@@ -63,6 +62,46 @@ pub struct Report {
     pub request_body: String,
     /// Every attempt so far.
     pub timeline: Vec<AttemptTrace>,
+}
+
+/// What a failure was: an attempt the API failed, or a request preflight refused before
+/// it was sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cause {
+    /// An attempt failed.
+    Attempt {
+        /// Before any response byte, or during the stream.
+        phase: Phase,
+        /// How it was classified.
+        class: FailureClass,
+    },
+    /// Preflight validation refused the request; nothing was sent.
+    Preflight,
+}
+
+impl Cause {
+    /// The phase's name in the log and the records: `connect`, `stream` or `preflight`.
+    pub fn phase(&self) -> &'static str {
+        match self {
+            Cause::Attempt {
+                phase: Phase::Connect,
+                ..
+            } => "connect",
+            Cause::Attempt {
+                phase: Phase::Stream,
+                ..
+            } => "stream",
+            Cause::Preflight => "preflight",
+        }
+    }
+
+    /// The class's name in the log and the records.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Cause::Attempt { class, .. } => class.name(),
+            Cause::Preflight => "preflight",
+        }
+    }
 }
 
 /// The block appended to `api_errors.log` (secrets removed).
@@ -76,7 +115,7 @@ pub fn log_entry(id: &str, time: &str, report: &Report, redactor: &Redactor) -> 
             line.push_str(&format!("; body: {}", response.body));
             line
         }
-        None if report.phase == "preflight" => {
+        None if report.cause == Cause::Preflight => {
             "none (the request was not sent: preflight validation)".to_string()
         }
         None => "none (no HTTP response arrived)".to_string(),
@@ -92,8 +131,8 @@ pub fn log_entry(id: &str, time: &str, report: &Report, redactor: &Redactor) -> 
         report.node,
         report.attempt,
         report.max_attempts,
-        report.phase,
-        report.class,
+        report.cause.phase(),
+        report.cause.class(),
         report.message,
         report.request_body
     );
@@ -205,8 +244,8 @@ pub fn json_record(
         node: report.node,
         attempt: report.attempt,
         max_attempts: report.max_attempts,
-        phase: report.phase.clone(),
-        class: report.class.clone(),
+        phase: report.cause.phase().to_string(),
+        class: report.cause.class().to_string(),
         message: redactor.text(&report.message),
         request: RequestRecord {
             method: "POST".into(),
@@ -235,8 +274,12 @@ mod tests {
             node: 3,
             attempt: 2,
             max_attempts: 5,
-            phase: "connect".into(),
-            class: "bad_request".into(),
+            cause: Cause::Attempt {
+                phase: Phase::Connect,
+                class: FailureClass::BadRequest {
+                    mismatched_function_parts: false,
+                },
+            },
             message: "the model API answered HTTP 400 INVALID_ARGUMENT: nope".into(),
             response: Some(ResponseInfo {
                 status: 400,

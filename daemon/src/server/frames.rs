@@ -38,7 +38,8 @@ impl Budget {
         })
     }
 
-    /// Bytes held now (for tests and status).
+    /// Bytes held now.
+    #[cfg(test)]
     pub fn used(&self) -> usize {
         self.used.load(Ordering::Relaxed)
     }

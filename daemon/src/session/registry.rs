@@ -39,11 +39,6 @@ impl Registry {
         }
     }
 
-    /// The services the sessions share.
-    pub fn services(&self) -> &Arc<Services> {
-        &self.ctx
-    }
-
     /// The sessions found damaged so far.
     pub fn damaged(&self) -> &Damaged {
         &self.damaged
@@ -192,7 +187,8 @@ impl Registry {
         actors.get(id).filter(|handle| !handle.is_closed()).cloned()
     }
 
-    /// How many sessions are loaded now (for tests and status).
+    /// How many sessions are loaded now.
+    #[cfg(test)]
     pub fn loaded_count(&self) -> usize {
         let actors = self.actors.lock().unwrap_or_else(|p| p.into_inner());
         actors.values().filter(|handle| !handle.is_closed()).count()

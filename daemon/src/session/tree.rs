@@ -75,11 +75,6 @@ impl Tree {
         self.links.len() as u64
     }
 
-    /// True before the first prompt.
-    pub fn is_empty(&self) -> bool {
-        self.links.is_empty()
-    }
-
     /// The node the conversation continues from.
     pub fn head(&self) -> NodeId {
         self.head

@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::diag::{AttemptTrace, Diagnostics, Report, ResponseInfo};
+use crate::diag::{AttemptTrace, Cause, Diagnostics, Report, ResponseInfo};
 use crate::provider::{Phase, ProviderError};
 use crate::resilience::{
     Breaker, Decision, Failure, FailureClass, GiveUp, Refused, RetryPolicy, classify,
@@ -66,11 +66,10 @@ impl AnswerJob {
             node: self.turn,
             attempt,
             max_attempts: self.live.retry.max_attempts,
-            phase: match failure.phase {
-                Phase::Connect => "connect".into(),
-                Phase::Stream => "stream".into(),
+            cause: Cause::Attempt {
+                phase: failure.phase,
+                class: failure.class.clone(),
             },
-            class: failure.class.name().into(),
             message: failure.message.clone(),
             response,
             request_url: self.live.provider.url().to_string(),

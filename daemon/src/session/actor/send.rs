@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 
 use super::attempts::{AnswerJob, SendOutcome, answer_with_retries};
 use super::{Actor, HeadMove, RedoEffect, Reply};
-use crate::diag::Report;
+use crate::diag::{Cause, Report};
 use crate::model::{MoveKind, NodeRecord};
 use crate::provider::{contents, render};
 use crate::resilience::{FailureClass, GiveUp};
@@ -167,8 +167,7 @@ impl Actor {
                 node: turn,
                 attempt: 0,
                 max_attempts: live.retry.max_attempts,
-                phase: "preflight".into(),
-                class: "preflight".into(),
+                cause: Cause::Preflight,
                 message: format!("preflight validation refused the request: {violation}{before}"),
                 response: None,
                 request_url: live.provider.url().to_string(),
