@@ -69,6 +69,10 @@ pub fn point_at(config: &mut Config, url: &str) {
     config.provider.base_url = url.to_string();
     config.provider.model = MODEL.into();
     config.provider.api_key = None;
+    // What --print-config and diagnostics show says the same.
+    config.settings.base_url = url.to_string();
+    config.settings.model = MODEL.into();
+    config.settings.api_key = None;
 }
 
 /// The part of a request the demo reads.

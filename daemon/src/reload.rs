@@ -62,45 +62,21 @@ fn reload(daemon: &Daemon, args: &Args, env: &Env, demo_url: Option<&str>) {
     }
 }
 
-/// Keeps in `new` what only a restart can change as the daemon runs it, and names what
-/// the file would have changed.
-fn keep_restart_only(new: &mut Config, running: &Config) -> Vec<&'static str> {
-    let mut kept = Vec::new();
-    macro_rules! keep {
-        ($field:ident, $name:literal) => {
-            if new.$field != running.$field {
-                new.$field = running.$field.clone();
-                kept.push($name);
-            }
-        };
-    }
-    keep!(socket, "socket");
-    keep!(data_dir, "data_dir");
-    keep!(log_dir, "log_dir");
-    keep!(max_connections, "max_connections");
-    keep!(shutdown_grace, "shutdown_grace_secs");
-    if new.store.min_free_bytes != running.store.min_free_bytes {
-        new.store = running.store.clone();
-        kept.push("min_free_space_mb");
-    }
-    kept
-}
-
 fn apply(
     daemon: &Daemon,
     args: &Args,
     env: &Env,
     demo_url: Option<&str>,
 ) -> anyhow::Result<Config> {
-    let mut config = Config::load(args, env)?;
+    // Compared with the configuration in effect: the last one applied.
+    let services = &daemon.services;
+    let previous = services.live.get();
+    let (mut config, kept) = Config::reload(args, env, &previous.config)?;
     if let Some(url) = demo_url {
         // In demo mode the demo model stays in charge whatever the file says.
         demo::point_at(&mut config, url);
     }
-    // Compared with the configuration in effect: the last one applied.
-    let services = &daemon.services;
-    let previous = services.live.get();
-    for what in keep_restart_only(&mut config, &previous.config) {
+    for what in kept {
         tracing::warn!(
             "{what} changed in the configuration; that takes effect at the next restart"
         );

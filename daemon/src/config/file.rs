@@ -1,92 +1,77 @@
-//! The configuration file (TOML). Every key is optional; an unknown key is an error that
-//! names it, so a typo never silently falls back to a default.
+//! The configuration file (TOML): which one is read, and reading it. Its keys are the
+//! settings' (see [`super::settings`]); an unknown key is an error that names it.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 
+use anyhow::{Context, bail};
+use serde::de::DeserializeOwned;
+
+use super::declare::Declared;
 use super::env::Env;
+use super::settings::DECLARED;
 
-/// `[retry]`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RetrySection {
-    /// Attempts per send.
-    pub max_attempts: Option<u32>,
-    /// First backoff step, ms.
-    pub initial_delay_ms: Option<u64>,
-    /// Longest wait, ms.
-    pub max_delay_ms: Option<u64>,
-    /// All attempts of a send, s.
-    pub request_deadline_secs: Option<f64>,
-    /// Retry broken streams.
-    pub retry_stream_errors: Option<bool>,
-}
+/// The configuration file's values, by dotted key.
+#[derive(Debug, Clone, Default)]
+pub struct FileValues(toml::Table);
 
-/// `[breaker]`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BreakerSection {
-    /// Failed attempts in a row that open it.
-    pub failures: Option<u32>,
-    /// How long it stays open, ms.
-    pub cooldown_ms: Option<u64>,
-}
-
-/// `[log]`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LogSection {
-    /// Rotated logs kept.
-    pub max_archives: Option<usize>,
-    /// Days records are kept.
-    pub retention_days: Option<u64>,
-}
-
-/// The whole file. Field names are the flags' names without `--`, grouped as above.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileConfig {
-    /// `--socket`.
-    pub socket: Option<PathBuf>,
-    /// `--data-dir`.
-    pub data_dir: Option<PathBuf>,
-    /// `--log-dir`.
-    pub log_dir: Option<PathBuf>,
-    /// `--base-url`.
-    pub base_url: Option<String>,
-    /// `--model`.
-    pub model: Option<String>,
-    /// `--api-key-file`.
-    pub api_key_file: Option<PathBuf>,
-    /// `--include-thoughts`.
-    pub include_thoughts: Option<bool>,
-    /// `--stream-idle-timeout-secs`.
-    pub stream_idle_timeout_secs: Option<f64>,
-    /// `--max-connections`.
-    pub max_connections: Option<usize>,
-    /// `--shutdown-grace-secs`.
-    pub shutdown_grace_secs: Option<f64>,
-    /// `--min-free-space-mb`.
-    pub min_free_space_mb: Option<u64>,
-    /// `--client-timeout-secs`.
-    pub client_timeout_secs: Option<f64>,
-    /// `--idle-timeout-secs`.
-    pub idle_timeout_secs: Option<f64>,
-    /// Retry policy.
-    pub retry: Option<RetrySection>,
-    /// Circuit breaker.
-    pub breaker: Option<BreakerSection>,
-    /// Diagnostic logs.
-    pub log: Option<LogSection>,
-}
-
-impl FileConfig {
-    /// Parses a file's text; the error names the offending key and line.
-    pub fn parse(text: &str) -> anyhow::Result<Self> {
-        Ok(toml::from_str(text)?)
+impl FileValues {
+    /// Parses a file's text, refusing a key no setting declares (so a typo never silently
+    /// falls back to a default).
+    pub fn parse(text: &str, declared: &[Declared]) -> anyhow::Result<Self> {
+        let table: toml::Table = text.parse()?;
+        let keys: BTreeSet<&str> = declared.iter().map(|d| d.key).collect();
+        check_keys(&table, "", &keys)?;
+        Ok(Self(table))
     }
+
+    /// The value of a dotted key, if the file has it.
+    pub fn get<T: DeserializeOwned>(&self, key: &str) -> anyhow::Result<Option<T>> {
+        let mut table = &self.0;
+        let mut parts = key.split('.').peekable();
+        while let Some(part) = parts.next() {
+            let Some(value) = table.get(part) else {
+                return Ok(None);
+            };
+            if parts.peek().is_none() {
+                let value = value
+                    .clone()
+                    .try_into()
+                    .with_context(|| format!("invalid value for `{key}`"))?;
+                return Ok(Some(value));
+            }
+            let Some(inner) = value.as_table() else {
+                bail!("`{part}` must be a section ([{part}])");
+            };
+            table = inner;
+        }
+        Ok(None)
+    }
+}
+
+fn check_keys(table: &toml::Table, prefix: &str, keys: &BTreeSet<&str>) -> anyhow::Result<()> {
+    for (name, value) in table {
+        let key = format!("{prefix}{name}");
+        if keys.contains(key.as_str()) {
+            continue;
+        }
+        let section = format!("{key}.");
+        if keys.iter().any(|k| k.starts_with(&section)) {
+            let Some(inner) = value.as_table() else {
+                bail!("`{key}` must be a section ([{key}])");
+            };
+            check_keys(inner, &section, keys)?;
+        } else if prefix.is_empty() {
+            bail!("unknown field `{name}`");
+        } else {
+            bail!(
+                "unknown field `{name}` in [{}]",
+                prefix.trim_end_matches('.')
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Which file to read: `--config` (which must exist), else the first of
@@ -96,12 +81,16 @@ pub fn discover(explicit: Option<&Path>, env: &Env) -> Option<PathBuf> {
     omni_proto::find_config_file(explicit, |name| env.path(name).map(Into::into))
 }
 
+/// Parses a file's text; the error names the offending key.
+pub fn parse(text: &str) -> anyhow::Result<FileValues> {
+    FileValues::parse(text, DECLARED)
+}
+
 /// Reads and parses a configuration file.
-pub fn read(path: &Path) -> anyhow::Result<FileConfig> {
+pub fn read(path: &Path) -> anyhow::Result<FileValues> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the configuration file {}", path.display()))?;
-    FileConfig::parse(&text)
-        .with_context(|| format!("invalid configuration file {}", path.display()))
+    parse(&text).with_context(|| format!("invalid configuration file {}", path.display()))
 }
 
 #[cfg(test)]
@@ -110,26 +99,45 @@ mod tests {
 
     #[test]
     fn an_unknown_key_is_named() {
-        let err = FileConfig::parse("model = \"m\"\ncolour = \"blue\"\n").unwrap_err();
+        let err = parse("model = \"m\"\ncolour = \"blue\"\n").unwrap_err();
         assert!(
             format!("{err:#}").contains("unknown field `colour`"),
             "{err:#}"
         );
-        let err = FileConfig::parse("[retry]\nmax_atempts = 3\n").unwrap_err();
+        let err = parse("[retry]\nmax_atempts = 3\n").unwrap_err();
         assert!(
-            format!("{err:#}").contains("unknown field `max_atempts`"),
+            format!("{err:#}").contains("unknown field `max_atempts` in [retry]"),
+            "{err:#}"
+        );
+        let err = parse("[colour]\nred = 1\n").unwrap_err();
+        assert!(
+            format!("{err:#}").contains("unknown field `colour`"),
             "{err:#}"
         );
     }
 
     #[test]
     fn sections_parse() {
-        let file = FileConfig::parse(
-            "model = \"m\"\n[retry]\nmax_attempts = 3\n[log]\nretention_days = 7\n",
-        )
-        .unwrap();
-        assert_eq!(file.model.as_deref(), Some("m"));
-        assert_eq!(file.retry.unwrap().max_attempts, Some(3));
-        assert_eq!(file.log.unwrap().retention_days, Some(7));
+        let file =
+            parse("model = \"m\"\n[retry]\nmax_attempts = 3\n[log]\nretention_days = 7\n").unwrap();
+        assert_eq!(file.get::<String>("model").unwrap().as_deref(), Some("m"));
+        assert_eq!(file.get::<u32>("retry.max_attempts").unwrap(), Some(3));
+        assert_eq!(file.get::<u64>("log.retention_days").unwrap(), Some(7));
+        assert_eq!(file.get::<u64>("log.max_archives").unwrap(), None);
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_its_key() {
+        let file = parse("[retry]\nmax_attempts = \"many\"\n").unwrap();
+        let err = file.get::<u32>("retry.max_attempts").unwrap_err();
+        assert!(
+            format!("{err:#}").contains("invalid value for `retry.max_attempts`"),
+            "{err:#}"
+        );
+        let err = parse("retry = 3\n").unwrap_err();
+        assert!(
+            format!("{err:#}").contains("`retry` must be a section"),
+            "{err:#}"
+        );
     }
 }

@@ -1,23 +1,27 @@
-//! Where the API key comes from: `--api-key-file`, else `GEMINI_API_KEY`, else the
-//! configuration file's `api_key_file`, else the systemd credential `gemini_api_key`. A key
-//! file that others can read is refused: a key that leaked is a key to rotate.
+//! Where the API key comes from, by the rule every setting follows: `--api-key-file`, else
+//! `GEMINI_API_KEY`, else the configuration file's `api_key_file`, else the systemd
+//! credential `gemini_api_key`. A key file that others can read is refused: a key that
+//! leaked is a key to rotate.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use serde::{Deserialize, Deserializer};
+
+use super::declare::DefaultInputs;
 use super::env::Env;
+use super::forms::SettingValue;
 use crate::provider::ApiKey;
 
 /// The name of the systemd credential holding the key (`LoadCredential=gemini_api_key:...`).
 pub const CREDENTIAL: &str = "gemini_api_key";
 
-/// Where the key in effect came from, for `--print-config` and the logs.
+/// Where the API key is: the `api_key` setting's value. It never holds the key itself,
+/// so settings can be printed and logged; [`read`] fetches the key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeySource {
-    /// No key.
-    None,
+pub enum ApiKeyFrom {
     /// `--api-key-file`.
     Flag(PathBuf),
     /// `GEMINI_API_KEY`.
@@ -28,16 +32,53 @@ pub enum KeySource {
     Credential(PathBuf),
 }
 
-impl std::fmt::Display for KeySource {
+impl ApiKeyFrom {
+    /// `--api-key-file FILE`.
+    pub fn flag(path: &str) -> Result<Self, std::convert::Infallible> {
+        Ok(Self::Flag(PathBuf::from(path)))
+    }
+
+    /// `GEMINI_API_KEY` is set (its value is read by [`read`], and never kept here).
+    pub fn env(_key: &str) -> anyhow::Result<Self> {
+        Ok(Self::Env)
+    }
+
+    /// The systemd credential, if the service was given one.
+    pub fn credential(inputs: &DefaultInputs<'_>) -> anyhow::Result<Option<Self>> {
+        let path = inputs
+            .env
+            .path("CREDENTIALS_DIRECTORY")
+            .map(|dir| dir.join(CREDENTIAL));
+        Ok(path.filter(|path| path.is_file()).map(Self::Credential))
+    }
+}
+
+impl<'de> Deserialize<'de> for ApiKeyFrom {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        PathBuf::deserialize(deserializer).map(Self::ConfigFile)
+    }
+}
+
+impl SettingValue for ApiKeyFrom {
+    fn file_form(&self) -> Option<toml::Value> {
+        match self {
+            Self::Flag(path) | Self::ConfigFile(path) => path.file_form(),
+            Self::Env | Self::Credential(_) => None,
+        }
+    }
+
+    fn json_form(&self) -> serde_json::Value {
+        self.to_string().into()
+    }
+}
+
+impl std::fmt::Display for ApiKeyFrom {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            KeySource::None => write!(f, "not set"),
-            KeySource::Flag(path) => write!(f, "set, from --api-key-file {}", path.display()),
-            KeySource::Env => write!(f, "set, from GEMINI_API_KEY"),
-            KeySource::ConfigFile(path) => write!(f, "set, from api_key_file {}", path.display()),
-            KeySource::Credential(path) => {
-                write!(f, "set, from the systemd credential {}", path.display())
-            }
+            Self::Flag(path) => write!(f, "--api-key-file {}", path.display()),
+            Self::Env => write!(f, "GEMINI_API_KEY"),
+            Self::ConfigFile(path) => write!(f, "api_key_file {}", path.display()),
+            Self::Credential(path) => write!(f, "the systemd credential {}", path.display()),
         }
     }
 }
@@ -61,41 +102,22 @@ pub fn read_key_file(path: &Path) -> anyhow::Result<ApiKey> {
         .with_context(|| format!("the API key file {} holds no usable key", path.display()))
 }
 
-/// Finds the key, in order of precedence.
-pub fn resolve(
-    flag: Option<&Path>,
-    env: &Env,
-    file: Option<&Path>,
-) -> anyhow::Result<(Option<ApiKey>, KeySource)> {
-    if let Some(path) = flag {
-        return Ok((
-            Some(read_key_file(path)?),
-            KeySource::Flag(path.to_path_buf()),
-        ));
-    }
-    if let Some(key) = env.text("GEMINI_API_KEY") {
-        let key = ApiKey::new(key).context("GEMINI_API_KEY is not usable")?;
-        return Ok((Some(key), KeySource::Env));
-    }
-    if let Some(path) = file {
-        return Ok((
-            Some(read_key_file(path)?),
-            KeySource::ConfigFile(path.to_path_buf()),
-        ));
-    }
-    if let Some(dir) = env.path("CREDENTIALS_DIRECTORY") {
-        let path = dir.join(CREDENTIAL);
-        if path.is_file() {
+/// Reads the key from where the settings say it is.
+pub fn read(from: &ApiKeyFrom, env: &Env) -> anyhow::Result<ApiKey> {
+    match from {
+        ApiKeyFrom::Flag(path) | ApiKeyFrom::ConfigFile(path) => read_key_file(path),
+        ApiKeyFrom::Env => {
+            let key = env.text("GEMINI_API_KEY").unwrap_or_default();
+            ApiKey::new(key).context("GEMINI_API_KEY is not usable")
+        }
+        ApiKeyFrom::Credential(path) => {
             // systemd makes credentials private to the service; no mode check needed.
-            let text = std::fs::read_to_string(&path)
+            let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read the credential {}", path.display()))?;
-            let key = ApiKey::new(&text).with_context(|| {
-                format!("the credential {} holds no usable key", path.display())
-            })?;
-            return Ok((Some(key), KeySource::Credential(path)));
+            ApiKey::new(&text)
+                .with_context(|| format!("the credential {} holds no usable key", path.display()))
         }
     }
-    Ok((None, KeySource::None))
 }
 
 #[cfg(test)]
@@ -123,32 +145,22 @@ mod tests {
     }
 
     #[test]
-    fn precedence_is_flag_env_file_credential() {
+    fn each_source_is_read_and_a_bad_key_is_named_without_its_value() {
         let dir = tempfile::tempdir().unwrap();
-        let flag = key_file(dir.path(), "flag", 0o600);
         let file = key_file(dir.path(), "file", 0o600);
-        std::fs::write(dir.path().join(CREDENTIAL), "from-credential").unwrap();
-        let env = Env::from_pairs([
-            ("GEMINI_API_KEY", "from-env"),
-            ("CREDENTIALS_DIRECTORY", dir.path().to_str().unwrap()),
-        ]);
-        let source = |flag: Option<&Path>, env: &Env, file: Option<&Path>| {
-            resolve(flag, env, file).unwrap().1
-        };
-        assert_eq!(
-            source(Some(&flag), &env, Some(&file)),
-            KeySource::Flag(flag.clone())
+        std::fs::write(dir.path().join(CREDENTIAL), "from-credential\n").unwrap();
+        let env = Env::from_pairs([("GEMINI_API_KEY", "from-env")]);
+        let key = |from: &ApiKeyFrom, env: &Env| read(from, env).unwrap().expose().to_string();
+        assert_eq!(key(&ApiKeyFrom::Flag(file.clone()), &env), "AIza-from-file");
+        assert_eq!(key(&ApiKeyFrom::ConfigFile(file), &env), "AIza-from-file");
+        assert_eq!(key(&ApiKeyFrom::Env, &env), "from-env");
+        let credential = ApiKeyFrom::Credential(dir.path().join(CREDENTIAL));
+        assert_eq!(key(&credential, &env), "from-credential");
+        let bad = Env::from_pairs([("GEMINI_API_KEY", "abc\ndef")]);
+        let err = format!("{:#}", read(&ApiKeyFrom::Env, &bad).unwrap_err());
+        assert!(
+            err.contains("GEMINI_API_KEY is not usable") && !err.contains("abc"),
+            "{err}"
         );
-        assert_eq!(source(None, &env, Some(&file)), KeySource::Env);
-        let no_env = Env::from_pairs([("CREDENTIALS_DIRECTORY", dir.path().to_str().unwrap())]);
-        assert_eq!(
-            source(None, &no_env, Some(&file)),
-            KeySource::ConfigFile(file.clone())
-        );
-        assert!(matches!(
-            source(None, &no_env, None),
-            KeySource::Credential(_)
-        ));
-        assert_eq!(source(None, &Env::default(), None), KeySource::None);
     }
 }

@@ -1,10 +1,15 @@
-//! `omnid`'s configuration: flags, then the environment, then the configuration file, then
-//! the defaults. Resolved once at start-up, and again (for what can change) on SIGHUP.
+//! `omnid`'s configuration. Every setting is declared once, in [`settings`], and resolved
+//! by one rule: the flag, else the setting's environment variable, else the configuration
+//! file, else the default. Resolved at start-up, and again (for what a reload may change)
+//! on SIGHUP; [`Config`] is the typed form the rest of the daemon uses.
 
 mod args;
+mod declare;
 mod env;
 mod file;
+mod forms;
 mod key;
+mod settings;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -14,36 +19,33 @@ use serde_json::json;
 
 pub use args::Args;
 pub use env::Env;
-pub use file::FileConfig;
-pub use key::KeySource;
+pub use file::FileValues;
+#[cfg(test)]
+pub use settings::SettingFlags;
+pub use settings::Settings;
 
 use crate::diag::{Policy, Retention};
-use crate::provider::{DEFAULT_BASE_URL, ProviderConfig, Redactor, RequestOptions};
+use crate::provider::{ProviderConfig, Redactor, RequestOptions};
 use crate::resilience::RetryPolicy;
-use crate::store::{DEFAULT_MIN_FREE_BYTES, StoreOptions};
-use file::{BreakerSection, LogSection, RetrySection};
+use crate::store::StoreOptions;
+use declare::DefaultInputs;
 
-/// The model asked when nothing says otherwise.
-pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";
-
-/// Everything the daemon needs to run, resolved from flags, environment, file and defaults.
+/// Everything the daemon needs to run, in typed form, with the settings it came from.
 #[derive(Debug, Clone)]
 pub struct Config {
     /// The configuration file that was read, if any.
     pub file: Option<PathBuf>,
+    /// The settings as resolved (what `--print-config` shows).
+    pub settings: Settings,
     /// The socket path.
     pub socket: PathBuf,
     /// The store's directory.
     pub data_dir: PathBuf,
     /// The diagnostic log directory.
     pub log_dir: PathBuf,
-    /// How to reach the model.
+    /// How to reach the model (with the key, read from where the settings say).
     pub provider: ProviderConfig,
-    /// Where the API key came from.
-    pub key_source: KeySource,
-    /// `--api-key-file` or the file's `api_key_file`, if one was named.
-    pub api_key_file: Option<PathBuf>,
-    /// Serve from the bundled fake endpoint.
+    /// Serve from the bundled demo model.
     pub demo: bool,
     /// Connection cap.
     pub max_connections: usize,
@@ -66,243 +68,136 @@ pub struct Config {
 }
 
 /// A positive, finite number of seconds as a duration.
-fn seconds(name: &str, value: f64) -> anyhow::Result<Duration> {
+fn seconds(flag: &str, value: f64) -> anyhow::Result<Duration> {
     match Duration::try_from_secs_f64(value) {
         Ok(duration) if !duration.is_zero() => Ok(duration),
-        _ => bail!("{name} must be a positive number of seconds, not {value}"),
+        _ => bail!("--{flag} must be a positive number of seconds, not {value}"),
     }
 }
 
-/// `$XDG_*/omni`, else `~/<fallback>/omni`.
-fn xdg_dir(env: &Env, xdg_var: &str, fallback: &[&str]) -> anyhow::Result<PathBuf> {
-    if let Some(dir) = env.path(xdg_var) {
-        return Ok(dir.join("omni"));
+/// A count that must be at least one.
+fn at_least_one<T: PartialEq + From<u8>>(flag: &str, value: T) -> anyhow::Result<T> {
+    if value == T::from(0) {
+        bail!("--{flag} must be at least 1");
     }
-    let mut dir = env
-        .path("HOME")
-        .with_context(|| format!("neither {xdg_var} nor HOME is set"))?;
-    dir.extend(fallback);
-    Ok(dir.join("omni"))
+    Ok(value)
+}
+
+/// What the settings' defaults may look at.
+fn inputs<'a>(args: &Args, env: &'a Env) -> DefaultInputs<'a> {
+    DefaultInputs {
+        env,
+        demo: args.demo,
+    }
+}
+
+/// The configuration file in effect (if any) and its values.
+fn read_file(args: &Args, env: &Env) -> anyhow::Result<(Option<PathBuf>, FileValues)> {
+    let path = file::discover(args.config.as_deref(), env);
+    let values = match &path {
+        Some(path) => file::read(path)?,
+        None => FileValues::default(),
+    };
+    Ok((path, values))
 }
 
 impl Config {
     /// Reads the configuration file (if any) and resolves everything.
     pub fn load(args: &Args, env: &Env) -> anyhow::Result<Self> {
-        let path = file::discover(args.config.as_deref(), env);
-        let file = match &path {
-            Some(path) => file::read(path)?,
-            None => FileConfig::default(),
-        };
-        Self::resolve(args, env, path, file)
+        let (path, file) = read_file(args, env)?;
+        Self::resolve(args, env, path, &file)
     }
 
-    /// Applies flags > environment > file > defaults.
+    /// Loads the configuration again for a reload: what only a restart changes stays as
+    /// `running` has it, and the keys that would have changed are named.
+    pub fn reload(
+        args: &Args,
+        env: &Env,
+        running: &Config,
+    ) -> anyhow::Result<(Self, Vec<&'static str>)> {
+        let (path, file) = read_file(args, env)?;
+        let mut settings = Settings::resolve(&args.settings, &inputs(args, env), &file)?;
+        let kept = settings.keep_restart_only(&running.settings);
+        Ok((Self::from_settings(settings, env, path, args.demo)?, kept))
+    }
+
+    /// Resolves the settings from flags, environment and a parsed file.
     pub fn resolve(
         args: &Args,
         env: &Env,
         path: Option<PathBuf>,
-        file: FileConfig,
+        file: &FileValues,
     ) -> anyhow::Result<Self> {
-        let retry_file = file.retry.clone().unwrap_or_default();
-        let breaker_file = file.breaker.clone().unwrap_or_default();
-        let log_file = file.log.clone().unwrap_or_default();
+        let settings = Settings::resolve(&args.settings, &inputs(args, env), file)?;
+        Self::from_settings(settings, env, path, args.demo)
+    }
 
-        let socket = args
-            .socket
-            .clone()
-            .or_else(|| env.path("OMNI_SOCKET"))
-            .or_else(|| file.socket.clone())
-            .or_else(|| env.path("RUNTIME_DIRECTORY").map(|d| d.join("omnid.sock")))
-            .or_else(|| {
-                env.path("XDG_RUNTIME_DIR")
-                    .map(|d| d.join("omni").join("omnid.sock"))
-            })
-            .context(omni_proto::SocketPathError)?;
-        let data_dir = match args
-            .data_dir
-            .clone()
-            .or_else(|| file.data_dir.clone())
-            .or_else(|| env.path("STATE_DIRECTORY"))
-        {
-            Some(dir) => dir,
-            None => {
-                let dir = xdg_dir(env, "XDG_DATA_HOME", &[".local", "share"])
-                    .context("pass --data-dir")?;
-                if args.demo { dir.join("demo") } else { dir }
-            }
-        };
-        let log_dir = match args
-            .log_dir
-            .clone()
-            .or_else(|| file.log_dir.clone())
-            .or_else(|| env.path("LOGS_DIRECTORY"))
-        {
-            Some(dir) => dir,
-            None => {
-                xdg_dir(env, "XDG_STATE_HOME", &[".local", "state"]).context("pass --log-dir")?
-            }
-        };
-        let api_key_file = args
-            .api_key_file
-            .clone()
-            .or_else(|| file.api_key_file.clone());
-        let (api_key, key_source) = if args.api_key_file.is_some() {
-            key::resolve(args.api_key_file.as_deref(), env, None)?
-        } else {
-            key::resolve(None, env, file.api_key_file.as_deref())?
-        };
-
-        let max_attempts = args
-            .retry_max_attempts
-            .or(retry_file.max_attempts)
-            .unwrap_or(5);
-        let initial_delay_ms = args
-            .retry_initial_delay_ms
-            .or(retry_file.initial_delay_ms)
-            .unwrap_or(1000);
-        let max_delay_ms = args
-            .retry_max_delay_ms
-            .or(retry_file.max_delay_ms)
-            .unwrap_or(60_000);
-        let breaker_failures = args.breaker_failures.or(breaker_file.failures).unwrap_or(5);
-        let max_connections = args.max_connections.or(file.max_connections).unwrap_or(64);
-        if max_attempts == 0 {
-            bail!("retry max_attempts (--retry-max-attempts) must be at least 1");
-        }
-        if initial_delay_ms > max_delay_ms {
+    /// The typed form of resolved settings: values checked, units applied, the key read.
+    fn from_settings(
+        settings: Settings,
+        env: &Env,
+        path: Option<PathBuf>,
+        demo: bool,
+    ) -> anyhow::Result<Self> {
+        let s = &settings;
+        if s.retry_initial_delay_ms > s.retry_max_delay_ms {
             bail!("the retry initial delay must not exceed the maximum delay");
         }
-        if breaker_failures == 0 {
-            bail!("breaker failures (--breaker-failures) must be at least 1");
-        }
-        if max_connections == 0 {
-            bail!("--max-connections must be at least 1");
-        }
-        let retry = RetryPolicy {
-            max_attempts,
-            initial_delay: Duration::from_millis(initial_delay_ms),
-            max_delay: Duration::from_millis(max_delay_ms),
-            deadline: seconds(
-                "--request-deadline-secs",
-                args.request_deadline_secs
-                    .or(retry_file.request_deadline_secs)
-                    .unwrap_or(600.0),
-            )?,
-            retry_stream_errors: !args.no_retry_stream_errors
-                && retry_file.retry_stream_errors.unwrap_or(true),
-        };
-        let idle_timeout = seconds(
-            "--stream-idle-timeout-secs",
-            args.stream_idle_timeout_secs
-                .or(file.stream_idle_timeout_secs)
-                .unwrap_or(120.0),
-        )?;
+        let api_key = s
+            .api_key
+            .as_ref()
+            .map(|from| key::read(from, env))
+            .transpose()?;
         Ok(Self {
             file: path,
-            socket,
-            data_dir,
-            log_dir,
+            socket: s.socket.clone(),
+            data_dir: s.data_dir.clone(),
+            log_dir: s.log_dir.clone(),
             provider: ProviderConfig {
-                base_url: args
-                    .base_url
-                    .clone()
-                    .or(file.base_url)
-                    .unwrap_or_else(|| DEFAULT_BASE_URL.into()),
-                model: args
-                    .model
-                    .clone()
-                    .or(file.model)
-                    .unwrap_or_else(|| DEFAULT_MODEL.into()),
+                base_url: s.base_url.clone(),
+                model: s.model.clone(),
                 api_key,
                 request: RequestOptions {
-                    include_thoughts: args.include_thoughts
-                        || file.include_thoughts.unwrap_or(false),
+                    include_thoughts: s.include_thoughts,
                 },
-                idle_timeout,
+                idle_timeout: seconds("stream-idle-timeout-secs", s.stream_idle_timeout_secs)?,
             },
-            key_source,
-            api_key_file,
-            demo: args.demo,
-            max_connections,
-            retry,
-            breaker_failures,
-            breaker_cooldown: Duration::from_millis(
-                args.breaker_cooldown_ms
-                    .or(breaker_file.cooldown_ms)
-                    .unwrap_or(30_000),
-            ),
+            demo,
+            max_connections: at_least_one("max-connections", s.max_connections)?,
+            retry: RetryPolicy {
+                max_attempts: at_least_one("retry-max-attempts", s.retry_max_attempts)?,
+                initial_delay: Duration::from_millis(s.retry_initial_delay_ms),
+                max_delay: Duration::from_millis(s.retry_max_delay_ms),
+                deadline: seconds("request-deadline-secs", s.request_deadline_secs)?,
+                retry_stream_errors: s.retry_stream_errors,
+            },
+            breaker_failures: at_least_one("breaker-failures", s.breaker_failures)?,
+            breaker_cooldown: Duration::from_millis(s.breaker_cooldown_ms),
             retention: Retention {
-                max_archives: args
-                    .log_max_archives
-                    .or(log_file.max_archives)
-                    .unwrap_or(10),
-                max_age: Duration::from_secs(
-                    args.log_retention_days
-                        .or(log_file.retention_days)
-                        .unwrap_or(30)
-                        .saturating_mul(86_400),
-                ),
+                max_archives: s.log_max_archives,
+                max_age: Duration::from_secs(s.log_retention_days.saturating_mul(86_400)),
             },
-            shutdown_grace: seconds(
-                "--shutdown-grace-secs",
-                args.shutdown_grace_secs
-                    .or(file.shutdown_grace_secs)
-                    .unwrap_or(10.0),
-            )?,
-            client_timeout: seconds(
-                "--client-timeout-secs",
-                args.client_timeout_secs
-                    .or(file.client_timeout_secs)
-                    .unwrap_or(10.0),
-            )?,
-            idle_timeout: seconds(
-                "--idle-timeout-secs",
-                args.idle_timeout_secs
-                    .or(file.idle_timeout_secs)
-                    .unwrap_or(300.0),
-            )?,
+            shutdown_grace: seconds("shutdown-grace-secs", s.shutdown_grace_secs)?,
+            client_timeout: seconds("client-timeout-secs", s.client_timeout_secs)?,
+            idle_timeout: seconds("idle-timeout-secs", s.idle_timeout_secs)?,
             store: StoreOptions {
-                min_free_bytes: args
-                    .min_free_space_mb
-                    .or(file.min_free_space_mb)
-                    .map_or(DEFAULT_MIN_FREE_BYTES, |mb| mb.saturating_mul(1024 * 1024)),
+                min_free_bytes: s.min_free_space_mb.saturating_mul(1024 * 1024),
             },
+            settings,
         })
+    }
+
+    /// Where the key in effect came from, for `--print-config` and the logs.
+    pub fn key_source(&self) -> String {
+        match &self.settings.api_key {
+            Some(from) => format!("set, from {from}"),
+            None => "not set".into(),
+        }
     }
 
     /// The configuration in effect in the file's own format (so it can be saved as one),
     /// with where the file and the key came from as comments. Never the key itself.
     pub fn print(&self) -> anyhow::Result<String> {
-        let file = FileConfig {
-            socket: Some(self.socket.clone()),
-            data_dir: Some(self.data_dir.clone()),
-            log_dir: Some(self.log_dir.clone()),
-            base_url: Some(self.provider.base_url.clone()),
-            model: Some(self.provider.model.clone()),
-            api_key_file: self.api_key_file.clone(),
-            include_thoughts: Some(self.provider.request.include_thoughts),
-            stream_idle_timeout_secs: Some(self.provider.idle_timeout.as_secs_f64()),
-            max_connections: Some(self.max_connections),
-            shutdown_grace_secs: Some(self.shutdown_grace.as_secs_f64()),
-            min_free_space_mb: Some(self.store.min_free_bytes / (1024 * 1024)),
-            client_timeout_secs: Some(self.client_timeout.as_secs_f64()),
-            idle_timeout_secs: Some(self.idle_timeout.as_secs_f64()),
-            retry: Some(RetrySection {
-                max_attempts: Some(self.retry.max_attempts),
-                initial_delay_ms: Some(self.retry.initial_delay.as_millis() as u64),
-                max_delay_ms: Some(self.retry.max_delay.as_millis() as u64),
-                request_deadline_secs: Some(self.retry.deadline.as_secs_f64()),
-                retry_stream_errors: Some(self.retry.retry_stream_errors),
-            }),
-            breaker: Some(BreakerSection {
-                failures: Some(self.breaker_failures),
-                cooldown_ms: Some(self.breaker_cooldown.as_millis() as u64),
-            }),
-            log: Some(LogSection {
-                max_archives: Some(self.retention.max_archives),
-                retention_days: Some(self.retention.max_age.as_secs() / 86_400),
-            }),
-        };
         let source = match &self.file {
             Some(path) => path.display().to_string(),
             None => "none".to_string(),
@@ -311,8 +206,8 @@ impl Config {
             "# omnid configuration in effect (flags > environment > file > defaults)\n\
              # configuration file: {source}\n\
              # API key: {} (the value is never printed)\n{}",
-            self.key_source,
-            toml::to_string(&file).context("cannot print the configuration")?
+            self.key_source(),
+            toml::to_string(&self.settings.to_toml()).context("cannot print the configuration")?
         ))
     }
 
@@ -326,39 +221,24 @@ impl Config {
         }
     }
 
-    /// The configuration as diagnostics record it: everything that shapes a request, and
-    /// never the key itself.
+    /// The configuration as diagnostics record it: every setting (none of them holds a
+    /// secret), the file, whether there is a key, and never the key itself.
     pub fn redacted(&self) -> serde_json::Value {
-        json!({
-            "file": self.file.as_ref().map(|p| p.display().to_string()),
-            "socket": self.socket.display().to_string(),
-            "data_dir": self.data_dir.display().to_string(),
-            "log_dir": self.log_dir.display().to_string(),
-            "base_url": self.provider.base_url,
-            "model": self.provider.model,
-            "api_key": if self.provider.api_key.is_some() { "set (redacted)" } else { "not set" },
-            "include_thoughts": self.provider.request.include_thoughts,
-            "stream_idle_timeout_secs": self.provider.idle_timeout.as_secs_f64(),
-            "retry": {
-                "max_attempts": self.retry.max_attempts,
-                "initial_delay_ms": self.retry.initial_delay.as_millis() as u64,
-                "max_delay_ms": self.retry.max_delay.as_millis() as u64,
-                "request_deadline_secs": self.retry.deadline.as_secs_f64(),
-                "retry_stream_errors": self.retry.retry_stream_errors,
-            },
-            "breaker": {
-                "failures": self.breaker_failures,
-                "cooldown_ms": self.breaker_cooldown.as_millis() as u64,
-            },
-            "log": {
-                "max_archives": self.retention.max_archives,
-                "retention_days": self.retention.max_age.as_secs() / 86_400,
-            },
-            "min_free_space_mb": self.store.min_free_bytes / (1024 * 1024),
-            "client_timeout_secs": self.client_timeout.as_secs_f64(),
-            "idle_timeout_secs": self.idle_timeout.as_secs_f64(),
-            "demo": self.demo,
-        })
+        let mut value = self.settings.to_json();
+        if let Some(object) = value.as_object_mut() {
+            let api_key = if self.provider.api_key.is_some() {
+                "set (redacted)"
+            } else {
+                "not set"
+            };
+            object.insert(
+                "file".into(),
+                json!(self.file.as_ref().map(|p| p.display().to_string())),
+            );
+            object.insert("api_key".into(), json!(api_key));
+            object.insert("demo".into(), json!(self.demo));
+        }
+        value
     }
 }
 

@@ -1,16 +1,31 @@
+use std::os::unix::fs::PermissionsExt;
+
+use super::declare::Declared;
+use super::settings::DECLARED;
 use super::*;
 
-fn resolve(args: Args, env: &[(&'static str, &'static str)], file: &str) -> Config {
-    let env = Env::from_pairs(env.iter().copied());
-    let file = FileConfig::parse(file).unwrap();
-    Config::resolve(&args, &env, None, file).unwrap()
+fn resolve(flags: SettingFlags, env: &[(&'static str, &str)], file: &str) -> Config {
+    try_resolve(flags, env, file).unwrap()
+}
+
+fn try_resolve(
+    flags: SettingFlags,
+    env: &[(&'static str, &str)],
+    file: &str,
+) -> anyhow::Result<Config> {
+    let env = Env::from_pairs(env.iter().map(|(k, v)| (*k, v.to_string())));
+    let args = Args {
+        settings: flags,
+        ..Args::default()
+    };
+    Config::resolve(&args, &env, None, &file::parse(file)?)
 }
 
 #[test]
 fn flags_beat_environment_beats_file_beats_defaults() {
     let file = "socket = \"/from/file.sock\"\nmodel = \"file-model\"\nbase_url = \"http://file\"\n[retry]\nmax_attempts = 7\n";
     let env = [("OMNI_SOCKET", "/from/env.sock"), ("HOME", "/home/u")];
-    let config = resolve(Args::default(), &env, file);
+    let config = resolve(SettingFlags::default(), &env, file);
     assert_eq!(
         config.socket,
         PathBuf::from("/from/env.sock"),
@@ -24,13 +39,13 @@ fn flags_beat_environment_beats_file_beats_defaults() {
         "default"
     );
 
-    let args = Args {
+    let flags = SettingFlags {
         socket: Some("/from/flag.sock".into()),
         model: Some("flag-model".into()),
         retry_max_attempts: Some(2),
-        ..Args::default()
+        ..SettingFlags::default()
     };
-    let config = resolve(args, &env, file);
+    let config = resolve(flags, &env, file);
     assert_eq!(
         config.socket,
         PathBuf::from("/from/flag.sock"),
@@ -42,6 +57,55 @@ fn flags_beat_environment_beats_file_beats_defaults() {
 }
 
 #[test]
+fn the_api_key_follows_the_same_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = |name: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, format!("key-from-{name}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        path
+    };
+    let (flag, file) = (key_file("flag"), key_file("file"));
+    std::fs::write(dir.path().join(key::CREDENTIAL), "key-from-credential").unwrap();
+    let credentials = dir.path().to_str().unwrap();
+    let file_text = format!("api_key_file = {:?}\n", file.display().to_string());
+    let key = |flags: SettingFlags, env: &[(&'static str, &str)], file: &str| {
+        let config = resolve(flags, env, file);
+        let key = config
+            .provider
+            .api_key
+            .as_ref()
+            .map(|k| k.expose().to_string());
+        (key, config.key_source())
+    };
+    let with_flag = SettingFlags {
+        api_key: Some(key::ApiKeyFrom::Flag(flag.clone())),
+        ..SettingFlags::default()
+    };
+    let everything = [
+        ("GEMINI_API_KEY", "key-from-env"),
+        ("CREDENTIALS_DIRECTORY", credentials),
+        ("OMNI_SOCKET", "/s"),
+        ("HOME", "/h"),
+    ];
+    let (value, source) = key(with_flag, &everything, &file_text);
+    assert_eq!(value.as_deref(), Some("key-from-flag"));
+    assert_eq!(
+        source,
+        format!("set, from --api-key-file {}", flag.display())
+    );
+    let (value, source) = key(SettingFlags::default(), &everything, &file_text);
+    assert_eq!(value.as_deref(), Some("key-from-env"));
+    assert_eq!(source, "set, from GEMINI_API_KEY");
+    let (value, _) = key(SettingFlags::default(), &everything[1..], &file_text);
+    assert_eq!(value.as_deref(), Some("key-from-file"));
+    let (value, _) = key(SettingFlags::default(), &everything[1..], "");
+    assert_eq!(value.as_deref(), Some("key-from-credential"));
+    let (value, source) = key(SettingFlags::default(), &everything[2..], "");
+    assert_eq!((value, source.as_str()), (None, "not set"));
+}
+
+#[test]
 fn systemd_directories_are_the_defaults_under_systemd() {
     let env = [
         ("RUNTIME_DIRECTORY", "/run/omni"),
@@ -50,13 +114,13 @@ fn systemd_directories_are_the_defaults_under_systemd() {
         ("XDG_RUNTIME_DIR", "/run/user/1000"),
         ("HOME", "/home/u"),
     ];
-    let config = resolve(Args::default(), &env, "");
+    let config = resolve(SettingFlags::default(), &env, "");
     assert_eq!(config.socket, PathBuf::from("/run/omni/omnid.sock"));
     assert_eq!(config.data_dir, PathBuf::from("/var/lib/omni"));
     assert_eq!(config.log_dir, PathBuf::from("/var/log/omni"));
 
     let config = resolve(
-        Args::default(),
+        SettingFlags::default(),
         &[("XDG_RUNTIME_DIR", "/run/user/1000"), ("HOME", "/home/u")],
         "",
     );
@@ -70,40 +134,139 @@ fn systemd_directories_are_the_defaults_under_systemd() {
 
 #[test]
 fn printed_configuration_reads_back_as_the_same_configuration() {
+    let flags = SettingFlags {
+        include_thoughts: Some(true),
+        retry_stream_errors: Some(false),
+        ..SettingFlags::default()
+    };
     let config = resolve(
-        Args::default(),
+        flags,
         &[("OMNI_SOCKET", "/s.sock"), ("HOME", "/h")],
-        "model = \"m\"\n",
+        "model = \"m\"\n[log]\nretention_days = 3\n",
     );
     let printed = config.print().unwrap();
     assert!(printed.contains("# API key: not set"), "{printed}");
-    let again = Config::resolve(
-        &Args::default(),
-        &Env::from_pairs([("HOME", "/h")]),
-        None,
-        FileConfig::parse(&printed).unwrap(),
-    )
-    .unwrap();
+    let again = resolve(SettingFlags::default(), &[("HOME", "/h")], &printed);
+    assert_eq!(again.settings, config.settings);
     assert_eq!(again.print().unwrap(), printed);
 }
 
 #[test]
-fn nonsense_values_are_refused() {
-    let env = Env::from_pairs([("OMNI_SOCKET", "/s"), ("HOME", "/h")]);
-    for file in [
-        "[retry]\nmax_attempts = 0\n",
-        "shutdown_grace_secs = -1\n",
-        "[breaker]\nfailures = 0\n",
+fn nonsense_values_are_refused_naming_the_flag() {
+    let env = [("OMNI_SOCKET", "/s"), ("HOME", "/h")];
+    for (file, says) in [
+        (
+            "[retry]\nmax_attempts = 0\n",
+            "--retry-max-attempts must be at least 1",
+        ),
+        (
+            "shutdown_grace_secs = -1\n",
+            "--shutdown-grace-secs must be a positive",
+        ),
+        (
+            "[breaker]\nfailures = 0\n",
+            "--breaker-failures must be at least 1",
+        ),
+        (
+            "max_connections = 0\n",
+            "--max-connections must be at least 1",
+        ),
+        (
+            "[retry]\ninitial_delay_ms = 9\nmax_delay_ms = 8\n",
+            "must not exceed",
+        ),
+        ("model = 3\n", "invalid value for `model`"),
     ] {
+        let error = format!(
+            "{:#}",
+            try_resolve(SettingFlags::default(), &env, file).unwrap_err()
+        );
+        assert!(error.contains(says), "{file}: {error}");
+    }
+}
+
+#[test]
+fn a_reload_keeps_what_only_a_restart_changes() {
+    let env = [("HOME", "/h")];
+    let running = resolve(
+        SettingFlags::default(),
+        &env,
+        "socket = \"/a.sock\"\nmodel = \"a\"\n",
+    );
+    let args = Args::default();
+    let file = file::parse("socket = \"/b.sock\"\nmodel = \"b\"\nmax_connections = 3\n").unwrap();
+    let env = Env::from_pairs(env);
+    let mut settings = Settings::resolve(&args.settings, &inputs(&args, &env), &file).unwrap();
+    let kept = settings.keep_restart_only(&running.settings);
+    assert_eq!(kept, ["socket", "max_connections"]);
+    assert_eq!(settings.socket, PathBuf::from("/a.sock"));
+    assert_eq!(settings.max_connections, 64);
+    assert_eq!(settings.model, "b", "the model reloads");
+}
+
+#[test]
+fn every_setting_is_in_the_readme_table() {
+    let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"));
+    let expected = markdown_table(DECLARED);
+    assert!(
+        readme.contains(&expected),
+        "README.md's settings table is out of date; replace it with:\n\n{expected}"
+    );
+}
+
+#[test]
+fn every_setting_has_a_unique_flag_and_key() {
+    let mut flags: Vec<_> = DECLARED.iter().map(|d| d.flag.split(' ').next()).collect();
+    let mut keys: Vec<_> = DECLARED.iter().map(|d| d.key).collect();
+    flags.sort();
+    flags.dedup();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(flags.len(), DECLARED.len());
+    assert_eq!(keys.len(), DECLARED.len());
+    let command = <Args as clap::CommandFactory>::command();
+    for declared in DECLARED {
+        let long = declared
+            .flag
+            .trim_start_matches("--")
+            .split(' ')
+            .next()
+            .unwrap();
         assert!(
-            Config::resolve(
-                &Args::default(),
-                &env,
-                None,
-                FileConfig::parse(file).unwrap()
-            )
-            .is_err(),
-            "{file}"
+            command
+                .get_arguments()
+                .any(|arg| arg.get_long() == Some(long)),
+            "{long} is not a flag"
         );
     }
+}
+
+/// The README's table of settings, generated from the declarations (a test holds the
+/// README to it).
+pub fn markdown_table(declared: &[Declared]) -> String {
+    let mut table = String::from(
+        "| flag | file key | environment | default | on SIGHUP | meaning |\n\
+         |---|---|---|---|---|---|\n",
+    );
+    for setting in declared {
+        let env = setting.env.map_or(String::new(), |v| format!("`{v}`"));
+        let reload = if setting.reloads {
+            "applied"
+        } else {
+            "at restart"
+        };
+        let secret = if setting.secret {
+            " Names a secret: the key itself is never printed or logged."
+        } else {
+            ""
+        };
+        table.push_str(&format!(
+            "| `{}` | `{}` | {env} | {} | {reload} | {}{secret} |\n",
+            setting.flag,
+            setting.key,
+            setting.default,
+            setting.doc.split_whitespace().collect::<Vec<_>>().join(" "),
+        ));
+    }
+    table
 }

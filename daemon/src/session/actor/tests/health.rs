@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 use super::{Step, World};
-use crate::config::Args;
+use crate::config::SettingFlags;
 use crate::provider::ProviderError;
 use crate::session::SessionError;
 use crate::session::outcome::SessionEvent;
@@ -19,10 +19,10 @@ fn internal() -> Step {
     })
 }
 
-fn one_attempt() -> Args {
-    Args {
+fn one_attempt() -> SettingFlags {
+    SettingFlags {
         retry_max_attempts: Some(1),
-        ..Args::default()
+        ..SettingFlags::default()
     }
 }
 
@@ -47,12 +47,12 @@ async fn three_failed_sends_suspend_and_resume_lifts_it() {
 
 #[tokio::test(start_paused = true)]
 async fn an_open_breaker_is_waited_for_within_the_deadline_and_otherwise_not_counted() {
-    let args = Args {
+    let flags = SettingFlags {
         breaker_failures: Some(1),
         breaker_cooldown_ms: Some(5_000),
         ..one_attempt()
     };
-    let world = World::with(args);
+    let world = World::with(flags);
     let (_, actor) = world.session(None).await;
     world.model.push([internal()]);
     world
@@ -67,13 +67,13 @@ async fn an_open_breaker_is_waited_for_within_the_deadline_and_otherwise_not_cou
     });
     assert!(waited, "{events:?}");
 
-    let args = Args {
+    let flags = SettingFlags {
         breaker_failures: Some(1),
         breaker_cooldown_ms: Some(60_000),
         request_deadline_secs: Some(2.0),
         ..one_attempt()
     };
-    let world = World::with(args);
+    let world = World::with(flags);
     let (id2, actor) = world.session(None).await;
     world.model.push([internal()]);
     world

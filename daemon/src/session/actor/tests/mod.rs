@@ -19,7 +19,7 @@ use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use super::ActorHandle;
-use crate::config::{Args, Config, Env, FileConfig};
+use crate::config::{Args, Config, Env, FileValues, SettingFlags};
 use crate::diag::Diagnostics;
 use crate::model::{NodeRecord, Part, PartContent};
 use crate::provider::{ModelApi, ProviderError, StreamUpdate};
@@ -125,27 +125,31 @@ pub struct World {
     pub model: Arc<Scripted>,
 }
 
-fn config(dir: &Path, args: Args) -> Config {
-    let args = Args {
+fn config(dir: &Path, flags: SettingFlags) -> Config {
+    let settings = SettingFlags {
         socket: Some(dir.join("omnid.sock")),
         data_dir: Some(dir.join("data")),
         log_dir: Some(dir.join("logs")),
         retry_initial_delay_ms: Some(10),
-        ..args
+        ..flags
     };
-    Config::resolve(&args, &Env::default(), None, FileConfig::default()).unwrap()
+    let args = Args {
+        settings,
+        ..Args::default()
+    };
+    Config::resolve(&args, &Env::default(), None, &FileValues::default()).unwrap()
 }
 
 impl World {
     /// A world with the default settings (fast retries).
     pub fn new() -> Self {
-        Self::with(Args::default())
+        Self::with(SettingFlags::default())
     }
 
     /// A world with these flags.
-    pub fn with(args: Args) -> Self {
+    pub fn with(flags: SettingFlags) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let config = config(dir.path(), args);
+        let config = config(dir.path(), flags);
         let model = Arc::new(Scripted::default());
         let services = Arc::new(Services {
             store: Arc::new(Store::open(&config.data_dir).unwrap()),

@@ -1,0 +1,263 @@
+//! Every setting of `omnid`, declared once: the flags, the configuration file's keys, the
+//! precedence, `--print-config`, diagnostics' redacted copy, what SIGHUP applies and the
+//! README's table all come from here (see [`super::declare`]).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use super::declare::{DefaultInputs, settings};
+use super::key::ApiKeyFrom;
+use crate::provider::DEFAULT_BASE_URL;
+
+/// The model asked when nothing says otherwise.
+pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";
+
+settings! {
+    /// Where to listen (a socket handed over by systemd is used as is).
+    socket: PathBuf {
+        key: "socket",
+        flag: value("socket", "PATH"),
+        env: var(omni_proto::SOCKET_ENV),
+        default: from(default_socket, "`$RUNTIME_DIRECTORY/omnid.sock`, else `$XDG_RUNTIME_DIR/omni/omnid.sock`"),
+        reloads: false,
+        secret: false,
+    }
+    /// The session store's directory.
+    data_dir: PathBuf {
+        key: "data_dir",
+        flag: value("data-dir", "DIR"),
+        env: none,
+        default: from(default_data_dir, "`$STATE_DIRECTORY`, else `$XDG_DATA_HOME/omni`, else `~/.local/share/omni` (`.../omni/demo` with `--demo`)"),
+        reloads: false,
+        secret: false,
+    }
+    /// Where diagnostic logs and error records go.
+    log_dir: PathBuf {
+        key: "log_dir",
+        flag: value("log-dir", "DIR"),
+        env: none,
+        default: from(default_log_dir, "`$LOGS_DIRECTORY`, else `$XDG_STATE_HOME/omni`, else `~/.local/state/omni`"),
+        reloads: false,
+        secret: false,
+    }
+    /// The Gemini API (any server speaking its wire format).
+    base_url: String {
+        key: "base_url",
+        flag: value("base-url", "URL"),
+        env: none,
+        default: text(DEFAULT_BASE_URL),
+        reloads: true,
+        secret: false,
+    }
+    /// The model to ask.
+    model: String {
+        key: "model",
+        flag: value("model", "NAME"),
+        env: none,
+        default: text(DEFAULT_MODEL),
+        reloads: true,
+        secret: false,
+    }
+    /// A file holding the API key, readable by its owner only (`GEMINI_API_KEY` may hold
+    /// the key itself instead).
+    api_key: ApiKeyFrom {
+        key: "api_key_file",
+        flag: parsed("api-key-file", "FILE", ApiKeyFrom::flag),
+        env: parsed("GEMINI_API_KEY", ApiKeyFrom::env),
+        default: maybe(ApiKeyFrom::credential, "`$CREDENTIALS_DIRECTORY/gemini_api_key` if present"),
+        reloads: true,
+        secret: true,
+    }
+    /// Ask thinking models for thought summaries.
+    include_thoughts: bool {
+        key: "include_thoughts",
+        flag: switch("include-thoughts", true),
+        env: none,
+        default: fixed(false),
+        reloads: true,
+        secret: false,
+    }
+    /// Longest wait, in seconds, for response headers or the next chunk of an answer.
+    stream_idle_timeout_secs: f64 {
+        key: "stream_idle_timeout_secs",
+        flag: value("stream-idle-timeout-secs", "S"),
+        env: none,
+        default: fixed(120.0),
+        reloads: true,
+        secret: false,
+    }
+    /// Attempts per send, the first included.
+    retry_max_attempts: u32 {
+        key: "retry.max_attempts",
+        flag: value("retry-max-attempts", "N"),
+        env: none,
+        default: fixed(5),
+        reloads: true,
+        secret: false,
+    }
+    /// First backoff step in milliseconds; it doubles with each retry, with jitter.
+    retry_initial_delay_ms: u64 {
+        key: "retry.initial_delay_ms",
+        flag: value("retry-initial-delay-ms", "MS"),
+        env: none,
+        default: fixed(1000),
+        reloads: true,
+        secret: false,
+    }
+    /// Longest wait between attempts in milliseconds; a server asking for longer means an
+    /// exhausted quota.
+    retry_max_delay_ms: u64 {
+        key: "retry.max_delay_ms",
+        flag: value("retry-max-delay-ms", "MS"),
+        env: none,
+        default: fixed(60000),
+        reloads: true,
+        secret: false,
+    }
+    /// All attempts and waits of one send together, in seconds.
+    request_deadline_secs: f64 {
+        key: "retry.request_deadline_secs",
+        flag: value("request-deadline-secs", "S"),
+        env: none,
+        default: fixed(600.0),
+        reloads: true,
+        secret: false,
+    }
+    /// Retry a stream that broke after it started (`--no-retry-stream-errors`: do not).
+    retry_stream_errors: bool {
+        key: "retry.retry_stream_errors",
+        flag: switch("no-retry-stream-errors", false),
+        env: none,
+        default: fixed(true),
+        reloads: true,
+        secret: false,
+    }
+    /// Failed attempts in a row that open an endpoint's circuit breaker.
+    breaker_failures: u32 {
+        key: "breaker.failures",
+        flag: value("breaker-failures", "N"),
+        env: none,
+        default: fixed(5),
+        reloads: true,
+        secret: false,
+    }
+    /// How long, in milliseconds, an open circuit breaker fails sends fast before a probe.
+    breaker_cooldown_ms: u64 {
+        key: "breaker.cooldown_ms",
+        flag: value("breaker-cooldown-ms", "MS"),
+        env: none,
+        default: fixed(30000),
+        reloads: true,
+        secret: false,
+    }
+    /// Client connections served at once; more get a clear refusal.
+    max_connections: usize {
+        key: "max_connections",
+        flag: value("max-connections", "N"),
+        env: none,
+        default: fixed(64),
+        reloads: false,
+        secret: false,
+    }
+    /// Longest a client may take, in seconds, to say Hello or to finish sending a request
+    /// it has started.
+    client_timeout_secs: f64 {
+        key: "client_timeout_secs",
+        flag: value("client-timeout-secs", "S"),
+        env: none,
+        default: fixed(10.0),
+        reloads: true,
+        secret: false,
+    }
+    /// A connection waiting this many seconds for its next request is closed (one waiting
+    /// for an answer is not idle).
+    idle_timeout_secs: f64 {
+        key: "idle_timeout_secs",
+        flag: value("idle-timeout-secs", "S"),
+        env: none,
+        default: fixed(300.0),
+        reloads: true,
+        secret: false,
+    }
+    /// Free space (MiB) kept on the data directory's file system: a write that would leave
+    /// less is refused cleanly, so the store never runs the disk dry.
+    min_free_space_mb: u64 {
+        key: "min_free_space_mb",
+        flag: value("min-free-space-mb", "MB"),
+        env: none,
+        default: fixed(64),
+        reloads: false,
+        secret: false,
+    }
+    /// Longest wait, in seconds, for in-flight work after SIGTERM before exiting anyway.
+    shutdown_grace_secs: f64 {
+        key: "shutdown_grace_secs",
+        flag: value("shutdown-grace-secs", "S"),
+        env: none,
+        default: fixed(10.0),
+        reloads: false,
+        secret: false,
+    }
+    /// Rotated `api_errors` logs kept at most.
+    log_max_archives: usize {
+        key: "log.max_archives",
+        flag: value("log-max-archives", "N"),
+        env: none,
+        default: fixed(10),
+        reloads: true,
+        secret: false,
+    }
+    /// Diagnostic logs and error records older than this many days are removed.
+    log_retention_days: u64 {
+        key: "log.retention_days",
+        flag: value("log-retention-days", "DAYS"),
+        env: none,
+        default: fixed(30),
+        reloads: true,
+        secret: false,
+    }
+}
+
+fn default_socket(inputs: &DefaultInputs<'_>) -> anyhow::Result<PathBuf> {
+    let env = inputs.env;
+    env.path("RUNTIME_DIRECTORY")
+        .map(|dir| dir.join("omnid.sock"))
+        .or_else(|| {
+            env.path("XDG_RUNTIME_DIR")
+                .map(|dir| dir.join("omni").join("omnid.sock"))
+        })
+        .context(omni_proto::SocketPathError)
+}
+
+fn default_data_dir(inputs: &DefaultInputs<'_>) -> anyhow::Result<PathBuf> {
+    if let Some(dir) = inputs.env.path("STATE_DIRECTORY") {
+        return Ok(dir);
+    }
+    let dir = xdg_dir(inputs, "XDG_DATA_HOME", &[".local", "share"]).context("pass --data-dir")?;
+    Ok(if inputs.demo { dir.join("demo") } else { dir })
+}
+
+fn default_log_dir(inputs: &DefaultInputs<'_>) -> anyhow::Result<PathBuf> {
+    match inputs.env.path("LOGS_DIRECTORY") {
+        Some(dir) => Ok(dir),
+        None => xdg_dir(inputs, "XDG_STATE_HOME", &[".local", "state"]).context("pass --log-dir"),
+    }
+}
+
+/// `$XDG_*/omni`, else `~/<fallback>/omni`.
+fn xdg_dir(
+    inputs: &DefaultInputs<'_>,
+    xdg_var: &str,
+    fallback: &[&str],
+) -> anyhow::Result<PathBuf> {
+    if let Some(dir) = inputs.env.path(xdg_var) {
+        return Ok(dir.join("omni"));
+    }
+    let mut dir = inputs
+        .env
+        .path("HOME")
+        .with_context(|| format!("neither {xdg_var} nor HOME is set"))?;
+    dir.extend(fallback);
+    Ok(dir.join("omni"))
+}
