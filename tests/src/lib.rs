@@ -1,4 +1,5 @@
-//! Test support for Omni, shared by the end-to-end tests, the benches and `omnid --demo`:
+//! Test support for Omni, shared by the end-to-end tests and the benches (never by the
+//! product: neither binary depends on this crate):
 //!
 //! - [`fake_gemini`]: a small HTTP server on 127.0.0.1 that speaks Gemini's
 //!   `streamGenerateContent` wire format and can inject faults on a schedule.

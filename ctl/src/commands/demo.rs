@@ -2,8 +2,8 @@
 //!
 //! It starts `omnid --demo` (found next to this omnictl, else on PATH) on a temporary socket
 //! and data directory, then runs a short script of real `omnictl` commands against it,
-//! printing each command before its output. The daemon answers from the bundled fake Gemini
-//! endpoint, so no API key and no network are needed.
+//! printing each command before its output. The daemon answers from its bundled demo
+//! model over HTTP on 127.0.0.1, so no API key and no network are needed.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
