@@ -125,15 +125,7 @@ async fn answer(Path(call): Path<String>, body: Bytes) -> Response {
 /// and how many contents it was sent.
 fn reply_text(request: &DemoRequest) -> String {
     let last = request.contents.last();
-    let parts: Vec<_> = last
-        .map(|content| {
-            content
-                .parts
-                .iter()
-                .map(|raw| parts::from_wire(raw))
-                .collect()
-        })
-        .unwrap_or_default();
+    let parts = last.map(parts::from_content).unwrap_or_default();
     let texts: Vec<&str> = parts
         .iter()
         .filter_map(|p| match &p.content {

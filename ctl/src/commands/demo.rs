@@ -71,38 +71,43 @@ fn stop(daemon: &mut Child) {
     let _ = daemon.wait();
 }
 
-pub async fn run(keep: bool, json: bool) -> Result<(), CtlError> {
-    let omnid = find_omnid()?;
-    let me = std::env::current_exe()
-        .map_err(|e| CtlError::failure(format!("cannot find omnictl itself: {e}")))?;
-    let dir = tempfile::Builder::new()
-        .prefix("omni-demo-")
-        .tempdir()
-        .map_err(|e| CtlError::failure(format!("cannot create a temporary directory: {e}")))?;
-    let socket = dir.path().join("omnid.sock");
-    let log = dir.path().join("omnid.log");
+/// The demo daemon, started on a socket in `dir`, logging to a file there.
+struct DemoDaemon {
+    child: Child,
+    socket: PathBuf,
+    log: PathBuf,
+}
+
+/// Starts `omnid --demo` with everything in `dir`, and waits for its socket.
+fn start(omnid: &Path, dir: &Path) -> Result<DemoDaemon, CtlError> {
+    let socket = dir.join("omnid.sock");
+    let log = dir.join("omnid.log");
     let log_file = std::fs::File::create(&log)
         .map_err(|e| CtlError::failure(format!("cannot create {}: {e}", log.display())))?;
-    let mut daemon = Command::new(&omnid)
+    let mut child = Command::new(omnid)
         .arg("--demo")
         .arg("--socket")
         .arg(&socket)
         .arg("--data-dir")
-        .arg(dir.path().join("data"))
+        .arg(dir.join("data"))
         .arg("--log-dir")
-        .arg(dir.path().join("logs"))
+        .arg(dir.join("logs"))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log_file)
         .spawn()
         .map_err(|e| CtlError::failure(format!("cannot start {}: {e}", omnid.display())))?;
-    if let Err(error) = wait_for_socket(&socket, &mut daemon, &log) {
-        stop(&mut daemon);
+    if let Err(error) = wait_for_socket(&socket, &mut child, &log) {
+        stop(&mut child);
         return Err(error);
     }
+    Ok(DemoDaemon { child, socket, log })
+}
 
+/// Runs the script's commands with this omnictl, showing each first; the first failure
+/// stops it and is returned.
+fn run_script(me: &Path, socket: &Path, json: bool) -> Option<String> {
     let style = Style::stdout();
-    let mut failed = None;
     for args in SCRIPT {
         let shown: Vec<String> = args
             .iter()
@@ -118,49 +123,51 @@ pub async fn run(keep: bool, json: bool) -> Result<(), CtlError> {
             "\n{}",
             style.bold(&format!("$ omnictl {}", shown.join(" ")))
         );
-        let mut command = Command::new(&me);
-        command.arg("--socket").arg(&socket).args(*args);
+        let mut command = Command::new(me);
+        command.arg("--socket").arg(socket).args(*args);
         if json {
             command.arg("--json");
         }
         match command.status() {
             Ok(status) if status.success() => {}
-            Ok(status) => {
-                failed = Some(format!("`omnictl {}` failed ({status})", args.join(" ")));
-                break;
-            }
-            Err(e) => {
-                failed = Some(format!("cannot run omnictl: {e}"));
-                break;
-            }
+            Ok(status) => return Some(format!("`omnictl {}` failed ({status})", args.join(" "))),
+            Err(e) => return Some(format!("cannot run omnictl: {e}")),
         }
     }
+    None
+}
 
+pub async fn run(keep: bool, json: bool) -> Result<(), CtlError> {
+    let omnid = find_omnid()?;
+    let me = std::env::current_exe()
+        .map_err(|e| CtlError::failure(format!("cannot find omnictl itself: {e}")))?;
+    let dir = tempfile::Builder::new()
+        .prefix("omni-demo-")
+        .tempdir()
+        .map_err(|e| CtlError::failure(format!("cannot create a temporary directory: {e}")))?;
+    let mut daemon = start(&omnid, dir.path())?;
+    let failed = run_script(&me, &daemon.socket, json);
     if keep && failed.is_none() {
         let kept = dir.keep();
+        let pid = daemon.child.id();
         println!(
-            "\nThe demo daemon keeps running (pid {}). Try it:\n  export OMNI_SOCKET={}\n  \
-             omnictl send \"your own prompt\"\nStop it with `kill {}`; its files are in {}.",
-            daemon.id(),
-            socket.display(),
-            daemon.id(),
+            "\nThe demo daemon keeps running (pid {pid}). Try it:\n  export OMNI_SOCKET={}\n  \
+             omnictl send \"your own prompt\"\nStop it with `kill {pid}`; its files are in {}.",
+            daemon.socket.display(),
             kept.display()
         );
         return Ok(());
     }
-    stop(&mut daemon);
+    stop(&mut daemon.child);
     match failed {
         Some(message) => Err(CtlError::failure(format!(
             "{message}; the daemon's log:\n{}",
-            std::fs::read_to_string(&log).unwrap_or_default()
+            std::fs::read_to_string(&daemon.log).unwrap_or_default()
         ))),
         None => {
-            println!(
-                "\n{}",
-                style.dim(
-                    "That was a real omnid with a real sled store; the demo model is a local fake."
-                )
-            );
+            let note = "That was a real omnid with a real sled store; the demo model is a \
+                        small deterministic one on 127.0.0.1.";
+            println!("\n{}", Style::stdout().dim(note));
             Ok(())
         }
     }

@@ -17,7 +17,7 @@ mod stream;
 mod tool_result;
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use omni_proto::{Client, ClientError, Event, MoveOp, Reply, Request, SessionRef};
@@ -170,76 +170,79 @@ pub async fn run(cli: Cli) -> Result<(), CtlError> {
         Command::Man => return docs::man(),
         _ => {}
     }
-    let socket_env = std::env::var_os(omni_proto::SOCKET_ENV).filter(|v| !v.is_empty());
-    let from_file = match (&cli.socket, socket_env) {
-        (None, None) => socket_from_config(cli.config.as_deref())?,
-        _ => None,
-    };
-    let socket = omni_proto::resolve_socket_path(cli.socket, from_file).map_err(|e| CtlError {
-        code: exit::UNREACHABLE,
-        kind: None,
-        message: e.to_string(),
-    })?;
     let mut ctx = Ctx {
-        socket,
+        socket: socket(cli.socket, cli.config.as_deref())?,
         json: cli.json,
         no_wait: cli.no_wait,
         client: None,
     };
-    match cli.command {
-        Command::New { tools } => new::run(&mut ctx, tools.as_deref()).await,
-        Command::Send { session, text } => send::run(&mut ctx, &session, &text).await,
+    dispatch(&mut ctx, cli.command).await
+}
+
+/// The daemon's socket: `--socket`, else `OMNI_SOCKET`, else the configuration file's
+/// `socket`, else the default.
+fn socket(flag: Option<PathBuf>, config: Option<&Path>) -> Result<PathBuf, CtlError> {
+    let socket_env = std::env::var_os(omni_proto::SOCKET_ENV).filter(|v| !v.is_empty());
+    let from_file = match (&flag, socket_env) {
+        (None, None) => socket_from_config(config)?,
+        _ => None,
+    };
+    omni_proto::resolve_socket_path(flag, from_file).map_err(|e| CtlError {
+        code: exit::UNREACHABLE,
+        kind: None,
+        message: e.to_string(),
+    })
+}
+
+/// Runs a command that talks to the daemon.
+async fn dispatch(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
+    match command {
+        Command::New { tools } => new::run(ctx, tools.as_deref()).await,
+        Command::Send { session, text } => send::run(ctx, &session, &text).await,
         Command::History {
             session,
             active,
             thoughts,
-        } => history::run(&mut ctx, &session, active, thoughts).await,
-        Command::Undo { session } => moves::run(&mut ctx, &session, MoveOp::Undo).await,
-        Command::Redo { session } => moves::run(&mut ctx, &session, MoveOp::Redo).await,
-        Command::Back { session } => moves::run(&mut ctx, &session, MoveOp::Back).await,
+        } => history::run(ctx, &session, active, thoughts).await,
+        Command::Undo { session } => moves::run(ctx, &session, MoveOp::Undo).await,
+        Command::Redo { session } => moves::run(ctx, &session, MoveOp::Redo).await,
+        Command::Back { session } => moves::run(ctx, &session, MoveOp::Back).await,
         Command::Checkout { session, node } => {
-            moves::run(&mut ctx, &session, MoveOp::Checkout { node }).await
+            moves::run(ctx, &session, MoveOp::Checkout { node }).await
         }
-        Command::Branches { session } => branches::run(&mut ctx, &session).await,
-        Command::Sessions => sessions::run(&mut ctx).await,
-        Command::Status => status::run(&mut ctx).await,
+        Command::Branches { session } => branches::run(ctx, &session).await,
+        Command::Sessions => sessions::run(ctx).await,
+        Command::Status => status::run(ctx).await,
         Command::Resume { id, session } => {
             let session = SessionArg {
                 session: id.or(session.session),
             };
-            resume::run(&mut ctx, &session).await
+            resume::run(ctx, &session).await
         }
         Command::ToolResult {
             session,
             call_id,
             name,
             result,
-        } => tool_result::run(&mut ctx, &session, call_id, name, &result).await,
+        } => tool_result::run(ctx, &session, call_id, name, &result).await,
         Command::Recover {
             session,
             deep,
             clear,
             ignore,
             retry,
-        } => {
-            recover::run(
-                &mut ctx,
-                &session,
-                recover::chosen(deep, clear, ignore, retry),
-            )
-            .await
-        }
+        } => recover::run(ctx, &session, recover::chosen(deep, clear, ignore, retry)).await,
         Command::Logs { command } => match command {
-            LogsCommand::Path => logs::path(&mut ctx).await,
-            LogsCommand::List { session } => logs::list(&mut ctx, session).await,
+            LogsCommand::Path => logs::path(ctx).await,
+            LogsCommand::List { session } => logs::list(ctx, session).await,
             LogsCommand::Export {
                 session,
                 error,
                 output,
                 force,
-            } => logs::export(&mut ctx, &session, error, output.as_deref(), force).await,
+            } => logs::export(ctx, &session, error, output.as_deref(), force).await,
         },
-        Command::Replay { error } => replay::run(&mut ctx, error).await,
+        Command::Replay { error } => replay::run(ctx, error).await,
         Command::Demo { .. } | Command::Completions { .. } | Command::Man => Ok(()),
     }
 }

@@ -1,6 +1,8 @@
 //! `omnictl status`: the daemon's version, uptime, socket, store and activity.
 
-use omni_proto::{BreakerState, HealthState, Reply, Request};
+use omni_proto::{
+    BreakerState, BreakerStatus, DaemonStatus, HealthState, Reply, Request, StoreHealth,
+};
 
 use super::{Ctx, unexpected};
 use crate::error::CtlError;
@@ -16,7 +18,21 @@ pub async fn run(ctx: &mut Ctx) -> Result<(), CtlError> {
         output::json(&status);
         return Ok(());
     }
-    let lines = [
+    for line in lines(&status) {
+        output::line(&line);
+    }
+    Ok(())
+}
+
+/// `n thing` or `n things`.
+fn count(n: impl Into<u64>, thing: &str) -> String {
+    let n = n.into();
+    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
+}
+
+/// What `status` prints, line by line.
+fn lines(status: &DaemonStatus) -> Vec<String> {
+    let mut lines = vec![
         format!(
             "omnid {} (protocol {}), pid {}, up {}",
             status.version,
@@ -26,80 +42,66 @@ pub async fn run(ctx: &mut Ctx) -> Result<(), CtlError> {
         ),
         format!("socket:   {}", status.socket),
         format!(
-            "store:    {} ({}, {} session{})",
+            "store:    {} ({}, {})",
             status.data_dir,
             render::bytes(status.store_bytes),
-            status.sessions,
-            if status.sessions == 1 { "" } else { "s" }
+            count(status.sessions, "session")
         ),
-        match (&status.store_health.state, &status.store_health.reason) {
-            (HealthState::Failing, reason) => format!(
-                "health:   store failing since {}: {}",
-                status
-                    .store_health
-                    .since_ms
-                    .map_or_else(|| "?".to_string(), render::timestamp),
-                reason.as_deref().unwrap_or("unknown")
-            ),
-            (HealthState::Ok, _) => "health:   store ok".to_string(),
-        },
+        health(&status.store_health),
         format!("logs:     {}", status.log_dir),
         format!("model:    {} at {}", status.model, status.base_url),
         format!(
-            "activity: {} connection{}, {} send{} in flight",
-            status.connections,
-            if status.connections == 1 { "" } else { "s" },
-            status.sends_in_flight,
-            if status.sends_in_flight == 1 { "" } else { "s" }
+            "activity: {}, {} in flight",
+            count(status.connections, "connection"),
+            count(status.sends_in_flight, "send")
         ),
         format!(
-            "config:   {} ({} reload{} applied, {} rejected)",
+            "config:   {} ({} applied, {} rejected)",
             status.config_file.as_deref().unwrap_or("no file"),
-            status.config_reloads,
-            if status.config_reloads == 1 { "" } else { "s" },
+            count(status.config_reloads, "reload"),
             status.config_reload_failures
         ),
         format!(
-            "diagnostics: {} record{} could not be written",
-            status.log_write_failures,
-            if status.log_write_failures == 1 {
-                ""
-            } else {
-                "s"
-            }
+            "diagnostics: {} could not be written",
+            count(status.log_write_failures, "record")
         ),
     ];
-    for line in lines {
-        output::line(&line);
-    }
-    for damaged in &status.damaged_sessions {
-        output::line(&format!(
+    lines.extend(status.damaged_sessions.iter().map(|damaged| {
+        format!(
             "damaged:  session {} ({}): readable, takes no changes",
             damaged.id, damaged.reason
-        ));
+        )
+    }));
+    lines.extend(status.breakers.iter().map(breaker));
+    lines
+}
+
+fn health(health: &StoreHealth) -> String {
+    match (&health.state, &health.reason) {
+        (HealthState::Failing, reason) => format!(
+            "health:   store failing since {}: {}",
+            health
+                .since_ms
+                .map_or_else(|| "?".to_string(), render::timestamp),
+            reason.as_deref().unwrap_or("unknown")
+        ),
+        (HealthState::Ok, _) => "health:   store ok".to_string(),
     }
-    for breaker in &status.breakers {
-        let state = match (breaker.state, breaker.next_probe_in_ms) {
-            (BreakerState::Closed, _) => "closed".to_string(),
-            (BreakerState::Open, Some(ms)) => {
-                format!(
-                    "open: failing fast, next probe in {:.1} s",
-                    ms as f64 / 1000.0
-                )
-            }
-            (BreakerState::Open, None) => "open".to_string(),
-            (BreakerState::HalfOpen, _) => "half-open: one probe may go through".to_string(),
-        };
-        output::line(&format!(
-            "breaker:  {state} ({} failed attempt{} in a row) for {}",
-            breaker.consecutive_failures,
-            if breaker.consecutive_failures == 1 {
-                ""
-            } else {
-                "s"
-            },
-            breaker.endpoint
-        ));
-    }
-    Ok(())
+}
+
+fn breaker(breaker: &BreakerStatus) -> String {
+    let state = match (breaker.state, breaker.next_probe_in_ms) {
+        (BreakerState::Closed, _) => "closed".to_string(),
+        (BreakerState::Open, Some(ms)) => format!(
+            "open: failing fast, next probe in {:.1} s",
+            ms as f64 / 1000.0
+        ),
+        (BreakerState::Open, None) => "open".to_string(),
+        (BreakerState::HalfOpen, _) => "half-open: one probe may go through".to_string(),
+    };
+    format!(
+        "breaker:  {state} ({} in a row) for {}",
+        count(breaker.consecutive_failures, "failed attempt"),
+        breaker.endpoint
+    )
 }

@@ -41,13 +41,7 @@ pub fn parse(data: &str) -> Result<StreamUpdate, ProviderError> {
     let candidate = chunk.candidates.into_iter().next().unwrap_or_default();
     let parts = candidate
         .content
-        .map(|content| {
-            content
-                .parts
-                .iter()
-                .map(|raw| parts::from_wire(raw))
-                .collect()
-        })
+        .map(|content| parts::from_content(&content))
         .unwrap_or_default();
     let usage = chunk.usage_metadata.map(|u| Usage {
         prompt_tokens: narrow(u.prompt_token_count),

@@ -4,8 +4,13 @@
 
 use serde_json::value::RawValue;
 
-use super::wire::{Call, Json, PartIn, PartOut, Response};
+use super::wire::{Call, CandidateContent, Json, PartIn, PartOut, Response};
 use crate::model::{Part, PartContent};
+
+/// Reads every part of one content (a turn of a request, or a candidate's answer).
+pub fn from_content(content: &CandidateContent) -> Vec<Part> {
+    content.parts.iter().map(|raw| from_wire(raw)).collect()
+}
 
 /// Reads one part of a model answer. Anything that is not text, a thought, a function call
 /// or a function response is kept whole, as it arrived.

@@ -6,6 +6,6 @@ pub mod classify;
 pub mod delay;
 pub mod retry;
 
-pub use breaker::{Breaker, BreakerState, BreakerStatus, Refused};
+pub use breaker::{Breaker, BreakerState, BreakerStatus, Permit, Refused};
 pub use classify::{Failure, FailureClass, classify};
 pub use retry::{Decision, GiveUp, RetryPolicy};

@@ -15,7 +15,7 @@ use uuid::Uuid;
 use crate::diag::{AttemptTrace, Cause, Diagnostics, Report, ResponseInfo};
 use crate::provider::{Phase, ProviderError};
 use crate::resilience::{
-    Breaker, Decision, Failure, FailureClass, GiveUp, Refused, RetryPolicy, classify,
+    Breaker, Decision, Failure, FailureClass, GiveUp, Permit, Refused, RetryPolicy, classify,
 };
 use crate::services::Live;
 use crate::session::answer::AnswerBuilder;
@@ -173,6 +173,139 @@ async fn wait_for_probe(job: &AnswerJob, refused: Refused, started: Instant, sen
     }
 }
 
+/// How one attempt ended.
+enum Attempt {
+    /// Shutdown cancelled it; what had arrived.
+    Cancelled(AnswerBuilder),
+    /// The whole answer arrived.
+    Answered(AnswerBuilder),
+    /// It failed, classified; `partial` says whether some of an answer had arrived.
+    Failed {
+        failure: Failure,
+        error: Option<ProviderError>,
+        partial: bool,
+    },
+}
+
+/// Sends the request once, streaming what arrives to the client, until it ends, the
+/// deadline passes, or shutdown cancels.
+async fn attempt_once(job: &AnswerJob, deadline: Instant) -> Attempt {
+    let mut answer = AnswerBuilder::default();
+    let result = {
+        let mut absorb = |update| {
+            for event in answer.absorb(update) {
+                let _ = job.events.send(event);
+            }
+        };
+        let streaming = job.live.provider.stream(&job.body, &mut absorb);
+        tokio::select! {
+            result = tokio::time::timeout_at(deadline, streaming) => Some(result),
+            _ = job.cancel.cancelled() => None,
+        }
+    };
+    let partial = !answer.is_empty();
+    match result {
+        None => Attempt::Cancelled(answer),
+        Some(Ok(Ok(()))) => Attempt::Answered(answer),
+        Some(Ok(Err(error))) => Attempt::Failed {
+            failure: classify(&error, job.live.retry.max_delay, SystemTime::now()),
+            error: Some(error),
+            partial,
+        },
+        Some(Err(_elapsed)) => Attempt::Failed {
+            failure: deadline_passed(&job.live.retry, partial),
+            error: None,
+            partial,
+        },
+    }
+}
+
+/// Adds a failed attempt to the timeline and, when the API answered with an error status
+/// or the send gives up, writes it down (synced) before the client hears of it or
+/// anything changes. Returns the record's id, if one was written.
+async fn note_failure(
+    job: &AnswerJob,
+    timeline: &mut Vec<AttemptTrace>,
+    trace: AttemptTrace,
+    failure: &Failure,
+    error: Option<&ProviderError>,
+    decision: &Decision,
+) -> Option<String> {
+    let attempt = trace.attempt;
+    timeline.push(trace);
+    let http_error = failure.status.is_some_and(|s| s >= 400);
+    if !http_error && !matches!(decision, Decision::GiveUp(_)) {
+        return None;
+    }
+    let report = job.report(attempt, failure, error, timeline);
+    job.diag.record(report, &job.live.diag).await
+}
+
+/// Tells the client (and the log) that an attempt failed and another follows after `wait`.
+fn announce_retry(job: &AnswerJob, attempt: u32, failure: Failure, wait: Duration, partial: bool) {
+    tracing::warn!(
+        attempt,
+        max = job.live.retry.max_attempts,
+        class = failure.class.name(),
+        wait_ms = wait.as_millis() as u64,
+        "attempt failed, retrying: {}",
+        failure.message
+    );
+    let notice = RetryNotice {
+        attempt,
+        max_attempts: job.live.retry.max_attempts,
+        class: failure.class.name().to_string(),
+        message: failure.message,
+        wait_ms: wait.as_millis() as u64,
+        discarded_partial: partial,
+    };
+    let _ = job.events.send(SessionEvent::Retrying(notice));
+}
+
+/// A permit for the next attempt from the circuit breaker, waiting for its probe when that
+/// falls within the deadline; else how the send ends.
+async fn admit(job: &AnswerJob, started: Instant, sent: u32) -> Result<Permit, SendOutcome> {
+    loop {
+        let refused = match job.live.breaker.admit(Instant::now().into_std()) {
+            Ok(permit) => return Ok(permit),
+            Err(refused) => refused,
+        };
+        if job.cancel.is_cancelled() {
+            let answer = AnswerBuilder::default();
+            return Err(SendOutcome::Interrupted { answer });
+        }
+        if !wait_for_probe(job, refused, started, sent).await {
+            return Err(SendOutcome::Failed {
+                failure: circuit_open(&job.live.breaker, refused),
+                attempts: sent,
+                gave_up: GiveUp::NotRetryable,
+                error_id: None,
+            });
+        }
+    }
+}
+
+/// The timeline's entry for a failed attempt.
+fn trace(
+    attempt: u32,
+    started_at: SystemTime,
+    started: Instant,
+    failure: &Failure,
+    decision: &Decision,
+) -> AttemptTrace {
+    AttemptTrace {
+        attempt,
+        started_at: rfc3339(started_at),
+        duration_ms: started.elapsed().as_millis() as u64,
+        status: failure.status,
+        class: Some(failure.class.name().to_string()),
+        wait_ms: match decision {
+            Decision::Retry(wait) => Some(wait.as_millis() as u64),
+            Decision::GiveUp(_) => None,
+        },
+    }
+}
+
 /// Runs attempts until one succeeds, retrying stops, or shutdown cancels. An attempt the
 /// open circuit breaker refuses is not an attempt: nothing reaches the API.
 pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
@@ -181,88 +314,44 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
     let mut attempt = 0;
     let mut timeline: Vec<AttemptTrace> = Vec::new();
     loop {
-        let permit = match job.live.breaker.admit(Instant::now().into_std()) {
+        let permit = match admit(&job, started, attempt).await {
             Ok(permit) => permit,
-            Err(refused) => {
-                if job.cancel.is_cancelled() {
-                    return SendOutcome::Interrupted {
-                        answer: AnswerBuilder::default(),
-                    };
-                }
-                if wait_for_probe(&job, refused, started, attempt).await {
-                    continue;
-                }
-                return SendOutcome::Failed {
-                    failure: circuit_open(&job.live.breaker, refused),
-                    attempts: attempt,
-                    gave_up: GiveUp::NotRetryable,
-                    error_id: None,
-                };
-            }
+            Err(outcome) => return outcome,
         };
         attempt += 1;
-        let attempt_started = (Instant::now(), SystemTime::now());
-        let mut answer = AnswerBuilder::default();
-        let result = {
-            let mut absorb = |update| {
-                for event in answer.absorb(update) {
-                    let _ = job.events.send(event);
-                }
-            };
-            let streaming = job.live.provider.stream(&job.body, &mut absorb);
-            tokio::select! {
-                result = tokio::time::timeout_at(deadline, streaming) => Some(result),
-                _ = job.cancel.cancelled() => None,
-            }
-        };
-        let (failure, error) = match result {
-            None => return SendOutcome::Interrupted { answer },
-            Some(Ok(Ok(()))) => {
+        let (attempt_started, started_at) = (Instant::now(), SystemTime::now());
+        let (failure, error, partial) = match attempt_once(&job, deadline).await {
+            Attempt::Cancelled(answer) => return SendOutcome::Interrupted { answer },
+            Attempt::Answered(answer) => {
                 permit.succeeded();
                 return SendOutcome::Completed {
                     answer,
                     attempts: attempt,
                 };
             }
-            Some(Ok(Err(error))) => (
-                classify(&error, job.live.retry.max_delay, SystemTime::now()),
-                Some(error),
-            ),
-            Some(Err(_elapsed)) => (deadline_passed(&job.live.retry, !answer.is_empty()), None),
+            Attempt::Failed {
+                failure,
+                error,
+                partial,
+            } => (failure, error, partial),
         };
         if failure.class.is_transient() {
             permit.failed(Instant::now().into_std());
         } else {
             permit.succeeded();
         }
-        let decision = job
-            .live
-            .retry
-            .decide(attempt, &failure, started.elapsed(), fastrand::f64());
-        timeline.push(AttemptTrace {
-            attempt,
-            started_at: rfc3339(attempt_started.1),
-            duration_ms: attempt_started.0.elapsed().as_millis() as u64,
-            status: failure.status,
-            class: Some(failure.class.name().to_string()),
-            wait_ms: match decision {
-                Decision::Retry(wait) => Some(wait.as_millis() as u64),
-                Decision::GiveUp(_) => None,
-            },
-        });
-        // Written down (and synced) before the client hears of it or anything changes:
-        // every attempt the API answered with an error status, and the send's last failure.
-        let http_error = failure.status.is_some_and(|s| s >= 400);
-        let error_id = if http_error || matches!(decision, Decision::GiveUp(_)) {
-            job.diag
-                .record(
-                    job.report(attempt, &failure, error.as_ref(), &timeline),
-                    &job.live.diag,
-                )
-                .await
-        } else {
-            None
-        };
+        let retry = &job.live.retry;
+        let decision = retry.decide(attempt, &failure, started.elapsed(), fastrand::f64());
+        let trace = trace(attempt, started_at, attempt_started, &failure, &decision);
+        let error_id = note_failure(
+            &job,
+            &mut timeline,
+            trace,
+            &failure,
+            error.as_ref(),
+            &decision,
+        )
+        .await;
         let wait = match decision {
             Decision::GiveUp(gave_up) => {
                 return SendOutcome::Failed {
@@ -274,23 +363,7 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
             }
             Decision::Retry(wait) => wait,
         };
-        tracing::warn!(
-            attempt,
-            max = job.live.retry.max_attempts,
-            class = failure.class.name(),
-            wait_ms = wait.as_millis() as u64,
-            "attempt failed, retrying: {}",
-            failure.message
-        );
-        let notice = RetryNotice {
-            attempt,
-            max_attempts: job.live.retry.max_attempts,
-            class: failure.class.name().to_string(),
-            message: failure.message,
-            wait_ms: wait.as_millis() as u64,
-            discarded_partial: !answer.is_empty(),
-        };
-        let _ = job.events.send(SessionEvent::Retrying(notice));
+        announce_retry(&job, attempt, failure, wait, partial);
         tokio::select! {
             _ = tokio::time::sleep(wait) => {}
             _ = job.cancel.cancelled() => {
