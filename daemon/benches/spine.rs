@@ -211,6 +211,7 @@ async fn seed(data_dir: &Path, turns: u64) -> Uuid {
             .unwrap();
     }
     store.sync().await.unwrap();
+    store.close().unwrap();
     record.id
 }
 

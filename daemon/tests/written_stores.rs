@@ -44,6 +44,7 @@ pub fn write_into_store(
             };
             store.commit(&change).await.expect("the change is stored");
         }
+        store.close().expect("the store lets go of its directory");
     });
 }
 

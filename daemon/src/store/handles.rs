@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::Duration;
 
 use super::StoreError;
 use super::disk_sync::DiskSync;
@@ -24,11 +25,12 @@ pub struct Db {
 }
 
 impl Db {
-    /// Opens (or creates) the store in `dir`; see `open.rs` for what is checked.
-    fn open(dir: &Path) -> Result<Self, StoreError> {
+    /// Opens (or creates) the store in `dir`, waiting up to `patience` for sled's lock; see
+    /// `open.rs` for what is checked.
+    fn open(dir: &Path, patience: Duration) -> Result<Self, StoreError> {
         open::private_dir(dir)?;
         let existed = open::existing_database(dir)?;
-        let db = open::sled(dir)?;
+        let db = open::sled(dir, patience)?;
         open::check_marker(dir, &db, existed)?;
         let [sessions, nodes, moves] = open::TREES;
         let sessions = db.open_tree(sessions)?;
@@ -60,11 +62,11 @@ pub struct Reopenable {
 }
 
 impl Reopenable {
-    /// Opens the database in `dir`.
+    /// Opens the database in `dir`; a lock another process holds is refused at once.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
         Ok(Self {
             dir: dir.to_path_buf(),
-            current: RwLock::new(Some(Arc::new(Db::open(dir)?))),
+            current: RwLock::new(Some(Arc::new(Db::open(dir, Duration::ZERO)?))),
             retired: Mutex::new(None),
             retired_syncs: AtomicU64::new(0),
         })
@@ -107,7 +109,8 @@ impl Reopenable {
                     .into(),
             ));
         }
-        let db = Arc::new(Db::open(&self.dir).map_err(|e| {
+        // The retired instance is this process's own: its lock goes a moment after it.
+        let db = Arc::new(Db::open(&self.dir, open::LOCK_PATIENCE).map_err(|e| {
             StoreError::Unavailable(format!(
                 "the store failed a write and cannot be opened again yet ({e})"
             ))

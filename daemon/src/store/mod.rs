@@ -148,6 +148,14 @@ impl Store {
         })
     }
 
+    /// Closes the store, returning once its directory may be opened again (sled lets go of
+    /// its lock a moment after the last handle drops).
+    pub fn close(self) -> Result<(), StoreError> {
+        let dir = self.dir.clone();
+        drop(self);
+        open::wait_unlocked(&dir, open::LOCK_PATIENCE)
+    }
+
     /// Notes a failure (and retires the database if sled failed); passes it on.
     fn failed(&self, db: &Arc<Db>, error: StoreError) -> StoreError {
         self.health.failed(error.to_string(), false);

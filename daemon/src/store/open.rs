@@ -9,7 +9,9 @@
 use std::fs;
 use std::io;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
+use rustix::fs::FlockOperation;
 use serde::{Deserialize, Serialize};
 
 use super::{StoreError, sled_file};
@@ -119,21 +121,45 @@ pub fn existing_database(dir: &Path) -> Result<bool, StoreError> {
     }
 }
 
-/// How long a lock held by a sled instance that is going away is waited for: sled lets go
-/// of its file only when its background writes end, a moment after the last handle drops
-/// (after a reopen, or a test that closes and opens a store). Another omnid holds it for
-/// good, and is reported once this has passed.
-const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+/// How long a lock held by a sled instance of this process that is going away is waited
+/// for: sled lets go of its file only when its background work ends, a moment after the
+/// last handle drops. Only a reopen waits; a first open fails at once, since a lock held
+/// by another process stays held (the kernel drops it when that process exits).
+pub const LOCK_PATIENCE: Duration = Duration::from_secs(2);
 
-/// Opens sled, turning its errors into sentences that say what to do.
-pub fn sled(dir: &Path) -> Result<sled::Db, StoreError> {
-    let started = std::time::Instant::now();
+/// Opens sled, turning its errors into sentences that say what to do; a lock is waited
+/// for up to `patience`.
+pub fn sled(dir: &Path, patience: Duration) -> Result<sled::Db, StoreError> {
+    let started = Instant::now();
     loop {
         match open_once(dir) {
-            Err(StoreError::Locked(_)) if started.elapsed() < LOCK_PATIENCE => {
-                std::thread::sleep(std::time::Duration::from_millis(20));
+            Err(StoreError::Locked(_)) if started.elapsed() < patience => {
+                std::thread::sleep(Duration::from_millis(10));
             }
             result => return result,
+        }
+    }
+}
+
+/// Waits until nothing holds the database's lock (after the last handle of an instance
+/// dropped), up to `patience`.
+pub fn wait_unlocked(dir: &Path, patience: Duration) -> Result<(), StoreError> {
+    let file = match std::fs::File::open(dir.join("db")) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(explain_io(dir, &error)),
+    };
+    let started = Instant::now();
+    loop {
+        match rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => {
+                let _ = rustix::fs::flock(&file, FlockOperation::Unlock);
+                return Ok(());
+            }
+            Err(_) if started.elapsed() < patience => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(_) => return Err(StoreError::Locked(dir.to_path_buf())),
         }
     }
 }

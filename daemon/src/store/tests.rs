@@ -14,6 +14,12 @@ fn prompt(id: u64, text: &str) -> NodeRecord {
     }
 }
 
+/// Waits until no sled instance of this process holds the directory's lock any more (sled
+/// lets go a moment after its last handle drops).
+fn released(dir: &std::path::Path) {
+    open::wait_unlocked(dir, open::LOCK_PATIENCE).unwrap();
+}
+
 fn change_with_node(record: &mut SessionRecord, node: &NodeRecord) -> MoveRecord {
     record.nodes = node.id;
     record.moves += 1;
@@ -48,6 +54,7 @@ async fn a_committed_change_is_there_after_reopening() {
             store.commit(&change).await.unwrap();
         }
         assert!(store.sync_runs() >= 2);
+        store.close().unwrap();
     }
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(store.session(&record.id).unwrap(), Some(record.clone()));
@@ -184,7 +191,7 @@ fn a_json_or_random_db_is_refused_and_left_as_it_was() {
 
         // The same junk beside sled's own `conf`: sled cannot read it.
         let with_conf = tempfile::tempdir().unwrap();
-        drop(Store::open(with_conf.path()).unwrap());
+        Store::open(with_conf.path()).unwrap().close().unwrap();
         std::fs::write(with_conf.path().join("db"), &junk).unwrap();
         expect_not_omni(with_conf.path());
         assert!(
@@ -202,8 +209,10 @@ fn a_sled_database_of_another_program_is_refused() {
         other.insert(b"their", b"data").unwrap();
         other.flush().unwrap();
     }
+    released(dir.path());
     let message = expect_not_omni(dir.path());
     assert!(message.contains("without Omni's store marker"), "{message}");
+    released(dir.path());
     let other = sled::open(dir.path()).unwrap();
     assert_eq!(other.get(b"their").unwrap().as_deref(), Some(&b"data"[..]));
     assert!(
@@ -230,9 +239,10 @@ async fn a_store_from_before_markers_is_recognised_and_marked() {
         old.open_tree("moves").unwrap();
         old.flush().unwrap();
     }
+    released(dir.path());
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(store.session(&record.id).unwrap(), Some(record));
-    drop(store);
+    store.close().unwrap();
     let marked = sled::open(dir.path()).unwrap();
     let marker = marked.get(b"omni-store").unwrap().unwrap();
     assert!(String::from_utf8_lossy(&marker).contains("\"format\":1"));
@@ -241,12 +251,13 @@ async fn a_store_from_before_markers_is_recognised_and_marked() {
 #[test]
 fn a_marker_that_cannot_be_read_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    drop(Store::open(dir.path()).unwrap());
+    Store::open(dir.path()).unwrap().close().unwrap();
     {
         let db = sled::open(dir.path()).unwrap();
         db.insert(b"omni-store", &b"\x00not json"[..]).unwrap();
         db.flush().unwrap();
     }
+    released(dir.path());
     let message = expect_not_omni(dir.path());
     assert!(
         message.contains("its store marker cannot be read"),
@@ -257,7 +268,7 @@ fn a_marker_that_cannot_be_read_is_refused() {
 #[test]
 fn a_store_of_a_newer_format_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    drop(Store::open(dir.path()).unwrap());
+    Store::open(dir.path()).unwrap().close().unwrap();
     {
         let db = sled::open(dir.path()).unwrap();
         db.insert(
@@ -267,6 +278,7 @@ fn a_store_of_a_newer_format_is_refused() {
         .unwrap();
         db.flush().unwrap();
     }
+    released(dir.path());
     let message = match Store::open(dir.path()) {
         Err(error) => error.to_string(),
         Ok(_) => panic!("a newer format must not open"),
@@ -283,7 +295,7 @@ fn the_data_directory_and_its_files_are_private_whatever_the_umask() {
     use std::os::unix::fs::PermissionsExt;
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("data");
-    drop(Store::open(&dir).unwrap());
+    Store::open(&dir).unwrap().close().unwrap();
     // As an older omnid under umask 022 would have left them.
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
@@ -291,7 +303,7 @@ fn the_data_directory_and_its_files_are_private_whatever_the_umask() {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
     }
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-    drop(Store::open(&dir).unwrap());
+    Store::open(&dir).unwrap().close().unwrap();
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&dir), 0o700);
     for name in ["db", "conf"] {
