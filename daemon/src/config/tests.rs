@@ -270,3 +270,39 @@ pub fn markdown_table(declared: &[Declared]) -> String {
     }
     table
 }
+
+#[test]
+fn flags_that_were_not_given_leave_the_setting_to_the_file() {
+    use clap::Parser;
+    let none = Args::try_parse_from(["omnid"]).unwrap();
+    assert_eq!(none.settings.include_thoughts, None);
+    assert_eq!(none.settings.retry_stream_errors, None);
+    assert_eq!(none.settings.retry_max_attempts, None);
+    let file = "include_thoughts = true\n[retry]\nretry_stream_errors = false\n";
+    let config = resolve(
+        none.settings,
+        &[("OMNI_SOCKET", "/s"), ("HOME", "/h")],
+        file,
+    );
+    assert!(config.provider.request.include_thoughts);
+    assert!(!config.retry.retry_stream_errors);
+
+    let given = Args::try_parse_from([
+        "omnid",
+        "--include-thoughts",
+        "--no-retry-stream-errors",
+        "--retry-max-attempts",
+        "3",
+        "--api-key-file",
+        "/k",
+    ])
+    .unwrap();
+    assert_eq!(given.settings.include_thoughts, Some(true));
+    assert_eq!(given.settings.retry_stream_errors, Some(false));
+    assert_eq!(given.settings.retry_max_attempts, Some(3));
+    assert_eq!(
+        given.settings.api_key,
+        Some(key::ApiKeyFrom::Flag("/k".into()))
+    );
+    assert!(Args::try_parse_from(["omnid", "--include-thoughts", "yes"]).is_err());
+}

@@ -1,5 +1,5 @@
-//! The settings in effect: the configuration and what is built from it (how to reach the
-//! model, how sends retry, the breaker, the diagnostics policy). Swapped as a whole on
+//! The settings in effect: the configuration and what is built from it (the model API
+//! client, the breaker, the diagnostics policy). Swapped as a whole on
 //! SIGHUP, so a send always works with one consistent snapshot, and a reload never
 //! disturbs a send in flight.
 
@@ -9,8 +9,8 @@ use anyhow::Context;
 
 use crate::config::Config;
 use crate::diag::Policy;
-use crate::provider::{Gemini, ModelApi, RequestOptions};
-use crate::resilience::{Breaker, RetryPolicy};
+use crate::provider::{Gemini, ModelApi};
+use crate::resilience::Breaker;
 
 /// Settings in effect for new sends.
 pub struct Live {
@@ -21,14 +21,6 @@ pub struct Live {
     pub diag: Policy,
     /// The model API client.
     pub provider: Arc<dyn ModelApi>,
-    /// The API's base URL, as configured.
-    pub base_url: String,
-    /// The model name recorded on answers.
-    pub model: String,
-    /// Request settings.
-    pub request_options: RequestOptions,
-    /// How sends retry.
-    pub retry: RetryPolicy,
     /// The endpoint's circuit breaker.
     pub breaker: Arc<Breaker>,
 }
@@ -66,10 +58,6 @@ impl Live {
         Self {
             diag: config.diag_policy(),
             provider,
-            base_url: config.provider.base_url.clone(),
-            model: config.provider.model.clone(),
-            request_options: config.provider.request.clone(),
-            retry: config.retry.clone(),
             breaker,
             config,
         }

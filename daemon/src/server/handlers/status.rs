@@ -28,8 +28,8 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
             .counters
             .sends_in_flight
             .load(Ordering::Relaxed),
-        model: live.model.clone(),
-        base_url: live.base_url.clone(),
+        model: live.config.provider.model.clone(),
+        base_url: live.config.provider.base_url.clone(),
         breakers: vec![live.breaker.status(std::time::Instant::now()).into()],
         log_write_failures: services.diag.write_failures(),
         config_file: config.file.as_ref().map(|p| p.display().to_string()),

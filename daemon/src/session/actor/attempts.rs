@@ -65,7 +65,7 @@ impl AnswerJob {
             session: self.session,
             node: self.turn,
             attempt,
-            max_attempts: self.live.retry.max_attempts,
+            max_attempts: self.live.config.retry.max_attempts,
             cause: Cause::Attempt {
                 phase: failure.phase,
                 class: failure.class.clone(),
@@ -153,12 +153,12 @@ async fn wait_for_probe(job: &AnswerJob, refused: Refused, started: Instant, sen
     } else {
         refused.retry_in
     };
-    if started.elapsed() + wait >= job.live.retry.deadline {
+    if started.elapsed() + wait >= job.live.config.retry.deadline {
         return false;
     }
     let notice = RetryNotice {
         attempt: sent,
-        max_attempts: job.live.retry.max_attempts,
+        max_attempts: job.live.config.retry.max_attempts,
         class: FailureClass::CircuitOpen { retry_in: wait }
             .name()
             .to_string(),
@@ -208,12 +208,12 @@ async fn attempt_once(job: &AnswerJob, deadline: Instant) -> Attempt {
         None => Attempt::Cancelled(answer),
         Some(Ok(Ok(()))) => Attempt::Answered(answer),
         Some(Ok(Err(error))) => Attempt::Failed {
-            failure: classify(&error, job.live.retry.max_delay, SystemTime::now()),
+            failure: classify(&error, job.live.config.retry.max_delay, SystemTime::now()),
             error: Some(error),
             partial,
         },
         Some(Err(_elapsed)) => Attempt::Failed {
-            failure: deadline_passed(&job.live.retry, partial),
+            failure: deadline_passed(&job.live.config.retry, partial),
             error: None,
             partial,
         },
@@ -245,7 +245,7 @@ async fn note_failure(
 fn announce_retry(job: &AnswerJob, attempt: u32, failure: Failure, wait: Duration, partial: bool) {
     tracing::warn!(
         attempt,
-        max = job.live.retry.max_attempts,
+        max = job.live.config.retry.max_attempts,
         class = failure.class.name(),
         wait_ms = wait.as_millis() as u64,
         "attempt failed, retrying: {}",
@@ -253,7 +253,7 @@ fn announce_retry(job: &AnswerJob, attempt: u32, failure: Failure, wait: Duratio
     );
     let notice = RetryNotice {
         attempt,
-        max_attempts: job.live.retry.max_attempts,
+        max_attempts: job.live.config.retry.max_attempts,
         class: failure.class.name().to_string(),
         message: failure.message,
         wait_ms: wait.as_millis() as u64,
@@ -310,7 +310,7 @@ fn trace(
 /// open circuit breaker refuses is not an attempt: nothing reaches the API.
 pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
     let started = Instant::now();
-    let deadline = started + job.live.retry.deadline;
+    let deadline = started + job.live.config.retry.deadline;
     let mut attempt = 0;
     let mut timeline: Vec<AttemptTrace> = Vec::new();
     loop {
@@ -340,7 +340,7 @@ pub(super) async fn answer_with_retries(job: AnswerJob) -> SendOutcome {
         } else {
             permit.succeeded();
         }
-        let retry = &job.live.retry;
+        let retry = &job.live.config.retry;
         let decision = retry.decide(attempt, &failure, started.elapsed(), fastrand::f64());
         let trace = trace(attempt, started_at, attempt_started, &failure, &decision);
         let error_id = note_failure(

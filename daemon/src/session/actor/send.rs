@@ -62,7 +62,7 @@ fn model_info(
     interrupted: bool,
 ) -> ModelInfo {
     ModelInfo {
-        model: live.model.clone(),
+        model: live.config.provider.model.clone(),
         model_version: answer.model_version.clone(),
         finish_reason: answer.finish_reason.clone(),
         usage: answer.usage,
@@ -148,7 +148,7 @@ impl Actor {
         let body = render(
             &contents,
             self.record.tools_json.as_deref(),
-            &live.request_options,
+            &live.config.provider.request,
         );
         if let Err(violation) = validate(&contents) {
             // Deep rollback drops the round that holds the earliest offending node.
@@ -166,7 +166,7 @@ impl Actor {
                 session: self.record.id,
                 node: turn,
                 attempt: 0,
-                max_attempts: live.retry.max_attempts,
+                max_attempts: live.config.retry.max_attempts,
                 cause: Cause::Preflight,
                 message: format!("preflight validation refused the request: {violation}{before}"),
                 response: None,
@@ -237,7 +237,7 @@ impl Actor {
                         " (gave up after {}: the next could not finish within the {:.1} s \
                          request deadline)",
                         count(attempts, "attempt"),
-                        send.live.retry.deadline.as_secs_f64()
+                        send.live.config.retry.deadline.as_secs_f64()
                     ),
                 };
                 let failure_text = if why.is_empty() {
