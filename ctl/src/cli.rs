@@ -154,6 +154,16 @@ pub enum Command {
         #[arg(value_name = "ERROR_ID")]
         error: String,
     },
+    /// Cancel the session's answer in flight; the partial answer is kept out of the context
+    Cancel {
+        #[command(flatten)]
+        session: SessionArg,
+    },
+    /// Follow a session live (another client's answers, retries, moves) until Ctrl-C
+    Attach {
+        #[command(flatten)]
+        session: SessionArg,
+    },
     /// Print shell completions for omnictl
     Completions {
         /// The shell

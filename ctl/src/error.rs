@@ -17,6 +17,8 @@ pub mod exit {
     pub const UNREACHABLE: u8 = 4;
     /// The session is suspended after repeated failed sends.
     pub const SUSPENDED: u8 = 5;
+    /// Ctrl-C: the answer was cancelled (or omnictl stopped following).
+    pub const INTERRUPTED: u8 = 130;
 }
 
 /// A failure to report on stderr, with its exit code.
@@ -89,6 +91,7 @@ impl From<ClientError> for CtlError {
                     ErrorKind::InvalidRequest => exit::USAGE,
                     ErrorKind::Suspended => exit::SUSPENDED,
                     ErrorKind::NeedsRecovery => exit::NEEDS_RECOVERY,
+                    ErrorKind::Cancelled => exit::INTERRUPTED,
                     ErrorKind::NotFound
                     | ErrorKind::Busy
                     | ErrorKind::WrongState

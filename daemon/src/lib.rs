@@ -5,9 +5,11 @@
 //! → provider (HTTP) → events back through the actor to the client. See
 //! docs/ARCHITECTURE.md.
 
+mod api;
 mod config;
 mod demo;
 mod diag;
+mod http;
 pub mod model;
 mod notify;
 mod private;

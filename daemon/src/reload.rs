@@ -9,9 +9,9 @@ use std::sync::atomic::Ordering;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::api::Daemon;
 use crate::config::{Args, Config, Env};
 use crate::demo;
-use crate::server::state::Daemon;
 use crate::services::Live;
 
 /// Reloads on every message until shutdown.

@@ -5,27 +5,24 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use anyhow::Context;
 use interprocess::local_socket::tokio::Listener;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::api::Daemon;
+use crate::api::throttle::Throttle;
 use crate::config::{Args, Config, Env};
 use crate::demo::{self, DemoModel};
 use crate::diag::Diagnostics;
+use crate::http;
 use crate::notify;
 use crate::reload;
-use crate::server::frames::Budget;
-use crate::server::state::Daemon;
-use crate::server::throttle::Throttle;
 use crate::server::{self, listener};
 use crate::services::{Counters, CurrentSession, Live, Services, Swap};
 use crate::session::registry::Registry;
 use crate::store::Store;
-
-/// Memory all connections together may hold in partly received frames: four frames of
-/// the largest size.
-const FRAME_BUDGET: usize = 4 * omni_proto::MAX_FRAME_LEN;
 
 /// What start-up needs beyond the configuration: the flags and environment it was resolved
 /// from, so that a reload resolves the file again the same way.
@@ -54,7 +51,7 @@ pub async fn run(
     // A socket handed over by systemd is used as is; otherwise refuse early, before
     // touching the store, if a live daemon owns ours.
     let inherited = listener::inherited()?;
-    if inherited.is_none() {
+    if inherited.control.is_none() {
         listener::reclaim_stale(&config.socket)?;
     }
     let tracker = TaskTracker::new();
@@ -66,11 +63,11 @@ pub async fn run(
     if let Some(latest) = sessions.scan()? {
         services.current.set(latest);
     }
-    let socket = listen(&services, inherited)?;
+    let socket = listen(&services, inherited.control)?;
+    let (api, api_bound) = listen_http(&services, inherited.api).await?;
     let daemon = Arc::new(Daemon {
         services: services.clone(),
         sessions,
-        frame_budget: Budget::new(FRAME_BUDGET),
         warnings: Throttle::new(5, Duration::from_secs(10)),
     });
     let describe = {
@@ -90,7 +87,11 @@ pub async fn run(
     );
     tracker.spawn(reloading);
 
+    http::serve(api, daemon.clone(), shutdown.clone());
     server::serve(socket, daemon, shutdown, tracker.clone()).await;
+    if let Some(path) = api_bound {
+        let _ = std::fs::remove_file(path);
+    }
     drain(&services).await
 }
 
@@ -158,8 +159,12 @@ fn listen(
         None => (listener::bind(&config.socket)?, config.socket.clone()),
     };
     if path != config.socket {
-        // Status shows the socket in use.
+        // Status shows the socket in use; the API's socket and token go beside it.
         let mut config = config.clone();
+        config.http.socket = path.with_file_name("api.sock");
+        if config.settings.http_token_file.is_none() {
+            config.http.token_file = path.with_file_name("api.token");
+        }
         config.socket = path.clone();
         services.live.set(Live::build(config, Some(&live))?);
     }
@@ -172,6 +177,39 @@ fn listen(
         "omnid is listening"
     );
     Ok(socket)
+}
+
+/// The HTTP API's listeners: `api.sock` (handed over by systemd, or bound now: then its
+/// path is returned, to be removed at exit) and, with `--http-listen`, loopback TCP.
+async fn listen_http(
+    services: &Services,
+    inherited: Option<std::os::unix::net::UnixListener>,
+) -> anyhow::Result<(http::Listeners, Option<std::path::PathBuf>)> {
+    let live = services.live.get();
+    let config = &live.config.http;
+    let (unix, bound) = match inherited {
+        Some(socket) => {
+            socket.set_nonblocking(true)?;
+            (tokio::net::UnixListener::from_std(socket)?, None)
+        }
+        None => (
+            listener::bind_api(&config.socket)?,
+            Some(config.socket.clone()),
+        ),
+    };
+    let tcp = match config.listen {
+        Some(addr) => {
+            let token = http::token(&config.token_file)?;
+            let tcp = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr} (--http-listen)"))?;
+            tracing::info!(address = %tcp.local_addr()?, "the HTTP API listens on TCP (bearer token required)");
+            Some((tcp, token))
+        }
+        None => None,
+    };
+    tracing::info!(socket = %config.socket.display(), "the HTTP API listens");
+    Ok((http::Listeners { unix, tcp }, bound))
 }
 
 /// After the server stopped accepting: lets in-flight work finish or record itself as

@@ -3,7 +3,10 @@
 use serde::{Deserialize, Serialize};
 
 /// What kind of failure a request met, so clients can react without parsing messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// In JSON each kind is its snake_case name (`not_found`, `needs_recovery`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// The session, node or other named thing does not exist.
     NotFound,
@@ -29,10 +32,14 @@ pub enum ErrorKind {
     /// The session's records disagree with each other: it stays readable but takes no
     /// changes.
     Damaged,
+    /// The answer was cancelled by a client; the message says what was kept.
+    Cancelled,
 }
 
 /// The final answer to a request that failed: a kind and one clear sentence for the user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, thiserror::Error,
+)]
 #[error("{message}")]
 pub struct ErrorReply {
     /// What kind of failure this is.

@@ -13,6 +13,7 @@
 mod client;
 mod error;
 pub mod frame;
+pub mod json;
 mod limits;
 mod message;
 mod ops;

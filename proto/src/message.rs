@@ -148,6 +148,19 @@ pub enum Request {
         /// The recorded error's id.
         error: String,
     },
+    /// Cancels the session's answer in flight. The partial answer is kept as an
+    /// interrupted node, out of the context; the head stays on the prompt.
+    Cancel {
+        /// The session.
+        session: SessionRef,
+    },
+    /// Follows a session: [`Event::Attached`], then every event of every request and each
+    /// stored change as they happen, until the client disconnects (any byte it sends ends
+    /// the request) or the daemon stops.
+    Attach {
+        /// The session.
+        session: SessionRef,
+    },
 }
 
 /// One message from the daemon about a request.
@@ -191,6 +204,34 @@ pub enum Event {
     Retrying(RetryNotice),
     /// The next piece of a diagnostic bundle (JSON text, split anywhere).
     BundleData(Vec<u8>),
+    /// Following a session begins: its state now. Every event below follows.
+    Attached(SessionSummary),
+    /// An answer was stored (to followers).
+    Answered(Answer),
+    /// A turn was not answered: failed, cancelled, or refused (to followers).
+    Failed(ErrorReply),
+    /// The head moved (to followers).
+    Moved(MoveOutcome),
+    /// A recovery choice was applied (to followers).
+    Recovered(Recovered),
+    /// A suspension was lifted (to followers).
+    Resumed {
+        /// The session's id.
+        session: String,
+    },
+    /// A function result was stored; these calls still wait (to followers).
+    ToolResultStored {
+        /// The session's id.
+        session: String,
+        /// The calls of the model's turn, with which ones are answered.
+        calls: Vec<crate::recovery::PendingCall>,
+    },
+    /// The follower fell this many events behind and missed them; `history` has what was
+    /// stored.
+    Missed {
+        /// How many events were skipped.
+        events: u64,
+    },
 }
 
 /// The successful outcome of a request.
@@ -251,4 +292,13 @@ pub enum Reply {
     },
     /// A replay's outcome.
     Replayed(ReplayOutcome),
+    /// An answer was cancelled.
+    Cancelled {
+        /// The session's id.
+        session: String,
+        /// The turn whose answer was cancelled; the head stays on it.
+        turn: u64,
+        /// The interrupted node holding the partial answer, if anything had arrived.
+        kept: Option<u64>,
+    },
 }

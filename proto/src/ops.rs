@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A head move a client can ask for. Every move is appended to the session's move log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MoveOp {
     /// Drop the answer to the latest prompt, keep the prompt.

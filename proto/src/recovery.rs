@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A function call the model made and that still waits for its result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PendingCall {
     /// The call's id, when the model gave one.
     pub id: Option<String>,
@@ -16,7 +16,7 @@ pub struct PendingCall {
 }
 
 /// The ways out of *needs recovery*. Each is a move in the tree, so nothing is deleted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RecoveryAction {
     /// Head to the parent of the last user prompt: the prompt and its tool chain leave the
@@ -63,7 +63,7 @@ impl RecoveryAction {
 }
 
 /// The outcome of a recovery move (for `--retry`, the answer arrives as an `Answered`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Recovered {
     /// The session's id.
     pub session: String,
@@ -78,7 +78,7 @@ pub struct Recovered {
 }
 
 /// One recorded error, for `omnictl logs list`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorSummary {
     /// The error's id (for `export --error` and `replay`).
     pub id: String,
@@ -93,7 +93,7 @@ pub struct ErrorSummary {
 }
 
 /// What happened when a recorded request was sent again.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ReplayOutcome {
     /// The replayed error.
     pub error: String,

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::ops::MoveOp;
 
 /// Who produced a node of the conversation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// A prompt typed by the user.
@@ -33,7 +33,7 @@ impl Role {
 
 /// One part of a node's content, stored exactly as it arrived from the model so it can be
 /// sent back unchanged (Gemini rejects function calls whose thought signature was dropped).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Part {
     /// What the part holds.
     pub content: PartContent,
@@ -52,7 +52,7 @@ impl Part {
 }
 
 /// The kinds of content a part can carry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PartContent {
     /// Visible text.
@@ -85,7 +85,9 @@ pub enum PartContent {
 }
 
 /// Token counts the API reported for one answer.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Usage {
     /// Tokens in the context sent.
     pub prompt_tokens: u32,
@@ -98,7 +100,7 @@ pub struct Usage {
 }
 
 /// What Omni knows about how a model node was produced.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ModelInfo {
     /// The model asked.
     pub model: String,
@@ -117,7 +119,7 @@ pub struct ModelInfo {
 }
 
 /// One node of a transcript.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Entry {
     /// The node's number within its session.
     pub id: u64,
@@ -138,7 +140,7 @@ pub struct Entry {
 }
 
 /// A session's transcript.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HistoryView {
     /// The session's id.
     pub session: String,
@@ -152,7 +154,7 @@ pub struct HistoryView {
 }
 
 /// A completed, durably stored answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Answer {
     /// The session's id.
     pub session: String,
@@ -169,7 +171,7 @@ pub struct Answer {
 }
 
 /// The result of a head move.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MoveOutcome {
     /// The session's id.
     pub session: String,
@@ -184,7 +186,7 @@ pub struct MoveOutcome {
 }
 
 /// One leaf of a session's tree.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Branch {
     /// The leaf node.
     pub leaf: u64,
@@ -199,7 +201,7 @@ pub struct Branch {
 }
 
 /// Every leaf of a session.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BranchList {
     /// The session's id.
     pub session: String,
@@ -210,7 +212,7 @@ pub struct BranchList {
 }
 
 /// One line of `omnictl sessions`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SessionSummary {
     /// The session's id.
     pub id: String,
@@ -242,7 +244,7 @@ pub struct SessionSummary {
 }
 
 /// What `omnictl status` shows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DaemonStatus {
     /// The daemon's package version.
     pub version: String,
@@ -287,7 +289,7 @@ pub struct DaemonStatus {
 }
 
 /// Whether the store takes writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum HealthState {
     /// Writes succeed.
@@ -297,7 +299,7 @@ pub enum HealthState {
 }
 
 /// The store's health for `omnictl status`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StoreHealth {
     /// Ok or failing.
     pub state: HealthState,
@@ -308,7 +310,7 @@ pub struct StoreHealth {
 }
 
 /// A session whose records disagree with each other.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DamagedSession {
     /// The session's id.
     pub id: String,
@@ -317,7 +319,7 @@ pub struct DamagedSession {
 }
 
 /// A failed attempt that will be retried: what the client shows while it waits.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RetryNotice {
     /// The attempt that failed (from 1).
     pub attempt: u32,
@@ -334,7 +336,7 @@ pub struct RetryNotice {
 }
 
 /// The state of a circuit breaker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BreakerState {
     /// Requests flow.
@@ -346,7 +348,7 @@ pub enum BreakerState {
 }
 
 /// One endpoint's circuit breaker, for `omnictl status`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BreakerStatus {
     /// The endpoint it guards.
     pub endpoint: String,

@@ -1,6 +1,8 @@
 //! One file per subcommand; this module connects and dispatches.
 
+mod attach;
 mod branches;
+mod cancel;
 mod demo;
 mod docs;
 mod history;
@@ -99,6 +101,16 @@ async fn connect(socket: &std::path::Path, no_wait: bool) -> Result<Client, CtlE
 }
 
 impl Ctx {
+    /// A context for the daemon at `socket`; it connects on first use.
+    pub fn new(socket: PathBuf, json: bool, no_wait: bool) -> Self {
+        Self {
+            socket,
+            json,
+            no_wait,
+            client: None,
+        }
+    }
+
     async fn client(&mut self) -> Result<&mut Client, CtlError> {
         if self.client.is_none() {
             self.client = Some(connect(&self.socket, self.no_wait).await?);
@@ -170,12 +182,8 @@ pub async fn run(cli: Cli) -> Result<(), CtlError> {
         Command::Man => return docs::man(),
         _ => {}
     }
-    let mut ctx = Ctx {
-        socket: socket(cli.socket, cli.config.as_deref())?,
-        json: cli.json,
-        no_wait: cli.no_wait,
-        client: None,
-    };
+    let socket = socket(cli.socket, cli.config.as_deref())?;
+    let mut ctx = Ctx::new(socket, cli.json, cli.no_wait);
     dispatch(&mut ctx, cli.command).await
 }
 
@@ -243,6 +251,8 @@ async fn dispatch(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
             } => logs::export(ctx, &session, error, output.as_deref(), force).await,
         },
         Command::Replay { error } => replay::run(ctx, error).await,
+        Command::Cancel { session } => cancel::run(ctx, &session).await,
+        Command::Attach { session } => attach::run(ctx, &session).await,
         Command::Demo { .. } | Command::Completions { .. } | Command::Man => Ok(()),
     }
 }

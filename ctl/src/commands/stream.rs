@@ -1,105 +1,84 @@
 //! Showing a request that streams an answer (`send`, the last `tool-result`,
-//! `recover --retry`): the answer (text and function calls) to stdout as it arrives;
-//! thoughts and retry notices to stderr; with `--json`, one JSON line per event and the
-//! result last.
+//! `recover --retry`): events are shown as they arrive (`render/live.rs`), the result
+//! last; Ctrl-C cancels the answer.
 
+use std::cell::RefCell;
 use std::io::IsTerminal;
-use std::time::Duration;
 
-use omni_proto::{Answer, Event, PartContent, Reply, Request, RetryNotice};
-use tokio::time::Instant;
+use omni_proto::{Answer, ErrorKind, Event, Reply, Request, SessionRef};
 
 use super::Ctx;
-use crate::error::CtlError;
-use crate::output;
-use crate::render::spinner::Spinner;
-use crate::render::{json, style::Style};
+use crate::error::{CtlError, exit};
+use crate::render::live::Live;
+use crate::render::style::Style;
 
-fn retry_line(notice: &RetryNotice) -> String {
-    let wait = Duration::from_millis(notice.wait_ms).as_secs_f64();
-    if notice.class == "circuit_open" {
-        // Nothing was sent: the endpoint is failing fast until its next probe.
-        return format!(
-            "the model API is failing fast (circuit breaker open); the next probe goes out in \
-             {wait:.1} s"
-        );
+/// The session a streaming request is about.
+fn session_of(request: &Request) -> SessionRef {
+    match request {
+        Request::Send { session, .. }
+        | Request::ToolResult { session, .. }
+        | Request::Recover { session, .. } => session.clone(),
+        _ => SessionRef::Current,
     }
-    let mut line = format!(
-        "attempt {}/{} failed ({}): {}; retrying in {wait:.1} s",
-        notice.attempt,
-        notice.max_attempts,
-        notice.class,
-        notice.message.trim_end().trim_end_matches('.'),
-    );
-    if notice.discarded_partial {
-        line.push_str(" (the partial answer above is discarded)");
-    }
-    line
 }
 
 /// Sends a request and renders its events as they arrive; returns the final reply. On a
 /// terminal a spinner shows the time since the prompt was stored until the first token.
+///
+/// Ctrl-C cancels the answer (on a second connection) and waits for the daemon to say
+/// what it kept; the command then exits 130. A second Ctrl-C leaves at once.
 pub async fn streamed(ctx: &mut Ctx, request: Request) -> Result<Reply, CtlError> {
-    let as_json = ctx.json;
-    let err_style = Style::stderr();
-    let mut at_line_start = true;
-    let mut spinner = Spinner::default();
-    let mut stored_at = Instant::now();
-    let result = ctx
-        .call(request, |event| {
-            spinner.stop();
-            if as_json {
-                output::json(&json::event(&event));
-                return;
+    let live = RefCell::new(Live::new(ctx.json, false));
+    let session = RefCell::new(session_of(&request));
+    let (socket, no_wait) = (ctx.socket.clone(), ctx.no_wait);
+    let call = ctx.call(request, |event| {
+        if let Event::PromptStored { session: id, .. } = &event {
+            *session.borrow_mut() = SessionRef::Id(id.clone());
+        }
+        live.borrow_mut().show(event);
+    });
+    tokio::pin!(call);
+    let result = tokio::select! {
+        result = &mut call => result,
+        _ = tokio::signal::ctrl_c() => {
+            live.borrow_mut().end_line();
+            let target = session.borrow().clone();
+            cancel_after_ctrl_c(&socket, no_wait, target).await;
+            tokio::select! {
+                result = &mut call => result,
+                _ = tokio::signal::ctrl_c() => Err(CtlError {
+                    code: exit::INTERRUPTED,
+                    kind: None,
+                    message: "interrupted; the daemon finishes the request on its own".into(),
+                }),
             }
-            match event {
-                Event::Text(text) => {
-                    output::print(&text);
-                    at_line_start = text.ends_with('\n');
-                }
-                Event::Thought(text) => eprint!("{}", err_style.dim(&text)),
-                Event::FunctionCall(part) => {
-                    // A call is the model's answer, so it goes where the answer goes.
-                    if let PartContent::FunctionCall {
-                        name, args_json, ..
-                    } = part.content
-                    {
-                        if !at_line_start {
-                            output::print("\n");
-                        }
-                        output::line(&format!("→ {name}({args_json})"));
-                        at_line_start = true;
-                    }
-                }
-                Event::Retrying(notice) => {
-                    if !at_line_start {
-                        output::print("\n");
-                        at_line_start = true;
-                    }
-                    eprintln!("omnictl: {}", err_style.dim(&retry_line(&notice)));
-                    let wait = Duration::from_millis(notice.wait_ms);
-                    spinner = Spinner::retrying(wait, stored_at);
-                }
-                Event::PromptStored { .. } => {
-                    stored_at = Instant::now();
-                    spinner = Spinner::waiting(stored_at);
-                }
-                Event::BundleData(_) => {}
-            }
-        })
-        .await;
-    spinner.stop();
-    if !at_line_start {
-        output::print("\n");
+        }
+    };
+    live.borrow_mut().end_line();
+    result.map_err(|error| match error.kind {
+        Some(ErrorKind::Cancelled) => CtlError {
+            code: exit::INTERRUPTED,
+            ..error
+        },
+        _ => error,
+    })
+}
+
+/// Asks the daemon, on a connection of its own, to cancel the session's answer. Its reply
+/// matters less than the streaming request's, which says what was kept.
+async fn cancel_after_ctrl_c(socket: &std::path::Path, no_wait: bool, session: SessionRef) {
+    eprintln!("omnictl: cancelling the answer (Ctrl-C again to leave at once)");
+    let mut canceller = super::Ctx::new(socket.to_path_buf(), false, no_wait);
+    if let Err(error) = canceller.ask(Request::Cancel { session }).await {
+        eprintln!("omnictl: could not cancel: {}", error.message);
     }
-    result
 }
 
 /// Finishes showing an answer: the result line with `--json`; otherwise a footer on a
 /// terminal, and what to do about function calls that now wait for results.
 pub fn finish_answer(ctx: &Ctx, answer: &Answer) {
     if ctx.json {
-        output::json(answer);
+        crate::output::json(answer);
         return;
     }
     let style = Style::stderr();

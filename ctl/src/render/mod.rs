@@ -1,6 +1,7 @@
 //! Everything `omnictl` prints: styles, the transcript, events and JSON.
 
 pub mod json;
+pub mod live;
 pub mod spinner;
 pub mod style;
 pub mod transcript;

@@ -26,7 +26,16 @@ macro_rules! plain_setting_values {
     )*};
 }
 
-plain_setting_values!(String, PathBuf, bool, u32, u64, usize, f64);
+plain_setting_values!(
+    String,
+    PathBuf,
+    bool,
+    u32,
+    u64,
+    usize,
+    f64,
+    std::net::SocketAddr
+);
 
 /// Puts `value` at a dotted key of a TOML table, making sections as needed.
 pub fn put_toml(table: &mut toml::Table, key: &str, value: toml::Value) {

@@ -39,6 +39,8 @@ pub struct Config {
     pub settings: Settings,
     /// The socket path.
     pub socket: PathBuf,
+    /// Where the HTTP API listens.
+    pub http: HttpConfig,
     /// The store's directory.
     pub data_dir: PathBuf,
     /// The diagnostic log directory.
@@ -65,6 +67,38 @@ pub struct Config {
     pub client_timeout: Duration,
     /// How long a connection may wait between requests before it is closed.
     pub idle_timeout: Duration,
+}
+
+/// Where the HTTP API listens, and its bearer token for TCP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpConfig {
+    /// The API's Unix socket: `api.sock` beside the control socket.
+    pub socket: PathBuf,
+    /// A loopback TCP address to serve it on as well.
+    pub listen: Option<std::net::SocketAddr>,
+    /// The file holding the bearer token TCP clients must present.
+    pub token_file: PathBuf,
+}
+
+impl HttpConfig {
+    fn from_settings(settings: &Settings) -> anyhow::Result<Self> {
+        let beside = |name: &str| settings.socket.with_file_name(name);
+        if let Some(addr) = settings.http_listen
+            && !addr.ip().is_loopback()
+        {
+            bail!(
+                "--http-listen {addr} is not a loopback address; the HTTP API serves this                  machine only (use 127.0.0.1:PORT or [::1]:PORT)"
+            );
+        }
+        Ok(Self {
+            socket: beside("api.sock"),
+            listen: settings.http_listen,
+            token_file: settings
+                .http_token_file
+                .clone()
+                .unwrap_or_else(|| beside("api.token")),
+        })
+    }
 }
 
 /// A positive, finite number of seconds as a duration.
@@ -151,6 +185,7 @@ impl Config {
         Ok(Self {
             file: path,
             socket: s.socket.clone(),
+            http: HttpConfig::from_settings(s)?,
             data_dir: s.data_dir.clone(),
             log_dir: s.log_dir.clone(),
             provider: ProviderConfig {

@@ -23,6 +23,27 @@ settings! {
         reloads: false,
         secret: false,
     }
+    /// Also serve the HTTP API on this loopback address (`127.0.0.1:PORT`); every request
+    /// there must carry the bearer token. The API is always served on `api.sock` beside the
+    /// control socket.
+    http_listen: std::net::SocketAddr {
+        key: "http.listen",
+        flag: value("http-listen", "ADDR"),
+        env: none,
+        default: none,
+        reloads: false,
+        secret: false,
+    }
+    /// The HTTP API's bearer token: a file readable by its owner only, created at start
+    /// when missing (default: `api.token` beside the control socket).
+    http_token_file: PathBuf {
+        key: "http.token_file",
+        flag: value("http-token-file", "FILE"),
+        env: none,
+        default: none,
+        reloads: false,
+        secret: true,
+    }
     /// The session store's directory.
     data_dir: PathBuf {
         key: "data_dir",

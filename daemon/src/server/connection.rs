@@ -15,9 +15,7 @@ use omni_proto::{
 use tokio_util::sync::CancellationToken;
 
 use super::frames::{Budget, ReadError, read_frame};
-use super::handlers;
-use super::responder::Responder;
-use crate::server::state::Daemon;
+use crate::api::{Daemon, Responder, dispatch};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -36,14 +34,19 @@ pub async fn refuse(mut stream: Stream, limit: usize, budget: Arc<Budget>) {
 
 /// Serves one connection until the client closes it, a frame is bad, a limit is broken,
 /// or shutdown.
-pub async fn serve(mut stream: Stream, daemon: Arc<Daemon>, shutdown: CancellationToken) {
+pub async fn serve(
+    mut stream: Stream,
+    daemon: Arc<Daemon>,
+    budget: Arc<Budget>,
+    shutdown: CancellationToken,
+) {
     daemon
         .services
         .counters
         .connections
         .fetch_add(1, Ordering::Relaxed);
-    if handshake(&mut stream, &daemon).await {
-        serve_requests(&mut stream, &daemon, &shutdown).await;
+    if handshake(&mut stream, &daemon, &budget).await {
+        serve_requests(&mut stream, &daemon, &budget, &shutdown).await;
     }
     daemon
         .services
@@ -63,14 +66,15 @@ fn warn(daemon: &Daemon, what: &str, problem: &dyn std::fmt::Display) {
     }
 }
 
-async fn handshake(stream: &mut Stream, daemon: &Daemon) -> bool {
+async fn handshake(stream: &mut Stream, daemon: &Daemon, budget: &Arc<Budget>) -> bool {
     let within = daemon.services.live.get().config.client_timeout;
-    let hello = read_frame(stream, within, within, &daemon.frame_budget)
-        .await
-        .and_then(|payload| match payload {
-            Some((payload, _grant)) => Ok(Some(frame::decode::<Hello>(&payload)?)),
-            None => Ok(None),
-        });
+    let hello =
+        read_frame(stream, within, within, budget)
+            .await
+            .and_then(|payload| match payload {
+                Some((payload, _grant)) => Ok(Some(frame::decode::<Hello>(&payload)?)),
+                None => Ok(None),
+            });
     let rejection = match hello {
         Ok(Some(hello)) if hello.protocol_version == PROTOCOL_VERSION => {
             let welcome = HelloReply::Welcome {
@@ -100,13 +104,18 @@ async fn handshake(stream: &mut Stream, daemon: &Daemon) -> bool {
     false
 }
 
-async fn serve_requests(stream: &mut Stream, daemon: &Daemon, shutdown: &CancellationToken) {
+async fn serve_requests(
+    stream: &mut Stream,
+    daemon: &Daemon,
+    budget: &Arc<Budget>,
+    shutdown: &CancellationToken,
+) {
     loop {
         let live = daemon.services.live.get();
         let config = &live.config;
         let read = tokio::select! {
             _ = shutdown.cancelled() => return,
-            read = read_frame(stream, config.idle_timeout, config.client_timeout, &daemon.frame_budget) => read,
+            read = read_frame(stream, config.idle_timeout, config.client_timeout, budget) => read,
         };
         let request = read.and_then(|payload| match payload {
             Some((payload, _grant)) => Ok(Some(frame::decode::<RequestFrame>(&payload)?)),
@@ -121,8 +130,8 @@ async fn serve_requests(stream: &mut Stream, daemon: &Daemon, shutdown: &Cancell
             }
         };
         let id = request.id;
-        let mut responder = Responder::new(stream, id);
-        let result = handlers::dispatch(daemon, request.request, &mut responder).await;
+        let mut responder = Responder::frames(stream, id);
+        let result = dispatch(daemon, request.request, &mut responder).await;
         if responder.client_gone() {
             return;
         }

@@ -46,34 +46,65 @@ fn io_error(path: &Path) -> impl Fn(io::Error) -> BindError + '_ {
     }
 }
 
-/// The listening socket systemd handed over (`LISTEN_FDS`/`LISTEN_PID`), if any, with the
-/// path it is bound to. Such a socket belongs to systemd: it is never unlinked.
-pub fn inherited() -> Result<Option<(Listener, Option<PathBuf>)>, BindError> {
+/// The sockets systemd handed over (`LISTEN_FDS`/`LISTEN_PID`): the control socket and,
+/// if the socket unit lists it too, the HTTP API's `api.sock` (told apart by file name).
+/// Such sockets belong to systemd: they are never unlinked.
+#[derive(Default)]
+pub struct Inherited {
+    /// The control socket, with the path it is bound to.
+    pub control: Option<(Listener, Option<PathBuf>)>,
+    /// The HTTP API's socket.
+    pub api: Option<std::os::unix::net::UnixListener>,
+}
+
+/// The sockets systemd handed over, if any.
+pub fn inherited() -> Result<Inherited, BindError> {
     let activation = |source| BindError::Io {
         path: PathBuf::from("(socket activation)"),
         source,
     };
-    let mut fds = sd_notify::listen_fds().map_err(activation)?;
-    let Some(fd) = fds.next() else {
-        return Ok(None);
-    };
-    if fds.len() > 0 {
-        tracing::warn!("systemd passed more than one socket; using the first");
+    let mut inherited = Inherited::default();
+    for fd in sd_notify::listen_fds().map_err(activation)? {
+        // SAFETY: systemd passed this descriptor to this process (LISTEN_PID is ours,
+        // checked by `listen_fds`), and nothing else in the process owns it: we take each
+        // exactly once.
+        #[allow(unsafe_code)]
+        let owned = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+        let std_listener = std::os::unix::net::UnixListener::from(owned);
+        let path = std_listener
+            .local_addr()
+            .ok()
+            .and_then(|addr| addr.as_pathname().map(Path::to_path_buf));
+        if path.as_deref().and_then(Path::file_name) == Some("api.sock".as_ref()) {
+            inherited.api = Some(std_listener);
+            continue;
+        }
+        if inherited.control.is_some() {
+            tracing::warn!("systemd passed more than one control socket; using the first");
+            continue;
+        }
+        let uds = interprocess::os::unix::uds_local_socket::tokio::Listener::try_from(
+            std::os::fd::OwnedFd::from(std_listener),
+        )
+        .map_err(activation)?;
+        inherited.control = Some((Listener::from(uds), path));
     }
-    // SAFETY: systemd passed this descriptor to this process (LISTEN_PID is ours, checked by
-    // `listen_fds`), and nothing else in the process owns it: we take it exactly once.
-    #[allow(unsafe_code)]
-    let owned = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
-    let std_listener = std::os::unix::net::UnixListener::from(owned);
-    let path = std_listener
-        .local_addr()
-        .ok()
-        .and_then(|addr| addr.as_pathname().map(Path::to_path_buf));
-    let uds = interprocess::os::unix::uds_local_socket::tokio::Listener::try_from(
-        std::os::fd::OwnedFd::from(std_listener),
-    )
-    .map_err(activation)?;
-    Ok(Some((Listener::from(uds), path)))
+    Ok(inherited)
+}
+
+/// Binds the HTTP API's Unix socket (0600, the same rules as the control socket: the
+/// directory was checked when that was bound), reclaiming a stale one.
+pub fn bind_api(path: &Path) -> Result<tokio::net::UnixListener, BindError> {
+    use std::os::unix::fs::PermissionsExt;
+    reclaim_stale(path)?;
+    let listener = tokio::net::UnixListener::bind(path).map_err(|e| match e.kind() {
+        io::ErrorKind::AddrInUse => BindError::AlreadyRunning(path.to_path_buf()),
+        _ => io_error(path)(e),
+    })?;
+    // The umask (077) already made it private; say so explicitly all the same.
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .map_err(io_error(path))?;
+    Ok(listener)
 }
 
 /// Fails if the socket's directory is unsafe or a live daemon answers at `path`; removes

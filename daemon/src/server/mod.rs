@@ -1,17 +1,15 @@
 //! The socket server: accept connections (up to a cap), one task per connection.
 
 mod connection;
-mod convert;
 pub mod frames;
-mod handlers;
 pub mod listener;
-mod responder;
-pub mod state;
-pub mod throttle;
-mod views;
 
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Memory all connections together may hold in partly received frames: four frames of
+/// the largest size.
+const FRAME_BUDGET: usize = 4 * omni_proto::MAX_FRAME_LEN;
 
 use interprocess::local_socket::tokio::Listener;
 use interprocess::local_socket::traits::tokio::Listener as _;
@@ -19,7 +17,8 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::server::state::Daemon;
+use crate::api::Daemon;
+use frames::Budget;
 
 /// Accepts connections until `shutdown` is cancelled, then drops the listener (which
 /// removes the socket file) and returns. Connection tasks are spawned on `tracker`.
@@ -29,6 +28,7 @@ pub async fn serve(
     shutdown: CancellationToken,
     tracker: TaskTracker,
 ) {
+    let budget = Budget::new(FRAME_BUDGET);
     let max_connections = daemon.services.live.get().config.max_connections;
     let permits = Arc::new(Semaphore::new(max_connections));
     let mut accept_backoff = Duration::from_millis(10);
@@ -43,13 +43,14 @@ pub async fn serve(
                 match permits.clone().try_acquire_owned() {
                     Ok(permit) => {
                         let (daemon, shutdown) = (daemon.clone(), shutdown.clone());
+                        let budget = budget.clone();
                         tracker.spawn(async move {
-                            connection::serve(stream, daemon, shutdown).await;
+                            connection::serve(stream, daemon, budget, shutdown).await;
                             drop(permit);
                         });
                     }
                     Err(_) => {
-                        let budget = daemon.frame_budget.clone();
+                        let budget = budget.clone();
                         tracker.spawn(connection::refuse(stream, max_connections, budget));
                     }
                 }

@@ -50,6 +50,9 @@ pub enum SessionError {
     /// The store could not save; the message says exactly what was kept.
     #[error("{0}")]
     Storage(String),
+    /// The answer was cancelled by a client; the message says what was kept.
+    #[error("{0}")]
+    Cancelled(String),
     /// The session's records disagree: it is readable, and takes no changes.
     #[error(
         "session {session} is damaged in the store: {reason}. It stays readable (`omnictl \

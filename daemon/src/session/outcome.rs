@@ -3,9 +3,11 @@
 
 use uuid::Uuid;
 
+use super::SessionError;
 use crate::model::{ModelInfo, NodeId, Part};
 
-/// Progress while a request runs.
+/// Progress while a request runs, and (for the session's watchers) each change once it is
+/// stored. The client that asked sees only the progress; watchers see everything.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionEvent {
     /// The turn to answer (a prompt, or function results) is durably stored.
@@ -23,6 +25,44 @@ pub enum SessionEvent {
     FunctionCall(Part),
     /// An attempt failed (or the circuit breaker is open) and a retry follows a wait.
     Retrying(RetryNotice),
+    /// An answer was stored (watchers only).
+    Answered(Answer),
+    /// A turn was not answered: failed, cancelled, refused by preflight (watchers only).
+    Failed(SessionError),
+    /// The head moved (watchers only).
+    Moved(MoveOutcome),
+    /// A recovery choice moved the head or cleared the state (watchers only).
+    Recovered(Recovered),
+    /// A suspension was lifted (watchers only).
+    Resumed(Uuid),
+    /// One function result was stored; these calls still wait (watchers only).
+    ToolResultStored(Uuid, Vec<PendingCall>),
+}
+
+impl SessionEvent {
+    /// Whether the event is a stored change, which only watchers are sent.
+    pub fn is_change(&self) -> bool {
+        !matches!(
+            self,
+            Self::PromptStored { .. }
+                | Self::Text(_)
+                | Self::Thought(_)
+                | Self::FunctionCall(_)
+                | Self::Retrying(_)
+        )
+    }
+}
+
+/// What cancelling an answer did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cancelled {
+    /// The session.
+    pub session: Uuid,
+    /// The turn whose answer was cancelled; the head stays on it.
+    pub turn: NodeId,
+    /// The interrupted node holding the partial answer (off the context), if anything had
+    /// arrived.
+    pub kept: Option<NodeId>,
 }
 
 /// A wait before the next attempt, and why.

@@ -182,6 +182,34 @@ impl RunningCtl {
         texts
     }
 
+    /// Reads JSON lines until an event named `name` has arrived; returns every event read,
+    /// that one last. Blocks until it does.
+    #[track_caller]
+    pub fn read_until(&mut self, name: &str) -> Vec<Value> {
+        let mut events = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .next()
+                .unwrap_or_else(|| panic!("omnictl ended before a {name} event; saw {events:?}"))
+                .expect("omnictl's stdout");
+            let event: Value = serde_json::from_str(&line).expect("a JSON line");
+            self.seen.push(line);
+            let found = event["event"] == name;
+            events.push(event);
+            if found {
+                return events;
+            }
+        }
+    }
+
+    /// Presses Ctrl-C: sends SIGINT to the running command.
+    pub fn interrupt(&self) {
+        let pid = rustix::process::Pid::from_child(&self.child);
+        rustix::process::kill_process(pid, rustix::process::Signal::INT)
+            .expect("SIGINT is delivered");
+    }
+
     /// Waits for the command to end; its stdout holds every line, read or not.
     pub fn finish(mut self) -> CtlOutput {
         let mut stdout: Vec<String> = std::mem::take(&mut self.seen);

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use crate::session::outcome::{RetryNotice, SessionEvent};
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use super::Events;
 use crate::diag::{AttemptTrace, Cause, Diagnostics, Report, ResponseInfo};
 use crate::provider::{Phase, ProviderError};
 use crate::resilience::{
@@ -31,7 +31,7 @@ pub(super) struct AnswerJob {
     /// The node being answered (a prompt or function results).
     pub turn: NodeId,
     pub body: String,
-    pub events: mpsc::UnboundedSender<SessionEvent>,
+    pub events: Events,
     pub cancel: CancellationToken,
 }
 
@@ -98,7 +98,8 @@ pub(super) enum SendOutcome {
         /// The diagnostic record of the last failure, if one was written.
         error_id: Option<String>,
     },
-    /// Shutdown cut the send short; what the current attempt had received.
+    /// A client's cancel or shutdown cut the send short; what the current attempt had
+    /// received.
     Interrupted { answer: AnswerBuilder },
 }
 
@@ -166,7 +167,7 @@ async fn wait_for_probe(job: &AnswerJob, refused: Refused, started: Instant, sen
         wait_ms: wait.as_millis() as u64,
         discarded_partial: false,
     };
-    let _ = job.events.send(SessionEvent::Retrying(notice));
+    job.events.send(SessionEvent::Retrying(notice));
     tokio::select! {
         _ = tokio::time::sleep(wait) => true,
         _ = job.cancel.cancelled() => false,
@@ -194,7 +195,7 @@ async fn attempt_once(job: &AnswerJob, deadline: Instant) -> Attempt {
     let result = {
         let mut absorb = |update| {
             for event in answer.absorb(update) {
-                let _ = job.events.send(event);
+                job.events.send(event);
             }
         };
         let streaming = job.live.provider.stream(&job.body, &mut absorb);
@@ -259,7 +260,7 @@ fn announce_retry(job: &AnswerJob, attempt: u32, failure: Failure, wait: Duratio
         wait_ms: wait.as_millis() as u64,
         discarded_partial: partial,
     };
-    let _ = job.events.send(SessionEvent::Retrying(notice));
+    job.events.send(SessionEvent::Retrying(notice));
 }
 
 /// A permit for the next attempt from the circuit breaker, waiting for its probe when that

@@ -3,7 +3,9 @@
 //! as busy rather than queued behind a long stream, and a shutdown interrupts the stream.
 
 mod attempts;
+mod cancel;
 mod commit;
+mod events;
 mod health;
 mod moves;
 mod recovery;
@@ -15,15 +17,16 @@ use std::sync::{Arc, Mutex, Weak};
 
 use super::SessionError;
 use super::outcome::{
-    Answer, HeadOp, MoveOutcome, PendingCall, Recovered, RecoveryChoice, SessionEvent,
+    Answer, Cancelled, HeadOp, MoveOutcome, PendingCall, Recovered, RecoveryChoice, SessionEvent,
 };
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
 use super::tree::Tree;
 use crate::model::SessionRecord;
 use crate::services::Services;
 use commit::{HeadMove, RedoEffect};
+use events::{Events, WATCH_BACKLOG};
 use send::{InFlight, next_outcome};
 
 type Reply<T> = oneshot::Sender<Result<T, SessionError>>;
@@ -71,6 +74,12 @@ enum Command {
         events: mpsc::UnboundedSender<SessionEvent>,
         reply: Reply<RecoverOutcome>,
     },
+    Cancel {
+        reply: Reply<Cancelled>,
+    },
+    Watch {
+        reply: Reply<broadcast::Receiver<SessionEvent>>,
+    },
 }
 
 /// How long an actor with nothing to do stays loaded.
@@ -102,6 +111,7 @@ impl ActorHandle {
             record,
             tree,
             inbox,
+            watchers: broadcast::channel(WATCH_BACKLOG).0,
             inflight: None,
             retired: false,
             loaded,
@@ -179,6 +189,17 @@ impl ActorHandle {
         })
         .await
     }
+
+    /// Cancels the answer in flight; answers once the partial answer is stored.
+    pub async fn cancel(&self) -> Result<Cancelled, SessionError> {
+        self.call(|reply| Command::Cancel { reply }).await
+    }
+
+    /// Follows the session: every event of every request from now on, and each change once
+    /// stored. A watched session stays loaded; the stream ends when the daemon stops.
+    pub async fn watch(&self) -> Result<broadcast::Receiver<SessionEvent>, SessionError> {
+        self.call(|reply| Command::Watch { reply }).await
+    }
 }
 
 struct Actor {
@@ -186,6 +207,8 @@ struct Actor {
     record: SessionRecord,
     tree: Tree,
     inbox: mpsc::Receiver<Command>,
+    /// Clients following the session (`attach`).
+    watchers: broadcast::Sender<SessionEvent>,
     inflight: Option<InFlight>,
     /// The store failed in a way that leaves memory and store possibly apart: the actor
     /// ends, and the session is loaded again from the store on its next request.
@@ -237,7 +260,7 @@ impl Actor {
             return true;
         };
         let mut loaded = loaded.lock().unwrap_or_else(|p| p.into_inner());
-        if !self.inbox.is_empty() {
+        if !self.inbox.is_empty() || self.watchers.receiver_count() > 0 {
             return false;
         }
         self.inbox.close();
@@ -269,11 +292,21 @@ impl Actor {
             } => self.begin_send(prompt, events, reply).await,
             Command::Move { op, reply } => {
                 let result = self.apply_move(op).await;
+                if let Ok(outcome) = &result {
+                    self.announce(SessionEvent::Moved(outcome.clone()));
+                }
                 let _ = reply.send(result);
             }
             Command::Resume { reply } => {
                 let result = self.resume().await;
+                if result.is_ok() {
+                    self.announce(SessionEvent::Resumed(self.record.id));
+                }
                 let _ = reply.send(result);
+            }
+            Command::Cancel { reply } => self.cancel(reply),
+            Command::Watch { reply } => {
+                let _ = reply.send(Ok(self.watchers.subscribe()));
             }
             Command::ToolResult {
                 call_id,
@@ -291,6 +324,16 @@ impl Actor {
                 reply,
             } => self.recover(action, events, reply).await,
         }
+    }
+
+    /// Tells the session's watchers about a stored change.
+    fn announce(&self, change: SessionEvent) {
+        self.events(None).send(change);
+    }
+
+    /// An outlet for a request's events: to `requester` and the session's watchers.
+    fn events(&self, requester: Option<mpsc::UnboundedSender<SessionEvent>>) -> Events {
+        Events::new(requester, self.watchers.clone())
     }
 
     fn refuse_if_busy(&self) -> Result<(), SessionError> {

@@ -62,6 +62,9 @@ impl Actor {
         reply_to: Reply<RecoverOutcome>,
     ) {
         let moved = self.recovery_move(action).await;
+        if let Ok(recovered) = &moved {
+            self.announce(SessionEvent::Recovered(recovered.clone()));
+        }
         match (action, moved) {
             (_, Err(error)) => {
                 let _ = reply_to.send(Err(error));
@@ -69,6 +72,7 @@ impl Actor {
             (RecoveryChoice::Retry, Ok(_)) => {
                 let turn = self.tree.head();
                 let done = done_with(reply_to, RecoverOutcome::Answered);
+                let events = self.events(Some(events));
                 self.start_answering(turn, events, done).await;
             }
             (

@@ -8,12 +8,13 @@ use std::time::Instant;
 
 use crate::model::{ModelInfo, Part, Role};
 use crate::session::SessionError;
-use crate::session::outcome::{Answer, SessionEvent};
+use crate::session::outcome::{Answer, Cancelled, SessionEvent};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use super::attempts::{AnswerJob, SendOutcome, answer_with_retries};
-use super::{Actor, HeadMove, RedoEffect, Reply};
+use super::{Actor, Events, HeadMove, RedoEffect, Reply};
 use crate::diag::{Cause, Report};
 use crate::model::{MoveKind, NodeRecord};
 use crate::provider::{contents, render};
@@ -42,6 +43,10 @@ pub(super) struct InFlight {
     started: Instant,
     /// The settings this send started with (a reload does not change them).
     live: Arc<Live>,
+    /// Stops the attempts: a client's cancel, or shutdown (its parent).
+    pub(super) cancel: CancellationToken,
+    /// Clients that asked to cancel, answered once the outcome is stored.
+    pub(super) cancellers: Vec<Reply<Cancelled>>,
 }
 
 /// Resolves when the in-flight send (if any) ends; never, if there is none.
@@ -83,7 +88,8 @@ impl Actor {
         let done = done_with(reply, |answer| answer);
         match self.store_prompt(prompt).await {
             Ok(turn) => {
-                let _ = events.send(SessionEvent::PromptStored {
+                let events = self.events(Some(events));
+                events.send(SessionEvent::PromptStored {
                     session: self.record.id,
                     node: turn,
                 });
@@ -127,12 +133,7 @@ impl Actor {
     /// Answers the turn at the head: validates the context, then runs the attempts in their
     /// own task. A violation never reaches the API: it is recorded and the session needs
     /// recovery.
-    pub(super) async fn start_answering(
-        &mut self,
-        turn: NodeId,
-        events: mpsc::UnboundedSender<SessionEvent>,
-        done: Done,
-    ) {
+    pub(super) async fn start_answering(&mut self, turn: NodeId, events: Events, done: Done) {
         let context = match self
             .tree
             .path_to(turn)
@@ -141,7 +142,7 @@ impl Actor {
             .collect::<Result<Vec<_>, _>>()
         {
             Ok(context) => context,
-            Err(error) => return done(Err(error.into())),
+            Err(error) => return self.finish(done, Err(error.into())),
         };
         let live = self.ctx.live.get();
         let contents = contents(&context);
@@ -177,10 +178,10 @@ impl Actor {
             let reason = report.message.clone();
             tracing::warn!(session = %self.record.id, turn, "{reason}");
             let error_id = self.ctx.diag.record(report, &live.diag).await;
-            return done(Err(self
-                .enter_recovery(&reason, error_id, rollback_to)
-                .await));
+            let error = self.enter_recovery(&reason, error_id, rollback_to).await;
+            return self.finish(done, Err(error));
         }
+        let cancel = self.ctx.shutdown.child_token();
         let job = AnswerJob {
             live: live.clone(),
             diag: self.ctx.diag.clone(),
@@ -188,7 +189,7 @@ impl Actor {
             turn,
             body,
             events,
-            cancel: self.ctx.shutdown.clone(),
+            cancel: cancel.clone(),
         };
         self.ctx
             .counters
@@ -201,7 +202,18 @@ impl Actor {
             done,
             started: Instant::now(),
             live,
+            cancel,
+            cancellers: Vec::new(),
         });
+    }
+
+    /// Tells the session's watchers how a turn ended, then the requester.
+    pub(super) fn finish(&self, done: Done, result: Result<Answer, SessionError>) {
+        self.announce(match &result {
+            Ok(answer) => SessionEvent::Answered(answer.clone()),
+            Err(error) => SessionEvent::Failed(error.clone()),
+        });
+        done(result);
     }
 
     /// Stores what the attempts produced and answers the requester.
@@ -209,9 +221,10 @@ impl Actor {
         &mut self,
         outcome: Result<SendOutcome, tokio::task::JoinError>,
     ) {
-        let Some(send) = self.inflight.take() else {
+        let Some(mut send) = self.inflight.take() else {
             return;
         };
+        let mut cancellers = std::mem::take(&mut send.cancellers);
         self.ctx
             .counters
             .sends_in_flight
@@ -271,19 +284,23 @@ impl Actor {
             }
             Ok(SendOutcome::Interrupted { answer }) => {
                 let info = model_info(&send.live, &answer, 1, latency_ms, true);
-                Err(self.store_interrupted(send.turn, answer, info).await)
+                let cancellers = std::mem::take(&mut cancellers);
+                Err(self
+                    .store_interrupted(send.turn, answer, info, cancellers)
+                    .await)
             }
             Err(join) => Err(SessionError::Internal(format!(
                 "the answer task failed ({join}); your turn is saved as node {}",
                 send.turn
             ))),
         };
-        (send.done)(result);
+        self.too_late_to_cancel(cancellers, &result);
+        self.finish(send.done, result);
     }
 
     /// Stores a model node under the turn. A complete answer becomes the head (and resets
     /// the failure count); an interrupted one stays beside it, out of the context.
-    async fn store_answer(
+    pub(super) async fn store_answer(
         &mut self,
         turn: NodeId,
         answer: AnswerBuilder,
@@ -332,29 +349,5 @@ impl Actor {
             model,
             pending_calls,
         })
-    }
-
-    /// A shutdown cut the stream: whatever arrived is kept as an *interrupted* node beside
-    /// the turn, off the path to the head, so it is visible but never sent to the model.
-    async fn store_interrupted(
-        &mut self,
-        turn: NodeId,
-        answer: AnswerBuilder,
-        info: ModelInfo,
-    ) -> SessionError {
-        let kept = if answer.is_empty() {
-            "nothing had arrived yet".to_string()
-        } else {
-            match self.store_answer(turn, answer, info).await {
-                Ok(stored) => format!(
-                    "the partial answer is kept as node {} (interrupted, not in the context)",
-                    stored.node
-                ),
-                Err(error) => format!("the partial answer could not be kept: {error}"),
-            }
-        };
-        SessionError::ShuttingDown(format!(
-            "omnid is shutting down and interrupted the answer; {kept}. Your turn is saved as node {turn}"
-        ))
     }
 }

@@ -84,6 +84,12 @@ impl Actor {
                 .await
                 .map(|()| ToolOutcome::Stored(waiting.pending()))
                 .map_err(|e| e.error(&format!("the result of {name}")));
+            if let Ok(ToolOutcome::Stored(calls)) = &stored {
+                self.announce(SessionEvent::ToolResultStored(
+                    self.record.id,
+                    calls.clone(),
+                ));
+            }
             let _ = reply_to.send(stored);
             return;
         }
@@ -121,7 +127,8 @@ impl Actor {
         if let Err(error) = self.commit(Some(tool_node), Some(to_head)).await {
             return done(Err(error.error("the function results")));
         }
-        let _ = events.send(SessionEvent::PromptStored {
+        let events = self.events(Some(events));
+        events.send(SessionEvent::PromptStored {
             session: self.record.id,
             node: turn,
         });

@@ -2,6 +2,7 @@
 //! paused tokio time. No socket, no subprocess: each test drives the session layer as the
 //! server's handlers do, and reads the store as `history` does.
 
+mod follow;
 mod health;
 mod recovery;
 mod tools;

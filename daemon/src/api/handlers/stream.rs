@@ -4,7 +4,7 @@ use std::future::Future;
 
 use tokio::sync::mpsc;
 
-use crate::server::responder::Responder;
+use crate::api::responder::Responder;
 use crate::session::outcome::SessionEvent;
 
 /// Runs `work`, which sends session events into the channel whose receiver is `incoming`,

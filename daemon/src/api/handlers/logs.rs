@@ -3,9 +3,9 @@
 use omni_proto::{ErrorKind, ErrorReply, ErrorSummary, Event, Reply, SessionRef};
 
 use super::sessions::load;
-use crate::server::convert::session_ref;
-use crate::server::responder::Responder;
-use crate::server::state::Daemon;
+use crate::api::convert::session_ref;
+use crate::api::responder::Responder;
+use crate::api::state::Daemon;
 
 /// The size of each piece a bundle travels in (well under the frame limit).
 const PIECE: usize = 1024 * 1024;

@@ -3,8 +3,8 @@
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
 use super::sessions::{Loaded, load};
-use crate::server::state::Daemon;
-use crate::server::views;
+use crate::api::state::Daemon;
+use crate::api::views;
 use crate::session::SessionError;
 
 pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {

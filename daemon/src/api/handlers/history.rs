@@ -3,7 +3,7 @@
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
 use super::sessions::load;
-use crate::server::state::Daemon;
+use crate::api::state::Daemon;
 
 pub fn handle(
     daemon: &Daemon,

@@ -3,8 +3,8 @@
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
 use super::sessions::{head_node, record};
-use crate::server::state::Daemon;
-use crate::server::views;
+use crate::api::state::Daemon;
+use crate::api::views;
 
 pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {
     let record = record(daemon, session)?;

@@ -1,12 +1,11 @@
-//! What every connection and request handler works with: the daemon's shared services,
-//! its sessions, and what only the socket server needs.
+//! What every connection and request handler works with: the daemon's shared services
+//! and its sessions.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use crate::api::throttle::Throttle;
 use crate::resilience::BreakerState;
-use crate::server::frames::Budget;
-use crate::server::throttle::Throttle;
 use crate::services::Services;
 use crate::session::registry::Registry;
 
@@ -16,8 +15,6 @@ pub struct Daemon {
     pub services: Arc<Services>,
     /// The sessions and their actors.
     pub sessions: Registry,
-    /// Memory all connections together may hold in partly received frames.
-    pub frame_budget: Arc<Budget>,
     /// Keeps warnings about misbehaving clients from flooding the log.
     pub warnings: Throttle,
 }

@@ -1,26 +1,10 @@
-//! Request handlers: one file per request kind, each a function from a request to a reply.
-//! Reads go straight to the store (they never wait behind a streaming answer); changes go
-//! through the session's actor.
-
-mod branches;
-mod history;
-mod logs;
-mod moves;
-mod new_session;
-mod recover;
-mod replay;
-mod resume;
-mod send;
-mod session;
-mod sessions;
-mod status;
-mod stream;
-mod tool_result;
+//! From a request to its handler: the one table both edges (the socket and HTTP) use.
 
 use omni_proto::{ErrorReply, Reply, Request};
 
+use super::handlers::*;
 use super::responder::Responder;
-use crate::server::state::Daemon;
+use crate::api::state::Daemon;
 
 /// Runs one request; events go out through `responder` as they happen.
 pub async fn dispatch(
@@ -59,5 +43,7 @@ pub async fn dispatch(
         }
         Request::LogPath => Ok(logs::path(daemon)),
         Request::Replay { error } => replay::handle(daemon, &error).await,
+        Request::Cancel { session } => cancel::handle(daemon, &session).await,
+        Request::Attach { session } => attach::handle(daemon, &session, responder).await,
     }
 }

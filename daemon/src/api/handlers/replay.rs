@@ -5,9 +5,9 @@ use std::time::{Duration, SystemTime};
 
 use omni_proto::{ErrorKind, ErrorReply, ReplayOutcome, Reply};
 
+use crate::api::state::Daemon;
 use crate::model::visible_text;
 use crate::resilience::classify;
-use crate::server::state::Daemon;
 use crate::session::answer::AnswerBuilder;
 use crate::text::first_line;
 

@@ -6,7 +6,7 @@ use omni_proto::{
     DaemonStatus, DamagedSession, ErrorReply, HealthState, PROTOCOL_VERSION, Reply, StoreHealth,
 };
 
-use crate::server::state::Daemon;
+use crate::api::state::Daemon;
 
 pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
     let services = &daemon.services;

@@ -4,11 +4,11 @@
 use omni_proto::{ErrorKind, ErrorReply, Reply, SessionRef, SessionSummary};
 use uuid::Uuid;
 
+use crate::api::convert::session_ref;
+use crate::api::convert::store_error;
+use crate::api::state::Daemon;
+use crate::api::views;
 use crate::model::{NodeRecord, SessionRecord};
-use crate::server::convert::session_ref;
-use crate::server::convert::store_error;
-use crate::server::state::Daemon;
-use crate::server::views;
 use crate::session::build_tree;
 use crate::session::registry::is_bad_record;
 use crate::session::tree::{NodeId, Tree};

@@ -3,7 +3,7 @@
 use omni_proto::{ErrorKind, ErrorReply, Reply};
 use serde_json::Value;
 
-use crate::server::state::Daemon;
+use crate::api::state::Daemon;
 
 /// Checks function declarations: a JSON array of objects, each with a non-empty `name`.
 /// Returns them compacted.

@@ -2,8 +2,8 @@
 
 use omni_proto::{ErrorReply, MoveOp, Reply, SessionRef};
 
-use crate::server::convert::session_ref;
-use crate::server::state::Daemon;
+use crate::api::convert::session_ref;
+use crate::api::state::Daemon;
 
 pub async fn handle(
     daemon: &Daemon,

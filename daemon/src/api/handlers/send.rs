@@ -4,9 +4,9 @@ use omni_proto::{ErrorReply, Reply, SessionRef};
 use tokio::sync::mpsc;
 
 use super::stream::with_events;
-use crate::server::convert::session_ref;
-use crate::server::responder::Responder;
-use crate::server::state::Daemon;
+use crate::api::convert::session_ref;
+use crate::api::responder::Responder;
+use crate::api::state::Daemon;
 
 pub async fn handle(
     daemon: &Daemon,

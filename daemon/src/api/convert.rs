@@ -114,6 +114,17 @@ impl From<SessionEvent> for wire::Event {
             SessionEvent::Thought(text) => wire::Event::Thought(text),
             SessionEvent::FunctionCall(part) => wire::Event::FunctionCall(part.into()),
             SessionEvent::Retrying(notice) => wire::Event::Retrying(notice.into()),
+            SessionEvent::Answered(answer) => wire::Event::Answered(answer.into()),
+            SessionEvent::Failed(error) => wire::Event::Failed(error.into()),
+            SessionEvent::Moved(outcome) => wire::Event::Moved(outcome.into()),
+            SessionEvent::Recovered(recovered) => wire::Event::Recovered(recovered.into()),
+            SessionEvent::Resumed(session) => wire::Event::Resumed {
+                session: session.to_string(),
+            },
+            SessionEvent::ToolResultStored(session, calls) => wire::Event::ToolResultStored {
+                session: session.to_string(),
+                calls: calls.into_iter().map(Into::into).collect(),
+            },
         }
     }
 }
@@ -242,6 +253,7 @@ impl From<SessionError> for wire::ErrorReply {
             SessionError::NeedsRecovery { .. } => Kind::NeedsRecovery,
             SessionError::Storage(_) => Kind::Storage,
             SessionError::Damaged { .. } => Kind::Damaged,
+            SessionError::Cancelled(_) => Kind::Cancelled,
         };
         let message = match &error {
             SessionError::NeedsRecovery { .. } => recovery_options(&error.to_string()),

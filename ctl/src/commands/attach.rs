@@ -1,0 +1,29 @@
+//! `omnictl attach [-s ID]`: follow a session live (another client's answers as they
+//! stream, retries, moves, recoveries) until Ctrl-C, which exits 130.
+
+use omni_proto::Request;
+
+use super::Ctx;
+use crate::cli::SessionArg;
+use crate::error::{CtlError, exit};
+use crate::render::live::Live;
+
+pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
+    let mut live = Live::new(ctx.json, true);
+    let request = Request::Attach {
+        session: session.to_ref(),
+    };
+    let result = tokio::select! {
+        result = ctx.call(request, |event| live.show(event)) => result,
+        _ = tokio::signal::ctrl_c() => Err(CtlError {
+            code: exit::INTERRUPTED,
+            kind: None,
+            message: "stopped following the session".into(),
+        }),
+    };
+    live.end_line();
+    match result {
+        Ok(reply) => Err(super::unexpected(reply)),
+        Err(error) => Err(error),
+    }
+}

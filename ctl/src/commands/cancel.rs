@@ -1,0 +1,32 @@
+//! `omnictl cancel [-s ID]`: stop a session's answer in flight. The partial answer is kept
+//! as an interrupted node, out of the context; the head stays on the prompt.
+
+use omni_proto::{Reply, Request};
+
+use super::{Ctx, unexpected};
+use crate::cli::SessionArg;
+use crate::error::CtlError;
+use crate::output;
+
+pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
+    let reply = ctx
+        .ask(Request::Cancel {
+            session: session.to_ref(),
+        })
+        .await?;
+    if ctx.json {
+        output::json(&omni_proto::json::reply(&reply));
+        return Ok(());
+    }
+    let Reply::Cancelled { turn, kept, .. } = reply else {
+        return Err(unexpected(reply));
+    };
+    let kept = match kept {
+        Some(node) => format!("the partial answer is kept as node {node}, out of the context"),
+        None => "nothing of the answer had arrived".to_string(),
+    };
+    output::line(&format!(
+        "cancelled the answer to node {turn}; {kept}. The head stays on node {turn}."
+    ));
+    Ok(())
+}

@@ -1,0 +1,134 @@
+//! Showing a session's events as they arrive, for `send` (and the requests that stream an
+//! answer) and for `attach`: the answer (text and function calls) to stdout, thoughts,
+//! retry notices and changes to stderr; with `--json`, one JSON line per event.
+
+use std::time::Duration;
+
+use omni_proto::{Event, PartContent, RetryNotice};
+use tokio::time::Instant;
+
+use super::spinner::Spinner;
+use super::style::Style;
+use crate::output;
+
+fn retry_line(notice: &RetryNotice) -> String {
+    let wait = Duration::from_millis(notice.wait_ms).as_secs_f64();
+    if notice.class == "circuit_open" {
+        // Nothing was sent: the endpoint is failing fast until its next probe.
+        return format!(
+            "the model API is failing fast (circuit breaker open); the next probe goes out in \
+             {wait:.1} s"
+        );
+    }
+    let mut line = format!(
+        "attempt {}/{} failed ({}): {}; retrying in {wait:.1} s",
+        notice.attempt,
+        notice.max_attempts,
+        notice.class,
+        notice.message.trim_end().trim_end_matches('.'),
+    );
+    if notice.discarded_partial {
+        line.push_str(" (the partial answer above is discarded)");
+    }
+    line
+}
+
+/// What an event says about the session as a whole, for a follower (`attach`).
+fn change_line(event: &Event) -> Option<String> {
+    Some(match event {
+        Event::Attached(summary) => format!(
+            "following session {} (head at node {}); Ctrl-C stops following",
+            summary.id, summary.head
+        ),
+        Event::PromptStored { node, .. } => format!("a turn was stored as node {node}"),
+        Event::Answered(answer) => format!("answer stored as node {}", answer.node),
+        Event::Failed(error) => format!("the turn was not answered: {}", error.message),
+        Event::Moved(moved) => format!("head moved to {}", moved.head_summary),
+        Event::Recovered(recovered) => format!("recovered: head at {}", recovered.head_summary),
+        Event::Resumed { .. } => "the session was resumed".to_string(),
+        Event::ToolResultStored { calls, .. } => format!(
+            "a function result was stored ({} of {} calls answered)",
+            calls.iter().filter(|c| c.answered).count(),
+            calls.len()
+        ),
+        Event::Missed { events } => format!("missed {events} events (fell behind)"),
+        _ => return None,
+    })
+}
+
+/// Shows events one by one, keeping track of the line the answer is on and the spinner.
+pub struct Live {
+    json: bool,
+    /// Show the session-wide changes (`attach`), not only the answer.
+    follower: bool,
+    err_style: Style,
+    at_line_start: bool,
+    spinner: Spinner,
+    stored_at: Instant,
+}
+
+impl Live {
+    /// A renderer for a request's own answer (`follower` false) or for `attach`.
+    pub fn new(json: bool, follower: bool) -> Self {
+        Self {
+            json,
+            follower,
+            err_style: Style::stderr(),
+            at_line_start: true,
+            spinner: Spinner::default(),
+            stored_at: Instant::now(),
+        }
+    }
+
+    /// Shows one event.
+    pub fn show(&mut self, event: Event) {
+        self.spinner.stop();
+        if self.json {
+            output::json(&omni_proto::json::event(&event));
+            return;
+        }
+        if self.follower
+            && let Some(line) = change_line(&event)
+        {
+            self.end_line();
+            eprintln!("omnictl: {}", self.err_style.dim(&line));
+        }
+        match event {
+            Event::Text(text) => {
+                output::print(&text);
+                self.at_line_start = text.ends_with('\n');
+            }
+            Event::Thought(text) => eprint!("{}", self.err_style.dim(&text)),
+            Event::FunctionCall(part) => {
+                // A call is the model's answer, so it goes where the answer goes.
+                if let PartContent::FunctionCall {
+                    name, args_json, ..
+                } = part.content
+                {
+                    self.end_line();
+                    output::line(&format!("→ {name}({args_json})"));
+                }
+            }
+            Event::Retrying(notice) => {
+                self.end_line();
+                eprintln!("omnictl: {}", self.err_style.dim(&retry_line(&notice)));
+                let wait = Duration::from_millis(notice.wait_ms);
+                self.spinner = Spinner::retrying(wait, self.stored_at);
+            }
+            Event::PromptStored { .. } => {
+                self.stored_at = Instant::now();
+                self.spinner = Spinner::waiting(self.stored_at);
+            }
+            _ => {}
+        }
+    }
+
+    /// Ends the answer's line if it is open, and stops the spinner.
+    pub fn end_line(&mut self) {
+        self.spinner.stop();
+        if !self.at_line_start {
+            output::print("\n");
+            self.at_line_start = true;
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! `Attach`: follow a session. The client gets the session's state, then every event of
+//! every request on it and each change once stored, until it leaves or the daemon stops.
+
+use omni_proto::{ErrorKind, ErrorReply, Event, Reply, SessionRef};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::session;
+use crate::api::convert::session_ref;
+use crate::api::responder::Responder;
+use crate::api::state::Daemon;
+use crate::session::SessionError;
+
+pub async fn handle(
+    daemon: &Daemon,
+    session: &SessionRef,
+    responder: &mut Responder<'_>,
+) -> Result<Reply, ErrorReply> {
+    let id = daemon.sessions.resolve(session_ref(session))?;
+    // Subscribe before reading the state, so nothing falls between the two.
+    let mut watching = daemon.sessions.actor(id)?.watch().await?;
+    let full_id = SessionRef::Id(id.to_string());
+    if let Reply::Session(summary) = session::handle(daemon, &full_id)? {
+        responder.event(Event::Attached(summary)).await;
+    }
+    let shutdown = daemon.services.shutdown.clone();
+    loop {
+        let received = tokio::select! {
+            _ = responder.closed() => break,
+            _ = shutdown.cancelled() => return Err(SessionError::shutting_down().into()),
+            received = watching.recv() => received,
+        };
+        match received {
+            Ok(event) => responder.event(event.into()).await,
+            Err(RecvError::Lagged(missed)) => {
+                responder.event(Event::Missed { events: missed }).await
+            }
+            // The actor ended (a store failure retired it): follow its successor.
+            Err(RecvError::Closed) => watching = daemon.sessions.actor(id)?.watch().await?,
+        }
+        if responder.client_gone() {
+            break;
+        }
+    }
+    Err(ErrorReply::new(
+        ErrorKind::InvalidRequest,
+        "the client stopped following the session",
+    ))
+}

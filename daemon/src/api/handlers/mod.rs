@@ -1,0 +1,20 @@
+//! Request handlers: one file per request kind, each a function from a request to a reply.
+//! Reads go straight to the store (they never wait behind a streaming answer); changes go
+//! through the session's actor.
+
+pub(super) mod attach;
+pub(super) mod branches;
+pub(super) mod cancel;
+pub(super) mod history;
+pub(super) mod logs;
+pub(super) mod moves;
+pub(super) mod new_session;
+pub(super) mod recover;
+pub(super) mod replay;
+pub(super) mod resume;
+pub(super) mod send;
+pub(super) mod session;
+pub(super) mod sessions;
+pub(super) mod status;
+pub(super) mod stream;
+pub(super) mod tool_result;

@@ -1,0 +1,15 @@
+//! The request set: every request a client can make, handled once. The socket edge
+//! (`server/`, bincode frames) and the HTTP edge (`http/`, JSON) both decode into
+//! [`omni_proto::Request`], call [`dispatch`], and encode what comes back.
+
+mod convert;
+mod dispatch;
+mod handlers;
+pub mod responder;
+pub mod state;
+pub mod throttle;
+mod views;
+
+pub use dispatch::dispatch;
+pub use responder::Responder;
+pub use state::Daemon;
