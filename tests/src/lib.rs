@@ -5,9 +5,11 @@
 //!   `streamGenerateContent` wire format and can inject faults on a schedule.
 //! - [`harness`]: starts the real `omnid` on a temporary socket and data directory and
 //!   drives it with the real `omnictl` or the protocol client.
+//! - [`http`]: a real HTTP client for the daemon's HTTP API (JSON and server-sent events).
 //! - [`raw`]: frames written and read by hand, for the protocol's edges.
 
 pub mod fake_gemini;
 pub mod harness;
+pub mod http;
 pub mod raw;
 pub mod scenario;

@@ -1,6 +1,7 @@
 //! Cancel and attach through the real omnictl: Ctrl-C stops an answer and keeps the
 //! partial answer out of the context; `omnictl cancel` does it from elsewhere; `omnictl
 //! attach` follows another client's send.
+#![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
 use omni_tests::fake_gemini::{Answer, Gate, Reply};
 use omni_tests::harness::Omni;

@@ -205,7 +205,11 @@ mod tests {
                 route.path
             );
             if !route.reply.is_empty() {
-                assert!(schemas[route.reply].is_object(), "{} has no schema", route.reply);
+                assert!(
+                    schemas[route.reply].is_object(),
+                    "{} has no schema",
+                    route.reply
+                );
             }
         }
     }

@@ -100,6 +100,12 @@ impl Omni {
         &self.fake
     }
 
+    /// A client of this daemon's HTTP API on its `api.sock`.
+    pub fn api(&self) -> crate::http::Api {
+        let socket = self.socket.with_file_name("api.sock");
+        crate::http::Api::new(crate::http::Target::Unix(socket), None)
+    }
+
     /// The temporary directory holding everything of this daemon.
     pub fn dir(&self) -> &Path {
         self.dir.path()
