@@ -189,6 +189,7 @@ async fn listen_http(
     let config = &live.config.http;
     let (unix, bound) = match inherited {
         Some(socket) => {
+            tracing::info!("using the API socket systemd handed over");
             socket.set_nonblocking(true)?;
             (tokio::net::UnixListener::from_std(socket)?, None)
         }

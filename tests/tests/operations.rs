@@ -21,9 +21,19 @@ fn a_socket_handed_over_by_systemd_is_used_and_never_unlinked() {
     omni.ctl(&["send", "hi"]).ok();
     let status = omni.ctl(&["--json", "status"]).ok().json();
     assert_eq!(status["socket"], omni.socket.display().to_string());
+    let log = omni.daemon_stderr();
     assert!(
-        omni.daemon_stderr()
-            .contains("using the socket systemd handed over")
+        log.contains("using the socket systemd handed over"),
+        "{log}"
+    );
+    assert!(
+        log.contains("using the API socket systemd handed over"),
+        "{log}"
+    );
+    let sessions = omni.api().get("/v1/sessions");
+    assert_eq!(
+        sessions.json()["sessions"].as_array().map(Vec::len),
+        Some(1)
     );
     omni.signal(Signal::TERM);
     let exit = omni.wait_exit(EXIT_WAIT).expect("omnid exits");
@@ -32,6 +42,7 @@ fn a_socket_handed_over_by_systemd_is_used_and_never_unlinked() {
         omni.socket.exists(),
         "the socket belongs to systemd and stays"
     );
+    assert!(omni.socket.with_file_name("api.sock").exists());
 }
 
 #[test]

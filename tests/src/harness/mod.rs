@@ -126,8 +126,10 @@ impl Omni {
             let dir = socket.parent().expect("the socket's directory");
             std::fs::create_dir_all(dir).expect("create the socket's directory");
             // It passes on only the environment it is told to.
+            // Both sockets, as the shipped socket units list them.
             let mut activator = Command::new("systemd-socket-activate");
             activator.arg("-l").arg(socket);
+            activator.arg("-l").arg(socket.with_file_name("api.sock"));
             for name in ["GEMINI_API_KEY", "OMNI_LOG"]
                 .into_iter()
                 .chain(self.env.iter().map(|(k, _)| k.as_str()))
