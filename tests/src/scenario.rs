@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::fake_gemini::{Answer, Reply};
+use crate::fake_gemini::{Answer, Gate, Reply};
 use crate::harness::{CtlOutput, Omni};
 
 /// The API's complaint when function calls and responses do not match.
@@ -67,4 +67,16 @@ pub fn poison_the_current_session(omni: &Omni, prompt: &str) -> CtlOutput {
     ]);
     omni.ctl(&["send", prompt]).ok();
     omni.ctl(&["tool-result", "get_weather", r#"{"output": 21}"#])
+}
+
+/// The next answer streams "partial " and "answer ", then holds until the returned gate
+/// opens: a slow answer to cancel, follow or walk away from.
+pub fn held_answer(omni: &Omni) -> Gate {
+    let gate = Gate::new();
+    omni.fake().push([Reply::HoldAfter {
+        chunks: 2,
+        gate: gate.clone(),
+        answer: Answer::text(["partial ", "answer ", "never finished"]),
+    }]);
+    gate
 }

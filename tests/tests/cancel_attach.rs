@@ -3,25 +3,14 @@
 //! attach` follows another client's send.
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use omni_tests::fake_gemini::{Answer, Gate, Reply};
 use omni_tests::harness::Omni;
-
-/// A daemon whose next answer streams two pieces, then holds until the gate opens.
-fn holding(omni: &Omni) -> Gate {
-    let gate = Gate::new();
-    omni.fake().push([Reply::HoldAfter {
-        chunks: 2,
-        gate: gate.clone(),
-        answer: Answer::text(["partial ", "answer ", "never finished"]),
-    }]);
-    gate
-}
+use omni_tests::scenario::held_answer;
 
 #[test]
 fn ctrl_c_during_send_cancels_keeps_the_partial_answer_out_and_exits_130() {
     let omni = Omni::start();
     omni.ctl(&["new"]).ok();
-    let gate = holding(&omni);
+    let gate = held_answer(&omni);
     let mut send = omni.spawn_ctl(&["send", "a long question"]);
     send.read_texts(2);
     send.interrupt();
@@ -50,7 +39,7 @@ fn ctrl_c_during_send_cancels_keeps_the_partial_answer_out_and_exits_130() {
 fn omnictl_cancel_stops_another_clients_answer_and_refuses_when_idle() {
     let omni = Omni::start();
     omni.ctl(&["new"]).ok();
-    let gate = holding(&omni);
+    let gate = held_answer(&omni);
     let mut send = omni.spawn_ctl(&["send", "a long question"]);
     send.read_texts(1);
     let cancelled = omni.ctl(&["cancel"]).ok();

@@ -2,26 +2,16 @@
 //! on loopback TCP with the bearer token), the fake model API behind it.
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use omni_tests::fake_gemini::{Answer, Gate, Reply};
+use omni_tests::fake_gemini::{Answer, Reply};
 use omni_tests::harness::Omni;
 use omni_tests::http::{Api, Target};
-use omni_tests::scenario::{poisoned_by_a_400, tools_file};
+use omni_tests::scenario::{held_answer, poisoned_by_a_400, tools_file};
 use serde_json::json;
 
 fn new_session(api: &Api) -> String {
     let created = api.post("/v1/sessions", "{}");
     assert_eq!(created.status, 201, "{}", created.body);
     created.json()["session"].as_str().unwrap().to_string()
-}
-
-fn hold(omni: &Omni) -> Gate {
-    let gate = Gate::new();
-    omni.fake().push([Reply::HoldAfter {
-        chunks: 2,
-        gate: gate.clone(),
-        answer: Answer::text(["partial ", "answer ", "never finished"]),
-    }]);
-    gate
 }
 
 #[test]
@@ -31,7 +21,7 @@ fn a_session_over_http_sends_streams_undoes_and_reads_back() {
     assert_eq!(api.get("/v1/sessions").json()["sessions"], json!([]));
     let id = new_session(&api);
     let prefix = &id[..8];
-    let gate = hold(&omni);
+    let gate = held_answer(&omni);
     let mut stream = api.events(
         "POST",
         &format!("/v1/sessions/{prefix}/send"),
@@ -96,7 +86,7 @@ fn cancel_over_http_keeps_the_partial_answer_out_and_the_next_send_works_at_once
     let omni = Omni::start();
     let api = omni.api();
     new_session(&api);
-    let gate = hold(&omni);
+    let gate = held_answer(&omni);
     let mut stream = api.events("POST", "/v1/sessions/current/send", r#"{"prompt": "long"}"#);
     stream.until("text");
     let cancelled = api.post("/v1/sessions/current/cancel", "");
@@ -130,7 +120,7 @@ fn events_follow_another_clients_send_and_a_client_that_leaves_mid_answer_loses_
     let follower = omni.api();
     let mut following = follower.events("GET", "/v1/sessions/current/events", "");
     assert_eq!(following.until("attached")[0].data["session"]["head"], 0);
-    let gate = hold(&omni);
+    let gate = held_answer(&omni);
     {
         let mut leaving = api.events("POST", "/v1/sessions/current/send", r#"{"prompt": "hi"}"#);
         leaving.until("text");
