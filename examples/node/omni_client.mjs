@@ -16,93 +16,114 @@ function fail(message) {
   console.error(`error: ${message}`);
   process.exit(1);
 }
+// No daemon there, or the connection dropped.
+process.on("uncaughtException", (e) => fail(`cannot talk to omnid: ${e.message}`));
 
-// One request over the Unix socket; resolves to the response, body unread.
-function request(method, urlPath, body) {
+// Starts a request over the Unix socket; resolves to the response, its body unread.
+function request(method, urlPath, body, accept) {
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      { socketPath, method, path: urlPath, headers: { "Content-Type": "application/json", Accept: "application/json" } },
-      resolve,
-    );
+    const headers = { "Content-Type": "application/json", Accept: accept };
+    const req = http.request({ socketPath, method, path: urlPath, headers }, (res) => {
+      res.setEncoding("utf8"); // decodes UTF-8 across chunk boundaries
+      resolve(res);
+    });
     req.on("error", reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
 
-// One request; resolves to { status, body } with the body parsed as JSON.
-async function call(method, urlPath, body) {
-  const res = await request(method, urlPath, body);
+// One request, one JSON reply. Errors arrive as {"error": {"kind", "message"}}.
+async function call(method, urlPath, body, expect = 200) {
+  const res = await request(method, urlPath, body, "application/json");
   let text = "";
   for await (const chunk of res) text += chunk;
-  return { status: res.statusCode, body: text ? JSON.parse(text) : null };
+  const reply = text ? JSON.parse(text) : null;
+  if (res.statusCode !== expect) fail(`${method} ${urlPath}: HTTP ${res.statusCode} ${text}`);
+  return reply;
 }
 
-// POSTs and yields { event, data } for each server-sent event as it arrives.
+// POSTs and yields { event, data } for each server-sent event as soon as it arrives:
+// `event: NAME`, `data: JSON`, and a blank line ending each event.
 async function* stream(urlPath, body) {
-  const res = await new Promise((resolve, reject) => {
-    const req = http.request({ socketPath, method: "POST", path: urlPath, headers: { "Content-Type": "application/json" } }, resolve);
-    req.on("error", reject);
-    req.end(JSON.stringify(body));
-  });
+  const res = await request("POST", urlPath, body, "text/event-stream");
+  if (res.statusCode !== 200) {
+    let text = "";
+    for await (const chunk of res) text += chunk;
+    fail(`POST ${urlPath}: HTTP ${res.statusCode} ${text}`);
+  }
   let buffer = "";
+  let event = "message";
+  let data = [];
   for await (const chunk of res) {
     buffer += chunk;
     let end;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let event = "message";
-      let data = "";
-      for (const line of block.split("\n")) {
-        if (line.startsWith("event:")) event = line.slice(6).trim();
-        else if (line.startsWith("data:")) data += line.slice(5).trim();
+    while ((end = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, end).replace(/\r$/, "");
+      buffer = buffer.slice(end + 1);
+      if (line.startsWith("event:")) event = line.slice(6).trim();
+      else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+      else if (line === "" && data.length) {
+        yield { event, data: JSON.parse(data.join("\n")) };
+        event = "message";
+        data = [];
       }
-      if (data) yield { event, data: JSON.parse(data) };
     }
   }
 }
 
-const created = await call("POST", "/v1/sessions", {});
-if (created.status !== 201) fail(`could not create a session: ${JSON.stringify(created.body)}`);
-const session = created.body.session;
+const { session } = await call("POST", "/v1/sessions", {}, 201);
 console.log(`session ${session}`);
 
+// 1. Stream an answer, printing each piece of text as it arrives.
 process.stdout.write("answer: ");
+let streamed = "";
 let result = null;
 for await (const { event, data } of stream(`/v1/sessions/${session}/send`, { prompt: "Hello, Omni!" })) {
-  if (event === "text") process.stdout.write(data.text);
-  else if (event === "result") result = data;
-  else if (event === "error") fail(data.error.message);
+  if (event === "text") {
+    streamed += data.text;
+    process.stdout.write(data.text);
+  } else if (event === "result") result = data; // the stored answer
+  else if (event === "error") fail(`the answer failed: ${JSON.stringify(data.error)}`);
 }
 console.log();
 if (!result) fail("the stream ended without a result");
+if (!streamed || streamed !== result.text) fail(`streamed text ${JSON.stringify(streamed)} differs from the stored answer`);
 console.log(`stored as node ${result.node}`);
 
+// 2. Undo: the answer leaves the model's context, but stays in the history.
 const moved = await call("POST", `/v1/sessions/${session}/undo`);
-if (moved.status !== 200) fail(`undo failed: ${JSON.stringify(moved.body)}`);
-console.log(`undo: head at ${moved.body.head_summary}`);
+console.log(`undo: head at ${moved.head_summary}`);
 
 console.log("history:");
-let history = (await call("GET", `/v1/sessions/${session}/history`)).body;
+let history = await call("GET", `/v1/sessions/${session}/history`);
 for (const entry of history.entries) {
   console.log(`  ${entry.reverted ? "[REVERTED] " : ""}#${entry.id} ${entry.role}: ${entry.text.slice(0, 60)}`);
 }
+if (!history.entries.some((e) => e.id === result.node && e.reverted)) {
+  fail(`the undone answer (node ${result.node}) is not marked reverted`);
+}
 
-// A second answer, cancelled from another connection once it starts to arrive.
+// 3. A second answer, cancelled from a second connection once its first text arrives.
 let cancelled = null;
+let ended = null;
 for await (const { event, data } of stream(`/v1/sessions/${session}/send`, { prompt: "Tell me a long story" })) {
   if (event === "text" && !cancelled) {
     cancelled = await call("POST", `/v1/sessions/${session}/cancel`);
-    if (cancelled.status !== 200) fail(`cancel failed: ${JSON.stringify(cancelled.body)}`);
-    console.log(`cancelled: partial answer kept as node ${cancelled.body.kept}, out of the context`);
-  } else if (event === "error") {
-    if (data.error.kind !== "cancelled") fail(data.error.message);
-    console.log("the stream ended: cancelled");
+    console.log(`cancelled: partial answer kept as node ${cancelled.kept}, out of the context`);
   } else if (event === "result") {
-    fail("the answer completed before the cancel");
+    fail("the answer completed despite the cancel");
+  } else if (event === "error") {
+    ended = data.error.kind;
+    if (ended !== "cancelled") fail(`the stream ended with ${JSON.stringify(data.error)} instead of a cancel`);
+    console.log("the stream ended: cancelled");
   }
 }
-history = (await call("GET", `/v1/sessions/${session}/history`)).body;
-const kept = history.entries.find((e) => e.model && e.model.interrupted);
-if (!kept || !kept.reverted) fail("the interrupted answer is not in the history as reverted");
-console.log(`history marks node ${kept.id} interrupted and reverted; head at node ${history.head}`);
+if (!cancelled) fail("no text arrived, so nothing was cancelled");
+if (!ended) fail("the stream ended without an error event of kind cancelled");
+
+history = await call("GET", `/v1/sessions/${session}/history`);
+const kept = history.entries.filter((e) => e.model && e.model.interrupted);
+if (kept.length !== 1 || kept[0].id !== cancelled.kept || !kept[0].reverted) {
+  fail(`expected node ${cancelled.kept} as the one interrupted, reverted answer: ${JSON.stringify(kept)}`);
+}
+console.log(`history marks node ${kept[0].id} interrupted and reverted; head at node ${history.head}`);

@@ -114,7 +114,7 @@ pub struct ModelInfo {
     pub attempts: u32,
     /// Time from the first request to the end of the stream.
     pub latency_ms: u64,
-    /// The stream was cut short by a shutdown; the node is kept but not in the context.
+    /// The stream was cut short (a cancel or a shutdown); the node is kept but not in the context.
     pub interrupted: bool,
 }
 
