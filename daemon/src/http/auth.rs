@@ -97,3 +97,36 @@ async fn check(token: &str, request: Request, next: Next) -> Response {
         .insert(header::WWW_AUTHENTICATE, challenge);
     response.into_response()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_token_file_is_made_private_and_then_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("api.token");
+        let made = token(&path).unwrap();
+        assert_eq!(made.len(), 64);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(
+            token(&path).unwrap(),
+            made,
+            "the same token at the next start"
+        );
+    }
+
+    #[test]
+    fn a_token_file_others_can_read_or_an_empty_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("api.token");
+        std::fs::write(&path, "secret\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let error = token(&path).unwrap_err().to_string();
+        assert!(error.contains("others may read it"), "{error}");
+        std::fs::write(&path, "  \n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(token(&path).unwrap_err().to_string().contains("is empty"));
+    }
+}

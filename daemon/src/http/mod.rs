@@ -4,6 +4,7 @@
 //! token. Routes only translate (`routes.rs`); the request set does the work.
 
 mod auth;
+mod input;
 pub mod openapi;
 mod respond;
 pub mod routes;
@@ -23,8 +24,9 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub use auth::token;
+use input::{Input, invalid, session_ref};
 use respond::{answer, error_response};
-use routes::{Answer, Input, ROUTES, Route, session_ref};
+use routes::{ROUTES, Route};
 
 use crate::api::Daemon;
 
@@ -58,7 +60,8 @@ pub fn serve(listeners: Listeners, daemon: Arc<Daemon>, shutdown: CancellationTo
     }
 }
 
-/// The API's router: one handler per entry of [`ROUTES`], JSON errors for everything else.
+/// The API's router: one handler per entry of [`ROUTES`], the OpenAPI document, JSON
+/// errors for everything else.
 pub fn router(daemon: Arc<Daemon>) -> Router {
     let mut paths: Vec<(&'static str, MethodRouter<Arc<Daemon>>)> = Vec::new();
     for route in ROUTES {
@@ -75,12 +78,13 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
             None => paths.push((route.path, MethodRouter::new().on(filter, handler))),
         }
     }
-    let router = paths
+    let document = axum::routing::get(|| async { respond::document(openapi::document()) });
+    paths
         .into_iter()
         .fold(Router::new(), |router, (path, methods)| {
             router.route(path, methods)
-        });
-    router
+        })
+        .route(openapi::OPENAPI_PATH, document)
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
         .layer(DefaultBodyLimit::max(MAX_FRAME_LEN))
@@ -107,10 +111,6 @@ async fn wrong_method(method: Method, uri: Uri) -> Response {
     ));
     *response.status_mut() = axum::http::StatusCode::METHOD_NOT_ALLOWED;
     response
-}
-
-fn invalid(message: String) -> ErrorReply {
-    ErrorReply::new(ErrorKind::InvalidRequest, message)
 }
 
 /// The body as JSON: nothing is `null`; anything else must be a JSON object. A refusal
@@ -156,9 +156,6 @@ async fn handle(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    if route.answer == Answer::Document {
-        return respond::document(openapi::document());
-    }
     let query = match query {
         Ok(Query(query)) => query,
         Err(rejection) => return error_response(&invalid(format!("bad query: {rejection}"))),

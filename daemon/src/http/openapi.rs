@@ -9,7 +9,11 @@ use omni_proto::{
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
 
+use super::input::object;
 use super::routes::{Answer as How, ROUTES, Route};
+
+/// Where the document is served.
+pub const OPENAPI_PATH: &str = "/v1/openapi.json";
 
 /// The event names a stream may carry, besides the final `result` or `error`.
 const EVENTS: &str = "prompt_stored, text, thought, function_call, retrying; when following \
@@ -37,7 +41,6 @@ fn components() -> Map<String, Value> {
     generator.subschema_for::<PendingCall>();
     let kind = generator.subschema_for::<ErrorKind>();
     let mut schemas = generator.take_definitions(true);
-    let object = |properties: Value, required: &[&str]| json!({"type": "object", "properties": properties, "required": required});
     let wrappers = [
         (
             "SessionList",
@@ -119,9 +122,6 @@ fn responses(route: &Route) -> Value {
         How::Download => {
             json!({"200": {"description": "The bundle, as a file", "content": {"application/json": {"schema": {"type": "object"}}}}})
         }
-        How::Document => {
-            json!({"200": {"description": "This document", "content": {"application/json": {"schema": {"type": "object"}}}}})
-        }
     };
     let mut all = ok.as_object().cloned().unwrap_or_default();
     let error = json!({"description": "Failed: 400 invalid request, 401 no or wrong token (TCP), 404 not found, 409 busy, wrong state, needs recovery or cancelled, 413 body too large, 423 suspended, 502 the model API failed, 503 shutting down, 507 the store cannot write", "content": json_content(reference("Error"))});
@@ -157,6 +157,10 @@ pub fn document() -> Value {
         let entry = paths.entry(route.path).or_insert_with(|| json!({}));
         entry[route.method.to_ascii_lowercase()] = operation(route);
     }
+    paths.insert(
+        OPENAPI_PATH.into(),
+        json!({"get": {"summary": "This API's OpenAPI 3.1 document", "parameters": [], "responses": {"200": {"description": "This document", "content": json_content(json!({"type": "object"}))}}}}),
+    );
     json!({
         "openapi": "3.1.0",
         "info": {

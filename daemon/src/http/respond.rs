@@ -131,12 +131,17 @@ pub async fn answer(
     wants_json: bool,
 ) -> Response {
     let running = start(daemon, request);
+    let as_events = match how {
+        Answer::Follows => true,
+        Answer::Streams => !wants_json,
+        Answer::Json(_) | Answer::Download => false,
+    };
+    if as_events {
+        return Sse::new(running.into_stream())
+            .keep_alive(KeepAlive::default())
+            .into_response();
+    }
     match how {
-        Answer::Streams | Answer::Follows if !(wants_json && how == Answer::Streams) => {
-            Sse::new(running.into_stream())
-                .keep_alive(KeepAlive::default())
-                .into_response()
-        }
         Answer::Download => {
             let mut bundle = Vec::new();
             match running.finish(&mut bundle).await {

@@ -3,22 +3,10 @@
 //! the path, query and JSON body into an [`omni_proto::Request`] that the socket protocol
 //! carries too, and the one request set handles it.
 
-use std::collections::HashMap;
-
-use omni_proto::{ErrorKind, ErrorReply, MoveOp, RecoveryAction, Request, SessionRef};
+use omni_proto::{ErrorReply, MoveOp, Request};
 use serde_json::{Value, json};
 
-/// What a route's request carries, taken from the path, the query and the body.
-pub struct Input {
-    /// `{id}` in the path: a session id, a unique prefix, or `current`.
-    pub session: Option<SessionRef>,
-    /// `{eid}` in the path: a recorded error's id.
-    pub error_id: Option<String>,
-    /// The query parameters.
-    pub query: HashMap<String, String>,
-    /// The JSON body (`null` when there is none).
-    pub body: Value,
-}
+use super::input::{Input, checkout, head_move, new_session, object, recover, tool_result};
 
 /// How a route answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,8 +20,6 @@ pub enum Answer {
     Follows,
     /// The bundle's bytes as a file download.
     Download,
-    /// This API's OpenAPI document.
-    Document,
 }
 
 /// One route of the API.
@@ -54,111 +40,6 @@ pub struct Route {
     pub answer: Answer,
     /// The request it becomes.
     pub build: fn(Input) -> Result<Request, ErrorReply>,
-}
-
-fn invalid(message: impl Into<String>) -> ErrorReply {
-    ErrorReply::new(ErrorKind::InvalidRequest, message)
-}
-
-impl Input {
-    fn session(&self) -> SessionRef {
-        self.session.clone().unwrap_or(SessionRef::Current)
-    }
-
-    fn string(&self, field: &str) -> Result<String, ErrorReply> {
-        match &self.body[field] {
-            Value::String(text) => Ok(text.clone()),
-            Value::Null => Err(invalid(format!("the body needs a \"{field}\" field"))),
-            _ => Err(invalid(format!("\"{field}\" must be a string"))),
-        }
-    }
-
-    fn optional_string(&self, field: &str) -> Result<Option<String>, ErrorReply> {
-        match &self.body[field] {
-            Value::Null => Ok(None),
-            _ => self.string(field).map(Some),
-        }
-    }
-
-    fn query_session(&self) -> Option<SessionRef> {
-        self.query.get("session").map(|id| session_ref(id))
-    }
-
-    fn flag(&self, name: &str) -> Result<bool, ErrorReply> {
-        match self.query.get(name).map(String::as_str) {
-            None | Some("false") | Some("0") => Ok(false),
-            Some("true") | Some("1") | Some("") => Ok(true),
-            Some(other) => Err(invalid(format!(
-                "?{name}= takes true or false, not {other:?}"
-            ))),
-        }
-    }
-}
-
-/// `current` names the current session; anything else is an id or a unique prefix.
-pub fn session_ref(id: &str) -> SessionRef {
-    match id {
-        "current" => SessionRef::Current,
-        id => SessionRef::Id(id.to_string()),
-    }
-}
-
-fn head_move(input: Input, op: MoveOp) -> Result<Request, ErrorReply> {
-    Ok(Request::Move {
-        session: input.session(),
-        op,
-    })
-}
-
-fn new_session(input: Input) -> Result<Request, ErrorReply> {
-    let tools_json = match &input.body["tools"] {
-        Value::Null => None,
-        tools @ Value::Array(_) => Some(tools.to_string()),
-        _ => {
-            return Err(invalid(
-                "\"tools\" must be an array of function declarations",
-            ));
-        }
-    };
-    Ok(Request::NewSession { tools_json })
-}
-
-fn checkout(input: Input) -> Result<Request, ErrorReply> {
-    let node = input.body["node"]
-        .as_u64()
-        .ok_or_else(|| invalid("the body needs \"node\": a node number (0 is the start)"))?;
-    Ok(Request::Move {
-        session: input.session(),
-        op: MoveOp::Checkout { node },
-    })
-}
-
-fn tool_result(input: Input) -> Result<Request, ErrorReply> {
-    let response = &input.body["response"];
-    if !response.is_object() {
-        return Err(invalid(
-            "\"response\" must be the function's result, a JSON object",
-        ));
-    }
-    Ok(Request::ToolResult {
-        session: input.session(),
-        call_id: input.optional_string("call_id")?,
-        name: input.string("name")?,
-        response_json: response.to_string(),
-    })
-}
-
-fn recover(input: Input) -> Result<Request, ErrorReply> {
-    let action: RecoveryAction = serde_json::from_value(input.body["action"].clone())
-        .map_err(|_| invalid("\"action\" must be one of deep, clear, ignore, retry"))?;
-    Ok(Request::Recover {
-        session: input.session(),
-        action,
-    })
-}
-
-fn object(properties: Value, required: &[&str]) -> Value {
-    json!({"type": "object", "properties": properties, "required": required})
 }
 
 /// Every route of the API, in the order the OpenAPI document lists them.
@@ -424,15 +305,5 @@ pub const ROUTES: &[Route] = &[
                 error: i.error_id.unwrap_or_default(),
             })
         },
-    },
-    Route {
-        method: "GET",
-        path: "/v1/openapi.json",
-        summary: "This API's OpenAPI 3.1 document",
-        query: &[],
-        body: None,
-        reply: "",
-        answer: Answer::Document,
-        build: |_| Ok(Request::Ping),
     },
 ];

@@ -7,7 +7,8 @@ use super::SessionError;
 use crate::model::{ModelInfo, NodeId, Part};
 
 /// Progress while a request runs, and (for the session's watchers) each change once it is
-/// stored. The client that asked sees only the progress; watchers see everything.
+/// stored. The client that asked sees only the progress (changes are announced with no
+/// requester); watchers see everything.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionEvent {
     /// The turn to answer (a prompt, or function results) is durably stored.
@@ -37,20 +38,6 @@ pub enum SessionEvent {
     Resumed(Uuid),
     /// One function result was stored; these calls still wait (watchers only).
     ToolResultStored(Uuid, Vec<PendingCall>),
-}
-
-impl SessionEvent {
-    /// Whether the event is a stored change, which only watchers are sent.
-    pub fn is_change(&self) -> bool {
-        !matches!(
-            self,
-            Self::PromptStored { .. }
-                | Self::Text(_)
-                | Self::Thought(_)
-                | Self::FunctionCall(_)
-                | Self::Retrying(_)
-        )
-    }
 }
 
 /// What cancelling an answer did.

@@ -32,9 +32,7 @@ impl Events {
         if self.watchers.receiver_count() > 0 {
             let _ = self.watchers.send(event.clone());
         }
-        if let Some(requester) = &self.requester
-            && !event.is_change()
-        {
+        if let Some(requester) = &self.requester {
             let _ = requester.send(event);
         }
     }

@@ -1,0 +1,136 @@
+//! What a request over HTTP carries (path, query, JSON body) and the functions that turn
+//! it into the protocol's requests, for the routes whose translation is more than a line.
+
+use std::collections::HashMap;
+
+use omni_proto::{ErrorKind, ErrorReply, MoveOp, RecoveryAction, Request, SessionRef};
+use serde_json::{Value, json};
+
+/// What a route's request carries, taken from the path, the query and the body.
+pub struct Input {
+    /// `{id}` in the path: a session id, a unique prefix, or `current`.
+    pub session: Option<SessionRef>,
+    /// `{eid}` in the path: a recorded error's id.
+    pub error_id: Option<String>,
+    /// The query parameters.
+    pub query: HashMap<String, String>,
+    /// The JSON body (`null` when there is none).
+    pub body: Value,
+}
+
+/// An invalid-request error.
+pub fn invalid(message: impl Into<String>) -> ErrorReply {
+    ErrorReply::new(ErrorKind::InvalidRequest, message)
+}
+
+impl Input {
+    /// The session `{id}` names (the current one if the path has none).
+    pub fn session(&self) -> SessionRef {
+        self.session.clone().unwrap_or(SessionRef::Current)
+    }
+
+    /// A string field of the body, required.
+    pub fn string(&self, field: &str) -> Result<String, ErrorReply> {
+        match &self.body[field] {
+            Value::String(text) => Ok(text.clone()),
+            Value::Null => Err(invalid(format!("the body needs a \"{field}\" field"))),
+            _ => Err(invalid(format!("\"{field}\" must be a string"))),
+        }
+    }
+
+    /// A string field of the body that may be absent.
+    pub fn optional_string(&self, field: &str) -> Result<Option<String>, ErrorReply> {
+        match &self.body[field] {
+            Value::Null => Ok(None),
+            _ => self.string(field).map(Some),
+        }
+    }
+
+    /// `?session=`.
+    pub fn query_session(&self) -> Option<SessionRef> {
+        self.query.get("session").map(|id| session_ref(id))
+    }
+
+    /// A true/false query parameter.
+    pub fn flag(&self, name: &str) -> Result<bool, ErrorReply> {
+        match self.query.get(name).map(String::as_str) {
+            None | Some("false") | Some("0") => Ok(false),
+            Some("true") | Some("1") | Some("") => Ok(true),
+            Some(other) => Err(invalid(format!(
+                "?{name}= takes true or false, not {other:?}"
+            ))),
+        }
+    }
+}
+
+/// `current` names the current session; anything else is an id or a unique prefix.
+pub fn session_ref(id: &str) -> SessionRef {
+    match id {
+        "current" => SessionRef::Current,
+        id => SessionRef::Id(id.to_string()),
+    }
+}
+
+/// undo, redo, back.
+pub fn head_move(input: Input, op: MoveOp) -> Result<Request, ErrorReply> {
+    Ok(Request::Move {
+        session: input.session(),
+        op,
+    })
+}
+
+/// `POST /v1/sessions`: `{"tools": [...]}` is optional.
+pub fn new_session(input: Input) -> Result<Request, ErrorReply> {
+    let tools_json = match &input.body["tools"] {
+        Value::Null => None,
+        tools @ Value::Array(_) => Some(tools.to_string()),
+        _ => {
+            return Err(invalid(
+                "\"tools\" must be an array of function declarations",
+            ));
+        }
+    };
+    Ok(Request::NewSession { tools_json })
+}
+
+/// `{"node": N}`.
+pub fn checkout(input: Input) -> Result<Request, ErrorReply> {
+    let node = input.body["node"]
+        .as_u64()
+        .ok_or_else(|| invalid("the body needs \"node\": a node number (0 is the start)"))?;
+    Ok(Request::Move {
+        session: input.session(),
+        op: MoveOp::Checkout { node },
+    })
+}
+
+/// `{"name", "call_id"?, "response": {...}}`.
+pub fn tool_result(input: Input) -> Result<Request, ErrorReply> {
+    let response = &input.body["response"];
+    if !response.is_object() {
+        return Err(invalid(
+            "\"response\" must be the function's result, a JSON object",
+        ));
+    }
+    Ok(Request::ToolResult {
+        session: input.session(),
+        call_id: input.optional_string("call_id")?,
+        name: input.string("name")?,
+        response_json: response.to_string(),
+    })
+}
+
+/// `{"action": "deep" | "clear" | "ignore" | "retry"}`.
+pub fn recover(input: Input) -> Result<Request, ErrorReply> {
+    let action: RecoveryAction = serde_json::from_value(input.body["action"].clone())
+        .map_err(|_| invalid("\"action\" must be one of deep, clear, ignore, retry"))?;
+    Ok(Request::Recover {
+        session: input.session(),
+        action,
+    })
+}
+
+/// A JSON Schema object with these properties.
+pub fn object(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required})
+}
