@@ -58,6 +58,11 @@ pub enum Command {
         #[arg(required = true, value_name = "TEXT")]
         text: Vec<String>,
     },
+    /// Answer the prompt a failed send left pending again, as it is (nothing new is stored)
+    Retry {
+        #[command(flatten)]
+        session: SessionArg,
+    },
     /// Show the transcript; reverted turns are crossed out with [ REVERTED ]
     History {
         #[command(flatten)]

@@ -161,6 +161,13 @@ pub enum Request {
         /// The session.
         session: SessionRef,
     },
+    /// Answers the turn at the head again, as it is: the pending prompt (or function
+    /// results) of a send that failed. Streams like [`Request::Send`]; nothing new is
+    /// stored before the answer.
+    Retry {
+        /// The session.
+        session: SessionRef,
+    },
 }
 
 /// One message from the daemon about a request.

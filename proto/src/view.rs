@@ -118,6 +118,35 @@ pub struct ModelInfo {
     pub interrupted: bool,
 }
 
+/// Why a node is out of the context, as the transcript shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RevertReason {
+    /// `undo` took the answer out.
+    Undone,
+    /// `back` took the whole round out.
+    Rewound,
+    /// The head went to another branch (`checkout`, `redo`, or a prompt sent from elsewhere).
+    OtherBranch,
+    /// The answer was cut short (a cancel or a shutdown) and never entered the context.
+    Interrupted,
+    /// A recovery choice (deep rollback or clear turn) took it out.
+    Recovered,
+}
+
+impl RevertReason {
+    /// The word a transcript shows.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RevertReason::Undone => "undone",
+            RevertReason::Rewound => "rewound",
+            RevertReason::OtherBranch => "on another branch",
+            RevertReason::Interrupted => "interrupted",
+            RevertReason::Recovered => "recovered",
+        }
+    }
+}
+
 /// One node of a transcript.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Entry {
@@ -135,6 +164,8 @@ pub struct Entry {
     pub created_at_ms: u64,
     /// Not on the path to the head, so not part of the model's context.
     pub reverted: bool,
+    /// Why a reverted node is out of the context (the latest move that took it out).
+    pub why_reverted: Option<RevertReason>,
     /// How a model node was produced.
     pub model: Option<ModelInfo>,
 }

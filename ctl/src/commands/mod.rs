@@ -207,6 +207,7 @@ async fn dispatch(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
     match command {
         Command::New { tools } => new::run(ctx, tools.as_deref()).await,
         Command::Send { session, text } => send::run(ctx, &session, &text).await,
+        Command::Retry { session } => send::retry(ctx, &session).await,
         Command::History {
             session,
             active,

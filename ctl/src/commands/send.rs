@@ -60,8 +60,24 @@ fn ask_for_new_session(problem: &str) -> bool {
     matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
+/// `omnictl retry`: answers the prompt a failed send left pending again, as it is.
+pub async fn retry(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
+    answer(
+        ctx,
+        Request::Retry {
+            session: session.to_ref(),
+        },
+    )
+    .await
+}
+
 async fn send(ctx: &mut Ctx, session: SessionRef, prompt: String) -> Result<(), CtlError> {
-    match streamed(ctx, Request::Send { session, prompt }).await? {
+    answer(ctx, Request::Send { session, prompt }).await
+}
+
+/// Streams the answer to a send or a retry and finishes it.
+async fn answer(ctx: &mut Ctx, request: Request) -> Result<(), CtlError> {
+    match streamed(ctx, request).await? {
         Reply::Answered(answer) => {
             finish_answer(ctx, &answer);
             Ok(())

@@ -17,7 +17,8 @@ fn session_of(request: &Request) -> SessionRef {
     match request {
         Request::Send { session, .. }
         | Request::ToolResult { session, .. }
-        | Request::Recover { session, .. } => session.clone(),
+        | Request::Recover { session, .. }
+        | Request::Retry { session } => session.clone(),
         _ => SessionRef::Current,
     }
 }

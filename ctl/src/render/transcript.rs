@@ -109,6 +109,7 @@ mod tests {
             parts: vec![Part::text(text)],
             created_at_ms: 0,
             reverted,
+            why_reverted: reverted.then_some(omni_proto::RevertReason::Undone),
             model: None,
         }
     }

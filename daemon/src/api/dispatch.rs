@@ -16,7 +16,7 @@ pub async fn dispatch(
         Request::Ping => Ok(Reply::Pong),
         Request::NewSession { tools_json } => new_session::handle(daemon, tools_json).await,
         Request::Send { session, prompt } => {
-            send::handle(daemon, &session, prompt, responder).await
+            send::handle(daemon, &session, Some(prompt), responder).await
         }
         Request::History {
             session,
@@ -26,6 +26,7 @@ pub async fn dispatch(
         Request::Branches { session } => branches::handle(daemon, &session),
         Request::Sessions => sessions::handle(daemon),
         Request::Status => status::handle(daemon),
+        Request::Retry { session } => send::handle(daemon, &session, None, responder).await,
         Request::Resume { session } => resume::handle(daemon, &session).await,
         Request::ToolResult {
             session,

@@ -6,6 +6,7 @@ mod convert;
 mod dispatch;
 mod handlers;
 pub mod responder;
+mod reverts;
 pub mod state;
 pub mod throttle;
 mod views;

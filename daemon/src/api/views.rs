@@ -1,15 +1,16 @@
 //! What clients see of a session, in the wire protocol's types: transcript, branches,
 //! summaries. Pure functions over the stored records and the tree.
 
-use omni_proto::{Branch, BranchList, Entry, HistoryView, SessionSummary};
+use omni_proto::{Branch, BranchList, Entry, HistoryView, RevertReason, SessionSummary};
 
-use crate::model::{NodeId, NodeRecord, SessionRecord};
+use super::reverts::revert_reasons;
+use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
 use crate::session::calls::pending_calls;
 use crate::session::integrity::stored_path;
 use crate::session::tree::Tree;
 use crate::text::last_line;
 
-fn entry(node: NodeRecord, reverted: bool) -> Entry {
+fn entry(node: NodeRecord, reverted: bool, why_reverted: Option<RevertReason>) -> Entry {
     Entry {
         id: node.id,
         parent: (node.parent != 0).then_some(node.parent),
@@ -17,25 +18,28 @@ fn entry(node: NodeRecord, reverted: bool) -> Entry {
         text: node.text(),
         created_at_ms: node.created_at_ms,
         reverted,
+        why_reverted,
         model: node.model.map(Into::into),
         parts: node.parts.into_iter().map(Into::into).collect(),
     }
 }
 
 /// The transcript: every node in creation order, those off the path to the head marked
-/// reverted; with `active_only`, just the path (what the model sees next).
+/// reverted with the reason the move log gives; with `active_only`, just the path (what
+/// the model sees next).
 pub fn history(
     record: &SessionRecord,
     tree: &Tree,
     nodes: Vec<NodeRecord>,
+    moves: &[MoveRecord],
     active_only: bool,
 ) -> HistoryView {
-    let on_path = tree.head_path_mask();
+    let reasons = revert_reasons(tree, &nodes, moves);
     let entries = nodes
         .into_iter()
         .filter_map(|node| {
-            let reverted = !on_path[node.id as usize - 1];
-            (!active_only || !reverted).then(|| entry(node, reverted))
+            let why = reasons.get(node.id as usize - 1).copied().flatten();
+            (!active_only || why.is_none()).then(|| entry(node, why.is_some(), why))
         })
         .collect();
     HistoryView {
@@ -62,8 +66,9 @@ pub fn damaged_history(
     let entries = nodes
         .into_iter()
         .filter_map(|node| {
+            // The move log of a damaged session is not trusted: no reason is given.
             let reverted = !on_path.contains(&node.id);
-            (!active_only || !reverted).then(|| entry(node, reverted))
+            (!active_only || !reverted).then(|| entry(node, reverted, None))
         })
         .collect();
     HistoryView {

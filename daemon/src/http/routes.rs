@@ -142,6 +142,20 @@ pub const ROUTES: &[Route] = &[
     },
     Route {
         method: "POST",
+        path: "/v1/sessions/{id}/retry",
+        summary: "Answer the prompt a failed send left pending again, as it is; streams like send",
+        query: &[],
+        body: None,
+        reply: "Answer",
+        answer: Answer::Streams,
+        build: |i| {
+            Ok(Request::Retry {
+                session: i.session(),
+            })
+        },
+    },
+    Route {
+        method: "POST",
         path: "/v1/sessions/{id}/cancel",
         summary: "Cancel the answer in flight; the partial answer is kept out of the context",
         query: &[],

@@ -153,6 +153,27 @@ impl Tree {
         at == ancestor
     }
 
+    /// The nodes a head move from `from` to `to` takes out of the context: those on the
+    /// path to `from` that are not on the path to `to`, deepest first. Costs the length of
+    /// the two paths below their common ancestor.
+    pub fn left_by_move(&self, from: NodeId, to: NodeId) -> Vec<NodeId> {
+        let (mut a, mut b) = (from, to);
+        let mut left = Vec::new();
+        while self.depth(a) > self.depth(b) {
+            left.push(a);
+            a = self.link(a).parent;
+        }
+        while self.depth(b) > self.depth(a) {
+            b = self.link(b).parent;
+        }
+        while a != b {
+            left.push(a);
+            a = self.link(a).parent;
+            b = self.link(b).parent;
+        }
+        left
+    }
+
     /// The latest user prompt on the path to the head (function results are not prompts).
     pub fn latest_prompt(&self) -> Option<NodeId> {
         let mut at = self.head;

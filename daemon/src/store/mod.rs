@@ -339,6 +339,18 @@ impl Store {
             .transpose()
     }
 
+    /// A session's whole move log, oldest first: what the transcript reads to say why a
+    /// node is out of the context.
+    pub fn moves(&self, session: &Uuid) -> Result<Vec<MoveRecord>, StoreError> {
+        self.db
+            .get()?
+            .moves
+            .scan_prefix(session.as_bytes())
+            .values()
+            .map(|v| decode_move(&v?))
+            .collect()
+    }
+
     /// Bytes the database occupies on disk.
     pub fn size_on_disk(&self) -> u64 {
         self.db

@@ -10,5 +10,7 @@ pub fn handle(
     session: &SessionRef,
     active_only: bool,
 ) -> Result<Reply, ErrorReply> {
-    Ok(Reply::History(load(daemon, session)?.history(active_only)))
+    Ok(Reply::History(
+        load(daemon, session)?.history(daemon, active_only)?,
+    ))
 }

@@ -64,7 +64,7 @@ pub async fn export(
     };
     let transcript = load(daemon, &SessionRef::Id(session_id.clone()))
         .ok()
-        .map(|loaded| loaded.history(false))
+        .and_then(|loaded| loaded.history(daemon, false).ok())
         .and_then(|view| serde_json::to_value(view).ok());
     let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
         .to_string()

@@ -81,21 +81,38 @@ pub enum Loaded {
 }
 
 impl Loaded {
-    /// The transcript.
-    pub fn history(self, active_only: bool) -> omni_proto::HistoryView {
-        match self {
+    /// The transcript. The whole one also reads the move log, which says why each node
+    /// out of the context is out.
+    pub fn history(
+        self,
+        daemon: &Daemon,
+        active_only: bool,
+    ) -> Result<omni_proto::HistoryView, ErrorReply> {
+        Ok(match self {
             Loaded::Whole {
                 record,
                 tree,
                 nodes,
-            } => views::history(&record, &tree, nodes, active_only),
+            } => {
+                let mut moves = if active_only {
+                    Vec::new()
+                } else {
+                    daemon
+                        .services
+                        .store
+                        .moves(&record.id)
+                        .map_err(store_error)?
+                };
+                moves.truncate(record.moves as usize);
+                views::history(&record, &tree, nodes, &moves, active_only)
+            }
             Loaded::Damaged {
                 id,
                 head,
                 nodes,
                 reason,
             } => views::damaged_history(&id, head, nodes, &reason, active_only),
-        }
+        })
     }
 }
 

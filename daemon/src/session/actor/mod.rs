@@ -55,6 +55,10 @@ enum Command {
         events: mpsc::UnboundedSender<SessionEvent>,
         reply: Reply<Answer>,
     },
+    Retry {
+        events: mpsc::UnboundedSender<SessionEvent>,
+        reply: Reply<Answer>,
+    },
     Move {
         op: HeadOp,
         reply: Reply<MoveOutcome>,
@@ -146,6 +150,14 @@ impl ActorHandle {
             reply,
         })
         .await
+    }
+
+    /// Answers the pending turn at the head again, as it is; events stream to `events`.
+    pub async fn retry(
+        &self,
+        events: mpsc::UnboundedSender<SessionEvent>,
+    ) -> Result<Answer, SessionError> {
+        self.call(|reply| Command::Retry { events, reply }).await
     }
 
     /// Moves the head (undo, redo, back, checkout).
@@ -290,6 +302,7 @@ impl Actor {
                 events,
                 reply,
             } => self.begin_send(prompt, events, reply).await,
+            Command::Retry { events, reply } => self.begin_retry(events, reply).await,
             Command::Move { op, reply } => {
                 let result = self.apply_move(op).await;
                 if let Ok(outcome) = &result {

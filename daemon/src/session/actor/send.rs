@@ -99,6 +99,41 @@ impl Actor {
         }
     }
 
+    /// `retry`: answers the turn at the head again, exactly as stored (a send that failed
+    /// left its prompt there).
+    pub(super) async fn begin_retry(
+        &mut self,
+        events: mpsc::UnboundedSender<SessionEvent>,
+        reply: Reply<Answer>,
+    ) {
+        let done = done_with(reply, |answer| answer);
+        match self.pending_turn() {
+            Ok(turn) => {
+                let events = self.events(Some(events));
+                self.start_answering(turn, events, done).await;
+            }
+            Err(error) => done(Err(error)),
+        }
+    }
+
+    /// The turn at the head that waits for an answer: a prompt, or function results.
+    fn pending_turn(&self) -> Result<NodeId, SessionError> {
+        self.refuse_if_busy()?;
+        self.refuse_if_needs_recovery()?;
+        self.refuse_if_suspended()?;
+        let head = self.tree.head();
+        match self.tree.role(head) {
+            Some(Role::User | Role::Tool) => Ok(head),
+            Some(Role::Model) => Err(SessionError::wrong_state(format!(
+                "nothing to retry: the head, node {head}, is the model's answer; send a new \
+                 prompt (or undo to ask again)"
+            ))),
+            None => Err(SessionError::wrong_state(
+                "nothing to retry: the session has no turns at its head",
+            )),
+        }
+    }
+
     async fn store_prompt(&mut self, prompt: String) -> Result<NodeId, SessionError> {
         self.refuse_if_busy()?;
         self.refuse_if_needs_recovery()?;
