@@ -28,7 +28,9 @@ pub use message::{
     Event, Hello, HelloReply, Reply, Request, RequestFrame, Response, ResponseFrame, SessionRef,
 };
 pub use ops::MoveOp;
-pub use recovery::{ErrorSummary, PendingCall, Recovered, RecoveryAction, ReplayOutcome};
+pub use recovery::{
+    ErrorSummary, PendingCall, Recovered, RecoveryAction, RecoveryPreview, ReplayOutcome,
+};
 pub use socket_path::{
     SOCKET_ENV, SocketPathError, config_candidates, find_config_file, resolve_socket_path,
     unsafe_socket_dir,

@@ -62,6 +62,17 @@ impl RecoveryAction {
     ];
 }
 
+/// What one way out of *needs recovery* would do, shown before the user picks it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RecoveryPreview {
+    /// The way out.
+    pub action: RecoveryAction,
+    /// Where the head would be afterwards.
+    pub head_after: u64,
+    /// The nodes it would take out of the context, deepest first (none for ignore and retry).
+    pub drops: Vec<u64>,
+}
+
 /// The outcome of a recovery move (for `--retry`, the answer arrives as an `Answered`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Recovered {

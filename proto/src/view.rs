@@ -229,6 +229,9 @@ pub struct Branch {
     pub last_line: String,
     /// The head is on this branch (the leaf or one of its ancestors).
     pub contains_head: bool,
+    /// The node where this branch parts from the others (0 = the start); `None` when no
+    /// other branch shares its path.
+    pub forks_at: Option<u64>,
 }
 
 /// Every leaf of a session.
@@ -266,6 +269,8 @@ pub struct SessionSummary {
     /// Why the session needs recovery, if it does (sends are refused until
     /// `omnictl recover`).
     pub needs_recovery: Option<String>,
+    /// When the session needs recovery: what each way out would take out of the context.
+    pub recovery_choices: Vec<crate::recovery::RecoveryPreview>,
     /// Function calls waiting for results at the head.
     pub pending_calls: Vec<crate::recovery::PendingCall>,
     /// The session declares tools.

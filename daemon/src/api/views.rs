@@ -1,7 +1,10 @@
 //! What clients see of a session, in the wire protocol's types: transcript, branches,
 //! summaries. Pure functions over the stored records and the tree.
 
-use omni_proto::{Branch, BranchList, Entry, HistoryView, RevertReason, SessionSummary};
+use omni_proto::{
+    Branch, BranchList, Entry, HistoryView, RecoveryAction, RecoveryPreview, RevertReason,
+    SessionSummary,
+};
 
 use super::reverts::revert_reasons;
 use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
@@ -92,6 +95,7 @@ pub fn branches(record: &SessionRecord, tree: &Tree, nodes: &[NodeRecord]) -> Br
                 role: node.role.into(),
                 last_line: last_line(&node.text(), 72),
                 contains_head: tree.is_on_path_to(tree.head(), leaf),
+                forks_at: tree.fork_point(leaf),
             }
         })
         .collect();
@@ -102,12 +106,38 @@ pub fn branches(record: &SessionRecord, tree: &Tree, nodes: &[NodeRecord]) -> Br
     }
 }
 
-/// One line of the session list; `head` is the head's node (for pending function calls).
+/// What each way out of *needs recovery* would take out of the context (nothing when the
+/// session does not need recovery).
+pub fn recovery_choices(record: &SessionRecord, tree: &Tree) -> Vec<RecoveryPreview> {
+    let Some(recovery) = &record.needs_recovery else {
+        return Vec::new();
+    };
+    let head = tree.head();
+    RecoveryAction::ALL
+        .into_iter()
+        .filter_map(|action| {
+            let target = match action {
+                RecoveryAction::Deep => tree.deep_rollback_target(recovery.rollback_to).ok()?,
+                RecoveryAction::Clear => tree.clear_target().ok()?,
+                RecoveryAction::Ignore | RecoveryAction::Retry => head,
+            };
+            Some(RecoveryPreview {
+                action,
+                head_after: target,
+                drops: tree.left_by_move(head, target),
+            })
+        })
+        .collect()
+}
+
+/// One line of the session list; `head` is the head's node (for pending function calls),
+/// `choices` what [`recovery_choices`] says.
 pub fn summary(
     record: &SessionRecord,
     current: bool,
     head: Option<&NodeRecord>,
     damaged: Option<String>,
+    recovery_choices: Vec<RecoveryPreview>,
 ) -> SessionSummary {
     SessionSummary {
         id: record.id.to_string(),
@@ -120,6 +150,7 @@ pub fn summary(
         consecutive_failures: record.consecutive_failures,
         suspended: record.suspended.is_some(),
         needs_recovery: record.needs_recovery.as_ref().map(|r| r.reason.clone()),
+        recovery_choices,
         pending_calls: pending_calls(record, head)
             .into_iter()
             .map(Into::into)
@@ -142,6 +173,7 @@ pub fn unreadable_summary(id: &uuid::Uuid, reason: &str) -> SessionSummary {
         consecutive_failures: 0,
         suspended: false,
         needs_recovery: None,
+        recovery_choices: Vec::new(),
         pending_calls: Vec::new(),
         has_tools: false,
         damaged: Some(reason.to_string()),

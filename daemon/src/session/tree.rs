@@ -217,9 +217,34 @@ impl Tree {
         Err(TreeError::AtStart)
     }
 
+    /// Where deep rollback moves the head: before the round that holds the poison when a
+    /// failure named it (`rollback_to`), otherwise where `back` goes.
+    pub fn deep_rollback_target(&self, rollback_to: Option<NodeId>) -> Result<NodeId, TreeError> {
+        match rollback_to {
+            Some(node) if self.contains(node) => Ok(node),
+            _ => self.back_target(),
+        }
+    }
+
     /// Where *clear turn* moves the head: one node up.
     pub fn clear_target(&self) -> Result<NodeId, TreeError> {
         self.parent(self.head).ok_or(TreeError::AtStart)
+    }
+
+    /// Where the branch ending at `leaf` parts from the others: the nearest node above it
+    /// with more than one child ([`ROOT`] when they part at the start); `None` when no
+    /// other branch shares its path.
+    pub fn fork_point(&self, leaf: NodeId) -> Option<NodeId> {
+        let mut at = self.parent(leaf)?;
+        while at != ROOT {
+            let link = self.link(at);
+            if link.children > 1 {
+                return Some(at);
+            }
+            at = link.parent;
+        }
+        let starts = self.links.iter().filter(|l| l.parent == ROOT).count();
+        (starts > 1).then_some(ROOT)
     }
 
     /// Every node without children, in creation order: the branches.
@@ -319,6 +344,20 @@ mod tests {
         assert_eq!(tree.head_path_mask(), vec![true, true, false, false, true]);
         assert!(tree.is_on_path_to(2, 4));
         assert!(!tree.is_on_path_to(5, 4));
+        assert_eq!(tree.fork_point(4), Some(2));
+        assert_eq!(tree.fork_point(5), Some(2));
+        assert_eq!(tree.left_by_move(4, 5), vec![4, 3]);
+        assert_eq!(tree.left_by_move(5, 1), vec![5, 2]);
+        assert_eq!(tree.left_by_move(1, 5), Vec::<NodeId>::new());
+    }
+
+    #[test]
+    fn a_single_branch_forks_nowhere_and_branches_from_the_start_fork_at_0() {
+        let mut tree = linear(&[User, Model]);
+        assert_eq!(tree.fork_point(2), None);
+        tree.push(ROOT, User).unwrap();
+        assert_eq!(tree.fork_point(2), Some(ROOT));
+        assert_eq!(tree.fork_point(3), Some(ROOT));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
-use super::sessions::{head_node, record};
+use super::sessions::{head_node, record, recovery_choices};
 use crate::api::state::Daemon;
 use crate::api::views;
 
@@ -11,10 +11,12 @@ pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply
     let current = daemon.services.current.get() == Some(record.id);
     let head = head_node(daemon, &record)?;
     let damaged = daemon.sessions.damaged().get(&record.id);
+    let choices = recovery_choices(daemon, &record);
     Ok(Reply::Session(views::summary(
         &record,
         current,
         head.as_ref(),
         damaged,
+        choices,
     )))
 }

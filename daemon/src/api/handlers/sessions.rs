@@ -1,7 +1,7 @@
 //! `Sessions`: every session, newest first; and the shared reads of one session, which
 //! show a damaged session as it is stored rather than failing.
 
-use omni_proto::{ErrorKind, ErrorReply, Reply, SessionRef, SessionSummary};
+use omni_proto::{ErrorKind, ErrorReply, RecoveryPreview, Reply, SessionRef, SessionSummary};
 use uuid::Uuid;
 
 use crate::api::convert::session_ref;
@@ -22,7 +22,14 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
             Ok(record) => {
                 let head = head_node(daemon, &record).ok().flatten();
                 let is_current = Some(record.id) == current;
-                views::summary(&record, is_current, head.as_ref(), damaged.get(&record.id))
+                let choices = recovery_choices(daemon, &record);
+                views::summary(
+                    &record,
+                    is_current,
+                    head.as_ref(),
+                    damaged.get(&record.id),
+                    choices,
+                )
             }
             Err(error) => {
                 let reason = format!("its record cannot be read ({error})");
@@ -45,6 +52,21 @@ pub fn record(daemon: &Daemon, session: &SessionRef) -> Result<SessionRecord, Er
         .session(&id)
         .map_err(store_error)?
         .ok_or_else(|| ErrorReply::new(ErrorKind::NotFound, format!("session {id} does not exist")))
+}
+
+/// What each way out of *needs recovery* would take out of the context. Reads the tree
+/// only for a session that needs recovery; one whose tree cannot be read offers none.
+pub fn recovery_choices(daemon: &Daemon, record: &SessionRecord) -> Vec<RecoveryPreview> {
+    if record.needs_recovery.is_none() {
+        return Vec::new();
+    }
+    let Ok(mut nodes) = daemon.services.store.nodes(&record.id) else {
+        return Vec::new();
+    };
+    nodes.truncate(record.nodes as usize);
+    build_tree(record, &nodes)
+        .map(|tree| views::recovery_choices(record, &tree))
+        .unwrap_or_default()
 }
 
 /// A session's head node (none at the start of the conversation).

@@ -93,10 +93,7 @@ impl Actor {
                 self.record.id
             )));
         };
-        let deep_target = match recovery.rollback_to {
-            Some(node) if self.tree.contains(node) => Ok(node),
-            _ => self.tree.back_target(),
-        };
+        let deep_target = self.tree.deep_rollback_target(recovery.rollback_to);
         let from = self.tree.head();
         let (kind, to, redo) = match action {
             RecoveryChoice::Deep => (
