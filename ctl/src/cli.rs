@@ -73,6 +73,27 @@ pub enum Command {
         /// Also show the model's thought summaries
         #[arg(long)]
         thoughts: bool,
+        /// Draw the session as a tree: branches under their fork, why each node is out
+        #[arg(long, conflicts_with_all = ["active", "thoughts"])]
+        tree: bool,
+        /// Print long output directly instead of through $PAGER
+        #[arg(long)]
+        no_pager: bool,
+    },
+    /// Chat: prompts, answers and every command in one place (/help lists them); piped,
+    /// each line is a prompt or a /command
+    Chat {
+        #[command(flatten)]
+        session: SessionArg,
+        /// Start a new session
+        #[arg(long, conflicts_with = "session")]
+        new: bool,
+        /// Print answers as they are (no markdown rendering)
+        #[arg(long)]
+        raw: bool,
+        /// Print long output directly instead of through $PAGER
+        #[arg(long)]
+        no_pager: bool,
     },
     /// Drop the answer to the latest prompt, keep the prompt
     Undo {

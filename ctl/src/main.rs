@@ -1,5 +1,6 @@
 //! `omnictl`: the command-line client of `omnid`.
 
+mod chat;
 mod cli;
 mod commands;
 mod error;

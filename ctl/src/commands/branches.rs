@@ -1,6 +1,6 @@
 //! `omnictl branches`: every leaf, with its length and last line; `*` marks the head's.
 
-use omni_proto::{Reply, Request};
+use omni_proto::{BranchList, Reply, Request};
 
 use super::{Ctx, unexpected};
 use crate::cli::SessionArg;
@@ -20,9 +20,16 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
         output::json(&list);
         return Ok(());
     }
-    let style = Style::stdout();
+    output::print(&render(&list, &Style::stdout()));
+    Ok(())
+}
+
+/// The list as text: `*` and bold mark the head's branch; each says where it forks.
+pub fn render(list: &BranchList, style: &Style) -> String {
+    let mut out = String::new();
     if list.branches.is_empty() {
-        output::line(&style.dim("(no turns yet)"));
+        out.push_str(&style.dim("(no turns yet)"));
+        out.push('\n');
     }
     for branch in &list.branches {
         let marker = if branch.contains_head { "*" } else { " " };
@@ -33,14 +40,24 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
         } else {
             String::new()
         };
-        output::line(&format!(
-            "{marker} #{:<5} {:>4} turns  {:<5}  {}{}",
+        let forks = match branch.forks_at {
+            Some(0) => " · forks at the start".to_string(),
+            Some(node) => format!(" · forks at #{node}"),
+            None => String::new(),
+        };
+        let text = format!(
+            "{marker} #{:<5} {:>4} turns  {:<5}  {}",
             branch.leaf,
             branch.length,
             branch.role.as_str(),
             branch.last_line,
-            style.dim(&head)
-        ));
+        );
+        let text = if branch.contains_head {
+            style.bold(&text)
+        } else {
+            text
+        };
+        out.push_str(&format!("{text}{}\n", style.dim(&format!("{head}{forks}"))));
     }
-    Ok(())
+    out
 }

@@ -1,21 +1,21 @@
 //! One file per subcommand; this module connects and dispatches.
 
 mod attach;
-mod branches;
+pub mod branches;
 mod cancel;
 mod demo;
 mod docs;
 mod history;
-mod logs;
-mod moves;
+pub mod logs;
+pub mod moves;
 mod new;
 mod recover;
 mod replay;
-mod resume;
+pub mod resume;
 mod send;
-mod sessions;
-mod status;
-mod stream;
+pub mod sessions;
+pub mod status;
+pub mod stream;
 mod tool_result;
 
 use std::io;
@@ -212,7 +212,31 @@ async fn dispatch(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
             session,
             active,
             thoughts,
-        } => history::run(ctx, &session, active, thoughts).await,
+            tree,
+            no_pager,
+        } => {
+            let shape = history::Shape {
+                active,
+                thoughts,
+                tree,
+                pager: !no_pager,
+            };
+            history::run(ctx, &session, shape).await
+        }
+        Command::Chat {
+            session,
+            new,
+            raw,
+            no_pager,
+        } => {
+            let options = crate::chat::Options {
+                session: session.session,
+                new,
+                raw,
+                pager: !no_pager,
+            };
+            crate::chat::run(ctx, options).await
+        }
         Command::Undo { session } => moves::run(ctx, &session, MoveOp::Undo).await,
         Command::Redo { session } => moves::run(ctx, &session, MoveOp::Redo).await,
         Command::Back { session } => moves::run(ctx, &session, MoveOp::Back).await,

@@ -1,19 +1,27 @@
 //! `omnictl undo | redo | back | checkout N`: move the head; nothing is ever deleted.
 
-use omni_proto::{MoveOp, Reply, Request};
+use omni_proto::{MoveOp, MoveOutcome, Reply, Request, SessionRef};
 
 use super::{Ctx, unexpected};
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
 
+/// Asks the daemon for a move.
+pub async fn request(
+    ctx: &mut Ctx,
+    session: SessionRef,
+    op: MoveOp,
+) -> Result<MoveOutcome, CtlError> {
+    match ctx.ask(Request::Move { session, op }).await? {
+        Reply::Moved(outcome) => Ok(outcome),
+        other => Err(unexpected(other)),
+    }
+}
+
 pub async fn run(ctx: &mut Ctx, session: &SessionArg, op: MoveOp) -> Result<(), CtlError> {
-    let request = Request::Move {
-        session: session.to_ref(),
-        op,
-    };
-    match ctx.ask(request).await? {
-        Reply::Moved(outcome) => {
+    match request(ctx, session.to_ref(), op).await {
+        Ok(outcome) => {
             if ctx.json {
                 output::json(&outcome);
             } else {
@@ -32,6 +40,6 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg, op: MoveOp) -> Result<(), 
             }
             Ok(())
         }
-        other => Err(unexpected(other)),
+        Err(error) => Err(error),
     }
 }

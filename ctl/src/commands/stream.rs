@@ -29,7 +29,13 @@ fn session_of(request: &Request) -> SessionRef {
 /// Ctrl-C cancels the answer (on a second connection) and waits for the daemon to say
 /// what it kept; the command then exits 130. A second Ctrl-C leaves at once.
 pub async fn streamed(ctx: &mut Ctx, request: Request) -> Result<Reply, CtlError> {
-    let live = RefCell::new(Live::new(ctx.json, false));
+    let live = Live::new(ctx.json, false);
+    streamed_with(ctx, request, live).await
+}
+
+/// [`streamed`], shown by the given renderer.
+pub async fn streamed_with(ctx: &mut Ctx, request: Request, live: Live) -> Result<Reply, CtlError> {
+    let live = RefCell::new(live);
     let session = RefCell::new(session_of(&request));
     let (socket, no_wait) = (ctx.socket.clone(), ctx.no_wait);
     let call = ctx.call(request, |event| {

@@ -7,6 +7,7 @@ use std::time::Duration;
 use omni_proto::{Event, PartContent, RetryNotice};
 use tokio::time::Instant;
 
+use super::markdown::Markdown;
 use super::spinner::Spinner;
 use super::style::Style;
 use crate::output;
@@ -65,6 +66,8 @@ pub struct Live {
     at_line_start: bool,
     spinner: Spinner,
     stored_at: Instant,
+    /// Render the answer's text as markdown (the chat on a colour terminal).
+    markdown: Option<Markdown>,
 }
 
 impl Live {
@@ -77,7 +80,20 @@ impl Live {
             at_line_start: true,
             spinner: Spinner::default(),
             stored_at: Instant::now(),
+            markdown: None,
         }
+    }
+
+    /// Renders the answer's text as markdown.
+    pub fn with_markdown(mut self, markdown: Markdown) -> Self {
+        self.markdown = Some(markdown);
+        self
+    }
+
+    /// Starts the spinner now, for a request that stores no prompt first (a retry).
+    pub fn waiting(mut self) -> Self {
+        self.spinner = Spinner::waiting(self.stored_at);
+        self
     }
 
     /// Shows one event.
@@ -95,7 +111,10 @@ impl Live {
         }
         match event {
             Event::Text(text) => {
-                output::print(&text);
+                match &mut self.markdown {
+                    Some(markdown) => output::print(&markdown.push(&text)),
+                    None => output::print(&text),
+                }
                 self.at_line_start = text.ends_with('\n');
             }
             Event::Thought(text) => eprint!("{}", self.err_style.dim(&text)),
@@ -126,6 +145,13 @@ impl Live {
     /// Ends the answer's line if it is open, and stops the spinner.
     pub fn end_line(&mut self) {
         self.spinner.stop();
+        if let Some(markdown) = &mut self.markdown {
+            let rest = markdown.finish();
+            output::print(&rest);
+            if !rest.is_empty() {
+                self.at_line_start = true;
+            }
+        }
         if !self.at_line_start {
             output::print("\n");
             self.at_line_start = true;

@@ -2,9 +2,12 @@
 
 pub mod json;
 pub mod live;
+pub mod markdown;
+pub mod pager;
 pub mod spinner;
 pub mod style;
 pub mod transcript;
+pub mod tree;
 
 /// Milliseconds since the epoch → `2026-11-22T10:00:00Z`.
 pub fn timestamp(ms: u64) -> String {

@@ -31,6 +31,11 @@ impl Style {
         Self::detect(std::io::stderr().is_terminal())
     }
 
+    /// Whether colours and styles are on.
+    pub fn is_colour(&self) -> bool {
+        self.color
+    }
+
     fn wrap(&self, codes: &str, text: &str) -> String {
         if self.color {
             format!("\x1b[{codes}m{text}\x1b[0m")

@@ -1,0 +1,196 @@
+//! Carrying out the chat's slash commands. Each move ends by showing the new head in one
+//! line; listings reuse what the separate commands print.
+
+use omni_proto::{MoveOp, Reply, Request, Role};
+
+use super::input::Input;
+use super::slash::{self, Slash};
+use super::{Chat, Flow, new_session, summary};
+use crate::cli::SessionArg;
+use crate::commands::{branches, logs, moves, resume, sessions, status, unexpected};
+use crate::error::CtlError;
+use crate::output;
+use crate::render::style::Style;
+use crate::render::transcript::{self, Detail};
+use crate::render::{pager, tree};
+
+impl Chat<'_> {
+    /// Carries out a line that starts with `/`.
+    pub(super) async fn command(
+        &mut self,
+        line: &str,
+        input: &mut Input,
+    ) -> Result<Flow, CtlError> {
+        let slash = slash::parse(line).map_err(CtlError::usage)?;
+        if !self.calls.is_empty() && !matches!(slash, Slash::Skip | Slash::Help | Slash::Quit) {
+            return Err(CtlError::usage(
+                "function calls wait for results: type the JSON result, or /skip",
+            ));
+        }
+        match slash {
+            Slash::Undo => self.head_move(MoveOp::Undo, "undo").await,
+            Slash::Redo => self.head_move(MoveOp::Redo, "redo").await,
+            Slash::Back => self.head_move(MoveOp::Back, "back").await,
+            Slash::Checkout(node) => self.head_move(MoveOp::Checkout { node }, "checkout").await,
+            Slash::Skip => self.skip().await,
+            Slash::Edit(node) => self.edit(node).await,
+            Slash::Retry => self.retry().await,
+            Slash::Recover(action) => self.recover(action, input).await,
+            Slash::Branches => self.branches().await,
+            Slash::History { active } => self.history(active).await,
+            Slash::Tree => self.tree().await,
+            Slash::Export(file) => {
+                let session = SessionArg {
+                    session: Some(self.session.clone()),
+                };
+                logs::export(self.ctx, &session, None, file.as_deref(), false).await?;
+                Ok(Flow::Go)
+            }
+            Slash::Sessions => sessions::run(self.ctx).await.map(|()| Flow::Go),
+            Slash::Status => status::run(self.ctx).await.map(|()| Flow::Go),
+            Slash::Model => self.model().await,
+            Slash::Resume => self.resume().await,
+            Slash::Switch(id) => {
+                let found = summary(self.ctx, omni_proto::SessionRef::Id(id)).await?;
+                self.switch_to(found, input).await
+            }
+            Slash::New => {
+                let created = new_session(self.ctx).await?;
+                self.switch_to(created, input).await
+            }
+            Slash::Help => {
+                output::print(&slash::help());
+                Ok(Flow::Go)
+            }
+            Slash::Quit => Ok(Flow::Quit),
+        }
+    }
+
+    /// Moves the head and shows where it is now.
+    async fn head_move(&mut self, op: MoveOp, name: &str) -> Result<Flow, CtlError> {
+        let moved = moves::request(self.ctx, self.id(), op).await?;
+        self.calls.clear();
+        output::line(&format!("{name} · head: {}", moved.head_summary));
+        Ok(Flow::Go)
+    }
+
+    /// `/skip`: the function calls are undone (they stay in the tree, off the path).
+    async fn skip(&mut self) -> Result<Flow, CtlError> {
+        if self.calls.is_empty() {
+            return Err(CtlError::usage("no function calls wait for results"));
+        }
+        self.head_move(MoveOp::Undo, "skip").await
+    }
+
+    /// `/edit [N]`: prompt N of the path (default: the last) goes into the editor; the
+    /// next prompt forks from before it.
+    async fn edit(&mut self, node: Option<u64>) -> Result<Flow, CtlError> {
+        let request = Request::History {
+            session: self.id(),
+            active_only: true,
+        };
+        let view = match self.ctx.ask(request).await? {
+            Reply::History(view) => view,
+            other => return Err(unexpected(other)),
+        };
+        let prompt = view
+            .entries
+            .iter()
+            .rev()
+            .find(|e| e.role == Role::User && node.is_none_or(|n| e.id == n))
+            .ok_or_else(|| {
+                CtlError::usage(match node {
+                    Some(n) => format!(
+                        "#{n} is not a prompt on the current path; /history --active lists them"
+                    ),
+                    None => "no prompt to edit yet".to_string(),
+                })
+            })?;
+        let parent = prompt.parent.unwrap_or(0);
+        self.fork_before = Some(parent);
+        if self.person {
+            self.initial = prompt.text.clone();
+            self.note(&format!(
+                "editing #{}: Enter sends it as a new branch from #{parent}; Ctrl-C cancels",
+                prompt.id
+            ));
+        } else {
+            self.note(&format!(
+                "the next prompt replaces #{} as a new branch from #{parent}",
+                prompt.id
+            ));
+        }
+        Ok(Flow::Go)
+    }
+
+    async fn branches(&mut self) -> Result<Flow, CtlError> {
+        let request = Request::Branches { session: self.id() };
+        match self.ctx.ask(request).await? {
+            Reply::Branches(list) => {
+                let text = branches::render(&list, &Style::stdout());
+                pager::show(&text, self.options.pager);
+                Ok(Flow::Go)
+            }
+            other => Err(unexpected(other)),
+        }
+    }
+
+    async fn history(&mut self, active: bool) -> Result<Flow, CtlError> {
+        let request = Request::History {
+            session: self.id(),
+            active_only: active,
+        };
+        match self.ctx.ask(request).await? {
+            Reply::History(view) => {
+                let text = transcript::history(&view, &Style::stdout(), Detail::default());
+                pager::show(&text, self.options.pager);
+                Ok(Flow::Go)
+            }
+            other => Err(unexpected(other)),
+        }
+    }
+
+    async fn tree(&mut self) -> Result<Flow, CtlError> {
+        let request = Request::History {
+            session: self.id(),
+            active_only: false,
+        };
+        match self.ctx.ask(request).await? {
+            Reply::History(view) => {
+                pager::show(&tree::draw(&view, &Style::stdout()), self.options.pager);
+                Ok(Flow::Go)
+            }
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// `/model`: the model that answers (one per daemon until providers arrive).
+    async fn model(&mut self) -> Result<Flow, CtlError> {
+        match self.ctx.ask(Request::Status).await? {
+            Reply::Status(status) => {
+                output::line(&format!("model: {} at {}", status.model, status.base_url));
+                Ok(Flow::Go)
+            }
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub(super) async fn resume(&mut self) -> Result<Flow, CtlError> {
+        let session = SessionArg {
+            session: Some(self.session.clone()),
+        };
+        resume::run(self.ctx, &session).await?;
+        Ok(Flow::Go)
+    }
+
+    async fn switch_to(
+        &mut self,
+        found: omni_proto::SessionSummary,
+        input: &mut Input,
+    ) -> Result<Flow, CtlError> {
+        self.session = found.id.clone();
+        self.fork_before = None;
+        self.calls.clear();
+        self.greet(found, input).await
+    }
+}

@@ -1,0 +1,133 @@
+//! The line editor at a terminal (rustyline): prompt history kept per user, slash-command
+//! completion, and multi-line prompts (a `"""` block, or Alt-Enter for a newline).
+
+use std::path::PathBuf;
+
+use rustyline::completion::{Completer, Pair};
+use rustyline::error::ReadlineError;
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::FileHistory;
+use rustyline::validate::{ValidationContext, ValidationResult, Validator};
+use rustyline::{Cmd, Config, Context, Editor, EventHandler, Helper, KeyCode, KeyEvent, Modifiers};
+
+use super::input::{Line, block_is_open, classify};
+use super::slash;
+
+/// Completion and validation for the chat's editor.
+struct ChatHelper;
+
+impl Completer for ChatHelper {
+    type Candidate = Pair;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let (start, words) = slash::complete(line, pos);
+        let pairs = words
+            .into_iter()
+            .map(|word| Pair {
+                display: word.clone(),
+                replacement: word,
+            })
+            .collect();
+        Ok((start, pairs))
+    }
+}
+
+impl Hinter for ChatHelper {
+    type Hint = String;
+}
+
+impl Highlighter for ChatHelper {}
+
+impl Validator for ChatHelper {
+    /// Enter inside an open `"""` block adds a line instead of sending.
+    fn validate(&self, ctx: &mut ValidationContext<'_>) -> rustyline::Result<ValidationResult> {
+        let lines: Vec<&str> = ctx.input().lines().collect();
+        Ok(if block_is_open(&lines) {
+            ValidationResult::Incomplete
+        } else {
+            ValidationResult::Valid(None)
+        })
+    }
+}
+
+impl Helper for ChatHelper {}
+
+/// Where the prompt history lives: `$XDG_STATE_HOME/omni/chat_history`, else
+/// `~/.local/state/omni/chat_history`.
+pub fn history_path() -> Option<PathBuf> {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state"))
+        })?;
+    Some(state.join("omni").join("chat_history"))
+}
+
+/// The chat's line editor.
+pub struct LineEditor {
+    editor: Editor<ChatHelper, FileHistory>,
+    history: Option<PathBuf>,
+}
+
+impl LineEditor {
+    /// An editor with the user's prompt history loaded (a missing file is an empty history).
+    pub fn open() -> Result<Self, String> {
+        let config = Config::builder()
+            .auto_add_history(false)
+            .history_ignore_space(true)
+            .max_history_size(5000)
+            .map_err(|e| e.to_string())?
+            .build();
+        let mut editor: Editor<ChatHelper, FileHistory> =
+            Editor::with_config(config).map_err(|e| e.to_string())?;
+        editor.set_helper(Some(ChatHelper));
+        editor.bind_sequence(
+            KeyEvent(KeyCode::Enter, Modifiers::ALT),
+            EventHandler::Simple(Cmd::Newline),
+        );
+        let history = history_path();
+        if let Some(path) = &history {
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            if path.exists() {
+                let _ = editor.load_history(path);
+            }
+        }
+        Ok(Self { editor, history })
+    }
+
+    /// Reads one entry, with `initial` already in the editor. Blocks: call it off the
+    /// runtime.
+    pub fn read(&mut self, prompt: &str, initial: &str) -> Line {
+        match self.editor.readline_with_initial(prompt, (initial, "")) {
+            Ok(text) => {
+                if !text.trim().is_empty() {
+                    self.remember(&text);
+                }
+                classify(&text)
+            }
+            Err(ReadlineError::Interrupted) => Line::Interrupted,
+            Err(ReadlineError::Eof) => Line::End,
+            Err(error) => Line::Broken(error.to_string()),
+        }
+    }
+
+    /// Adds a line to the history and appends it to the user's file (0600).
+    fn remember(&mut self, text: &str) {
+        let _ = self.editor.add_history_entry(text);
+        if let Some(path) = &self.history {
+            if self.editor.append_history(path).is_ok() {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+            }
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! Turns in the chat: prompts (with `/edit`'s fork and the keep-or-replace question after
+//! a failure), answers as they stream, function results, and the recovery menu.
+
+use omni_proto::{
+    Answer, Entry, ErrorKind, MoveOp, RecoveryAction, Reply, Request, Role, SessionRef,
+};
+
+use super::input::{Input, Line};
+use super::menu::{self, Choice};
+use super::{Chat, Flow, summary};
+use crate::cli::SessionArg;
+use crate::commands::stream::streamed_with;
+use crate::commands::{logs, moves, unexpected};
+use crate::error::CtlError;
+use crate::render::live::Live;
+use crate::render::markdown::Markdown;
+
+/// What to do with a prompt left pending by a failed send.
+enum Pending {
+    Keep,
+    Replace,
+    Cancel,
+}
+
+impl Chat<'_> {
+    /// A line of text: a prompt, or the result a function call waits for.
+    pub(super) async fn text(&mut self, text: String, input: &mut Input) -> Result<Flow, CtlError> {
+        if let Some(call) = self.calls.first().cloned() {
+            let request = Request::ToolResult {
+                session: self.id(),
+                call_id: call.id,
+                name: call.name,
+                response_json: text,
+            };
+            return self.answer(request, false).await;
+        }
+        if let Some(node) = self.fork_before.take() {
+            let moved = moves::request(self.ctx, self.id(), MoveOp::Checkout { node }).await?;
+            self.note(&format!("forking from #{node}: {}", moved.head_summary));
+        } else if self.person
+            && let Some(pending) = self.pending_prompt().await?
+        {
+            match self.keep_or_replace(input, &pending).await {
+                Pending::Keep => {}
+                Pending::Replace => {
+                    let moved = moves::request(self.ctx, self.id(), MoveOp::Back).await?;
+                    self.note(&format!(
+                        "#{} stays in the tree, off the path; head: {}",
+                        pending.id, moved.head_summary
+                    ));
+                }
+                Pending::Cancel => return Ok(Flow::Go),
+            }
+        }
+        let request = Request::Send {
+            session: self.id(),
+            prompt: text,
+        };
+        self.answer(request, false).await
+    }
+
+    /// The user prompt at the head, if it waits for an answer (a failed or cancelled send).
+    pub(super) async fn pending_prompt(&mut self) -> Result<Option<Entry>, CtlError> {
+        let request = Request::History {
+            session: self.id(),
+            active_only: true,
+        };
+        match self.ctx.ask(request).await? {
+            Reply::History(view) => Ok(view
+                .entries
+                .into_iter()
+                .last()
+                .filter(|e| e.role == Role::User)),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    async fn keep_or_replace(&mut self, input: &mut Input, pending: &Entry) -> Pending {
+        let first = pending.text.lines().next().unwrap_or_default();
+        self.note(&format!(
+            "#{} is still pending (unanswered): {first}",
+            pending.id
+        ));
+        let question = "keep it and send both, merged (k), replace it (r), or cancel (c)? [k] ";
+        loop {
+            match input.next(question, "").await {
+                Line::Empty => return Pending::Keep,
+                Line::Text(answer) => match answer.trim().to_lowercase().as_str() {
+                    "k" | "keep" => return Pending::Keep,
+                    "r" | "replace" => return Pending::Replace,
+                    "c" | "cancel" => return Pending::Cancel,
+                    _ => self.note("answer k, r or c"),
+                },
+                _ => return Pending::Cancel,
+            }
+        }
+    }
+
+    /// Streams the answer to a request and shows how it ended. `waiting`: the request
+    /// stores no prompt first, so the spinner starts at once.
+    pub(super) async fn answer(
+        &mut self,
+        request: Request,
+        waiting: bool,
+    ) -> Result<Flow, CtlError> {
+        let mut live = Live::new(false, false);
+        if waiting {
+            live = live.waiting();
+        }
+        if let Some(width) = self.markdown_width() {
+            live = live.with_markdown(Markdown::new(width));
+        }
+        match streamed_with(self.ctx, request, live).await {
+            Ok(Reply::Answered(answer)) => {
+                self.answered(&answer);
+                Ok(Flow::Go)
+            }
+            Ok(Reply::ToolResultStored { calls, .. }) => {
+                self.calls = calls.into_iter().filter(|c| !c.answered).collect();
+                Ok(Flow::Go)
+            }
+            Ok(Reply::Recovered(recovered)) => {
+                self.note(&format!("recovered · head: {}", recovered.head_summary));
+                Ok(Flow::Go)
+            }
+            Ok(other) => Err(unexpected(other)),
+            Err(error) => self.failed(error).await,
+        }
+    }
+
+    /// Markdown on a colour terminal unless `--raw`: the terminal's width.
+    fn markdown_width(&self) -> Option<usize> {
+        let colour = crate::render::style::Style::stdout().is_colour();
+        if self.options.raw || !colour {
+            return None;
+        }
+        crossterm::terminal::size()
+            .ok()
+            .map(|(cols, _)| cols as usize)
+    }
+
+    fn answered(&mut self, answer: &Answer) {
+        let tokens = answer
+            .model
+            .usage
+            .map(|u| format!(" · {} tokens", u.total_tokens))
+            .unwrap_or_default();
+        let attempts = match answer.model.attempts {
+            0 | 1 => String::new(),
+            n => format!(" · {n} attempts"),
+        };
+        self.note(&format!(
+            "[#{} · {:.1} s{tokens}{attempts}]",
+            answer.node,
+            answer.model.latency_ms as f64 / 1000.0
+        ));
+        self.calls = answer
+            .pending_calls
+            .iter()
+            .filter(|c| !c.answered)
+            .cloned()
+            .collect();
+        self.announce_calls();
+    }
+
+    /// After a failed request: the recovery menu when one is needed (at a terminal), and
+    /// what became of the prompt. Piped, the failure ends the chat.
+    async fn failed(&mut self, error: CtlError) -> Result<Flow, CtlError> {
+        let hint = match error.kind {
+            Some(ErrorKind::NeedsRecovery) if self.person => {
+                self.say_error(&error);
+                return Box::pin(self.recover_menu()).await;
+            }
+            Some(ErrorKind::Cancelled) => Some(
+                "the partial answer is kept out of the context; the prompt stays pending \
+                 (/retry asks again)"
+                    .to_string(),
+            ),
+            Some(ErrorKind::Suspended) => Some("/resume lifts the suspension".to_string()),
+            Some(ErrorKind::UpstreamFailure | ErrorKind::Internal | ErrorKind::Storage) => {
+                match self.pending_prompt().await {
+                    Ok(Some(pending)) => Some(format!(
+                        "#{} stays pending: /retry sends it again as it is",
+                        pending.id
+                    )),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if !self.person {
+            if let Some(hint) = hint {
+                self.note(&hint);
+            }
+            return Err(error);
+        }
+        self.say_error(&error);
+        if let Some(hint) = hint {
+            self.note(&hint);
+        }
+        Ok(Flow::Go)
+    }
+
+    /// `/recover [CHOICE]`: without a choice, the menu at a terminal.
+    pub(super) async fn recover(
+        &mut self,
+        action: Option<RecoveryAction>,
+        _input: &mut Input,
+    ) -> Result<Flow, CtlError> {
+        match action {
+            Some(action) => self.apply_recovery(action).await,
+            None if self.person => self.recover_menu().await,
+            None => Err(CtlError::usage(
+                "choose one: /recover deep | clear | ignore | retry",
+            )),
+        }
+    }
+
+    async fn apply_recovery(&mut self, action: RecoveryAction) -> Result<Flow, CtlError> {
+        let request = Request::Recover {
+            session: self.id(),
+            action,
+        };
+        self.answer(request, action == RecoveryAction::Retry).await
+    }
+
+    /// The recovery menu: each choice says which nodes it takes out of the context.
+    async fn recover_menu(&mut self) -> Result<Flow, CtlError> {
+        let state = summary(self.ctx, self.id()).await?;
+        if state.needs_recovery.is_none() {
+            self.note("this session does not need recovery; nothing to do");
+            return Ok(Flow::Go);
+        }
+        let mut choices: Vec<Choice> = state
+            .recovery_choices
+            .iter()
+            .map(|preview| Choice {
+                label: preview.action.explanation().to_string(),
+                detail: match preview.drops.as_slice() {
+                    [] => "(the context stays as it is)".to_string(),
+                    drops => format!(
+                        "(takes {} out of the context)",
+                        drops
+                            .iter()
+                            .rev()
+                            .map(|n| format!("#{n}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                },
+            })
+            .collect();
+        choices.push(Choice {
+            label: "export: write the diagnostic bundle".to_string(),
+            detail: "(the state stays)".to_string(),
+        });
+        let picked = menu::pick(&choices)
+            .map_err(|e| CtlError::failure(format!("cannot show the menu: {e}")))?;
+        match picked {
+            Some(i) if i < state.recovery_choices.len() => {
+                self.apply_recovery(state.recovery_choices[i].action).await
+            }
+            Some(_) => {
+                let session = SessionArg {
+                    session: Some(self.session.clone()),
+                };
+                logs::export(self.ctx, &session, None, None, false).await?;
+                Ok(Flow::Go)
+            }
+            None => {
+                self.note("left as it is: the session still needs recovery (/recover to choose)");
+                Ok(Flow::Go)
+            }
+        }
+    }
+
+    /// `/retry`: the pending turn answered again, as it is (or recovery's retry).
+    pub(super) async fn retry(&mut self) -> Result<Flow, CtlError> {
+        let request = Request::Retry {
+            session: SessionRef::Id(self.session.clone()),
+        };
+        self.answer(request, true).await
+    }
+}

@@ -1,0 +1,154 @@
+//! The session drawn as a tree: a conversation runs straight down; where it forks, each
+//! branch is indented under the fork. The head's path is highlighted, the head marked,
+//! and every node out of the context says why (undone, rewound, ...).
+
+use std::collections::HashMap;
+
+use omni_proto::{Entry, HistoryView};
+
+use super::style::Style;
+use crate::render::transcript::REVERTED;
+
+/// The first line of an entry's content, cut to `max` characters.
+fn gist(entry: &Entry, max: usize) -> String {
+    let text = if entry.text.trim().is_empty() {
+        entry
+            .parts
+            .iter()
+            .find_map(|p| match &p.content {
+                omni_proto::PartContent::FunctionCall { name, .. } => Some(format!("→ {name}(…)")),
+                omni_proto::PartContent::FunctionResponse { name, .. } => Some(format!("← {name}")),
+                _ => None,
+            })
+            .unwrap_or_default()
+    } else {
+        entry
+            .text
+            .trim()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    if text.chars().count() > max {
+        let cut: String = text.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    } else {
+        text
+    }
+}
+
+fn line(entry: &Entry, head: u64, style: &Style) -> String {
+    let mut text = format!("#{} {}: {}", entry.id, entry.role.as_str(), gist(entry, 60));
+    if entry.reverted {
+        let why = entry.why_reverted.map_or("reverted", |w| w.as_str());
+        return style.dim(&format!("{text}  {REVERTED} {why}"));
+    }
+    if entry.id == head {
+        text.push_str("  ◀ head");
+    }
+    style.bold(&text)
+}
+
+/// Draws the whole tree, one node per line, in creation order within each branch.
+pub fn draw(view: &HistoryView, style: &Style) -> String {
+    let mut children: HashMap<u64, Vec<&Entry>> = HashMap::new();
+    for entry in &view.entries {
+        children
+            .entry(entry.parent.unwrap_or(0))
+            .or_default()
+            .push(entry);
+    }
+    let mut out = style.dim(&format!("session {} · head #{}\n", view.session, view.head));
+    if view.entries.is_empty() {
+        out.push_str(&style.dim("(no turns yet)\n"));
+        return out;
+    }
+    // (node, prefix of its own line, prefix of the lines under it), deepest last.
+    let mut stack: Vec<(&Entry, String, String)> = Vec::new();
+    push_children(&children, 0, "", &mut stack);
+    while let Some((entry, first, rest)) = stack.pop() {
+        out.push_str(&first);
+        out.push_str(&line(entry, view.head, style));
+        out.push('\n');
+        push_children(&children, entry.id, &rest, &mut stack);
+    }
+    out
+}
+
+/// Queues a node's children: a single child continues the column; several are indented
+/// under the fork with branch marks.
+fn push_children<'a>(
+    children: &HashMap<u64, Vec<&'a Entry>>,
+    parent: u64,
+    prefix: &str,
+    stack: &mut Vec<(&'a Entry, String, String)>,
+) {
+    let Some(kids) = children.get(&parent) else {
+        return;
+    };
+    if let [only] = kids.as_slice() {
+        stack.push((only, prefix.to_string(), prefix.to_string()));
+        return;
+    }
+    for (i, kid) in kids.iter().enumerate().rev() {
+        let last = i + 1 == kids.len();
+        let (mark, under) = if last {
+            ("└─ ", "   ")
+        } else {
+            ("├─ ", "│  ")
+        };
+        stack.push((kid, format!("{prefix}{mark}"), format!("{prefix}{under}")));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use omni_proto::{Part, RevertReason, Role};
+
+    fn entry(id: u64, parent: u64, role: Role, why: Option<RevertReason>) -> Entry {
+        Entry {
+            id,
+            parent: (parent != 0).then_some(parent),
+            role,
+            text: format!("text {id}"),
+            parts: vec![Part::text(format!("text {id}"))],
+            created_at_ms: 0,
+            reverted: why.is_some(),
+            why_reverted: why,
+            model: None,
+        }
+    }
+
+    #[test]
+    fn branches_are_indented_under_their_fork_and_say_why_they_are_out() {
+        use RevertReason::*;
+        let view = HistoryView {
+            session: "s".into(),
+            head: 6,
+            entries: vec![
+                entry(1, 0, Role::User, None),
+                entry(2, 1, Role::Model, None),
+                entry(3, 2, Role::User, Some(Rewound)),
+                entry(4, 3, Role::Model, Some(Undone)),
+                entry(5, 2, Role::User, None),
+                entry(6, 5, Role::Model, None),
+                entry(7, 5, Role::Model, Some(Interrupted)),
+            ],
+            damaged: None,
+        };
+        let drawn = draw(&view, &Style::new(false));
+        assert_eq!(
+            drawn,
+            "session s · head #6\n\
+             #1 user: text 1\n\
+             #2 model: text 2\n\
+             ├─ #3 user: text 3  [ REVERTED ] rewound\n\
+             │  #4 model: text 4  [ REVERTED ] undone\n\
+             └─ #5 user: text 5\n\
+             \u{20}  ├─ #6 model: text 6  ◀ head\n\
+             \u{20}  └─ #7 model: text 7  [ REVERTED ] interrupted\n"
+        );
+    }
+}
