@@ -13,3 +13,4 @@ pub mod harness;
 pub mod http;
 pub mod raw;
 pub mod scenario;
+pub mod terminal;

@@ -7,6 +7,7 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 use serde_json::Value;
 
 use super::{Omni, omnictl_bin};
+use crate::terminal::Terminal;
 
 impl Omni {
     /// Runs `omnictl --socket S ARGS...`.
@@ -71,6 +72,18 @@ impl Omni {
             output.status.success(),
             String::from_utf8_lossy(&output.stdout).into_owned(),
         )
+    }
+
+    /// Starts `omnictl --socket S ARGS...` at a real pseudo-terminal, with its prompt
+    /// history kept in the test's directory (`XDG_STATE_HOME`) and `env` added.
+    pub fn ctl_in_terminal(&self, args: &[&str], env: &[(&str, &str)]) -> Terminal {
+        let socket = self.socket.display().to_string();
+        let state = self.dir().join("state").display().to_string();
+        let mut full = vec!["--socket", socket.as_str()];
+        full.extend_from_slice(args);
+        let mut all_env = vec![("XDG_STATE_HOME", state.as_str())];
+        all_env.extend_from_slice(env);
+        Terminal::spawn(&omnictl_bin(), &full, &all_env)
     }
 
     /// Starts `omnictl --json ARGS...` and returns it while it runs.

@@ -1,0 +1,267 @@
+//! `omnictl chat` at a real pseudo-terminal: the line editor (history, multi-line, Ctrl-C,
+//! Ctrl-D), Ctrl-C cancelling an answer, the spinner before the first token, the recovery
+//! menu driven with arrow keys, and markdown rendering.
+#![allow(clippy::unwrap_used)] // in tests a panic is the failure report
+
+use omni_tests::fake_gemini::{Answer, Gate, Reply};
+use omni_tests::harness::Omni;
+use omni_tests::scenario::{held_answer, poisoned_by_a_400};
+use omni_tests::terminal::plain;
+use serde_json::Value;
+
+const NO_COLOR: &[(&str, &str)] = &[("NO_COLOR", "1")];
+
+fn new_session(omni: &Omni) -> String {
+    let new = omni.ctl(&["--json", "new"]).ok().json();
+    new["session"].as_str().unwrap().to_string()
+}
+
+fn history(omni: &Omni, session: &str) -> Value {
+    omni.ctl(&["--json", "history", "-s", session]).ok().json()
+}
+
+#[test]
+fn the_line_editor_recalls_prompts_takes_multi_line_ones_and_leaves_on_ctrl_d() {
+    let omni = Omni::start();
+    let id = new_session(&omni);
+    let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], NO_COLOR);
+    chat.expect("Ctrl-D leaves");
+    chat.send("first question\r");
+    chat.expect("You said: \"first question\".");
+    chat.expect("› ");
+    // ↑ brings the last prompt back; Enter sends it again.
+    chat.send("\x1b[A\r");
+    chat.expect("You said: \"first question\".");
+    chat.expect("› ");
+    chat.send("\"\"\"\rline one\rline two\r\"\"\"\r");
+    chat.expect("line two\". I am");
+    chat.expect("› ");
+    // Alt-Enter puts a newline in the prompt.
+    chat.send("alpha\x1b\rbeta\r");
+    chat.expect("beta\". I am");
+    chat.expect("› ");
+    chat.send("\x03");
+    chat.expect("(Ctrl-D or /quit leaves the chat)");
+    chat.expect("› ");
+    chat.send("\x04");
+    assert_eq!(chat.wait(), 0);
+
+    let view = history(&omni, &id);
+    let prompts: Vec<&str> = view["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["role"] == "user")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        prompts,
+        [
+            "first question",
+            "first question",
+            "line one\nline two",
+            "alpha\nbeta"
+        ]
+    );
+    let kept = std::fs::read_to_string(omni.dir().join("state/omni/chat_history")).unwrap();
+    assert!(kept.contains("first question"), "{kept}");
+}
+
+#[test]
+fn ctrl_c_cancels_the_answer_and_the_chat_goes_on() {
+    let omni = Omni::start();
+    let id = new_session(&omni);
+    let gate = held_answer(&omni);
+    let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], NO_COLOR);
+    chat.expect("Ctrl-D leaves");
+    chat.send("a long question\r");
+    chat.expect("partial answer");
+    chat.send("\x03");
+    chat.expect("the partial answer is kept out of the context");
+    chat.expect("› ");
+    chat.send("/history\r");
+    chat.expect("#2 model (interrupted): partial answer");
+    chat.send("/quit\r");
+    assert_eq!(chat.wait(), 0);
+    gate.open();
+    let view = history(&omni, &id);
+    assert_eq!(view["head"], 1, "the head stays on the prompt");
+    assert_eq!(view["entries"][1]["why_reverted"], "interrupted");
+}
+
+#[test]
+fn a_spinner_counts_while_the_first_token_is_awaited() {
+    let omni = Omni::start();
+    let id = new_session(&omni);
+    let gate = Gate::new();
+    omni.fake().push([Reply::HoldAfter {
+        chunks: 0,
+        gate: gate.clone(),
+        answer: Answer::text(["here ", "at last"]),
+    }]);
+    let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], NO_COLOR);
+    chat.expect("Ctrl-D leaves");
+    chat.send("slow one\r");
+    chat.expect("waiting for the model · ");
+    gate.open();
+    chat.expect("here at last");
+    chat.send("/quit\r");
+    assert_eq!(chat.wait(), 0);
+}
+
+#[test]
+fn the_recovery_menu_opens_in_the_chat_and_takes_arrow_keys() {
+    let omni = Omni::start();
+    let (id, _) = poisoned_by_a_400(&omni, "weather?");
+    let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], NO_COLOR);
+    chat.expect("this session needs recovery");
+    chat.expect("(takes #1, #2, #3 out of the context)");
+    chat.expect("(takes #3 out of the context)");
+    chat.expect("Esc leave");
+    // ↓ to the second choice (clear turn), Enter.
+    chat.send("\x1b[B");
+    chat.send("\r");
+    chat.expect("recovered · head: node 2");
+    chat.send("/quit\r");
+    assert_eq!(chat.wait(), 0);
+    let view = history(&omni, &id);
+    assert_eq!(view["head"], 2);
+    assert_eq!(view["entries"][2]["why_reverted"], "recovered");
+}
+
+fn markdown_answer(omni: &Omni) {
+    omni.fake().push([Reply::Answer(Answer::text([
+        "# Title\n",
+        "Some **bold** words\n",
+        "```\n",
+        "let x = 1;\n",
+        "```\n",
+    ]))]);
+}
+
+#[test]
+fn answers_are_rendered_as_markdown_on_a_colour_terminal_and_raw_on_request() {
+    let omni = Omni::start();
+    let id = new_session(&omni);
+    markdown_answer(&omni);
+    let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], &[]);
+    chat.expect("Ctrl-D leaves");
+    chat.send("show me\r");
+    let shown = chat.expect("let x = 1;");
+    chat.expect("› ");
+    chat.send("/quit\r");
+    assert_eq!(chat.wait(), 0);
+    assert!(shown.contains("Title") && shown.contains("bold"), "{shown}");
+    for marker in ["# Title", "**", "```"] {
+        assert!(
+            !shown.contains(marker),
+            "{marker:?} is rendered away:\n{shown}"
+        );
+    }
+
+    markdown_answer(&omni);
+    let mut raw = omni.ctl_in_terminal(&["chat", "-s", &id, "--raw"], &[]);
+    raw.expect("Ctrl-D leaves");
+    raw.send("again\r");
+    let shown = raw.expect("```");
+    assert!(
+        shown.contains("# Title") && shown.contains("**bold**"),
+        "{shown}"
+    );
+    raw.expect("let x = 1;");
+    raw.send("/quit\r");
+    assert_eq!(raw.wait(), 0);
+}
+
+#[test]
+fn long_output_goes_through_the_pager_unless_told_not_to() {
+    let omni = Omni::start();
+    let id = new_session(&omni);
+    let prompts: String = (1..=25).map(|i| format!("question {i}\n")).collect();
+    omni.ctl_with_stdin(&["chat", "-s", &id], Some(&prompts))
+        .ok();
+    let pager = [("NO_COLOR", "1"), ("PAGER", "sed s/^/paged:/")];
+    let mut paged = omni.ctl_in_terminal(&["history", "-s", &id], &pager);
+    paged.expect("paged:#50 model");
+    assert_eq!(paged.wait(), 0);
+    let mut direct = omni.ctl_in_terminal(&["history", "-s", &id, "--no-pager"], &pager);
+    direct.expect("#50 model");
+    let shown = plain(&direct.raw());
+    assert_eq!(direct.wait(), 0);
+    assert!(!shown.contains("paged:"), "{shown}");
+}
+
+#[test]
+fn tab_completes_slash_commands() {
+    let omni = Omni::start();
+    let id = new_session(&omni);
+    let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], NO_COLOR);
+    chat.expect("Ctrl-D leaves");
+    chat.send("/hel\t\r");
+    chat.expect("/quit                              leave the chat");
+    chat.send("/recover cl\t");
+    chat.expect("/recover clear");
+    chat.send("\x03");
+    chat.expect("(Ctrl-D or /quit leaves the chat)");
+    chat.expect("› ");
+    chat.send("\x04");
+    assert_eq!(chat.wait(), 0);
+}
+
+#[test]
+fn after_a_failure_a_new_prompt_asks_to_keep_or_replace_the_pending_one() {
+    let omni = Omni::builder()
+        .config("[retry]\nmax_attempts = 1\ninitial_delay_ms = 10\n")
+        .start();
+    let id = new_session(&omni);
+    omni.fake().push([
+        omni_tests::scenario::overloaded(),
+        omni_tests::scenario::overloaded(),
+    ]);
+    let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], NO_COLOR);
+    chat.expect("Ctrl-D leaves");
+    chat.send("first try\r");
+    chat.expect("#1 stays pending: /retry sends it again as it is");
+    chat.send("second try\r");
+    chat.expect("#1 is still pending (unanswered): first try");
+    chat.send("k\r");
+    chat.expect("#2 stays pending");
+    chat.send("third try\r");
+    chat.expect("#2 is still pending");
+    chat.send("r\r");
+    chat.expect("#2 stays in the tree, off the path");
+    chat.expect("You said: \"first try / third try\".");
+    chat.send("/quit\r");
+    assert_eq!(chat.wait(), 0);
+    let view = omni
+        .ctl(&["--json", "history", "--active", "-s", &id])
+        .ok()
+        .json();
+    let texts: Vec<&str> = view["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts[..2], ["first try", "third try"], "{texts:?}");
+}
+
+#[test]
+fn a_suspended_session_offers_to_resume() {
+    let omni = Omni::builder()
+        .config("[retry]\nmax_attempts = 1\ninitial_delay_ms = 10\n")
+        .start();
+    let id = new_session(&omni);
+    for _ in 0..3 {
+        omni.fake().push([omni_tests::scenario::overloaded()]);
+        omni.ctl(&["send", "-s", &id, "hello?"]);
+    }
+    let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], NO_COLOR);
+    chat.expect("resume it now? [Y/n]");
+    chat.send("\r");
+    chat.expect("resumed; sends are accepted again");
+    chat.send("/retry\r");
+    chat.expect("You said: \"hello?");
+    chat.send("/quit\r");
+    assert_eq!(chat.wait(), 0);
+}
