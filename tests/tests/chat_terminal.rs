@@ -63,8 +63,16 @@ fn the_line_editor_recalls_prompts_takes_multi_line_ones_and_leaves_on_ctrl_d() 
             "alpha\nbeta"
         ]
     );
-    let kept = std::fs::read_to_string(omni.dir().join("state/omni/chat_history")).unwrap();
+    let file = omni.dir().join("state/omni/chat_history");
+    let kept = std::fs::read_to_string(&file).unwrap();
     assert!(kept.contains("first question"), "{kept}");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+    assert_eq!(
+        mode & 0o777,
+        0o600,
+        "prompts are readable by their user only"
+    );
 }
 
 #[test]

@@ -32,3 +32,25 @@ fn the_demo_runs_a_real_session_without_a_key_or_network() {
     assert!(stdout.contains("[ REVERTED ] #4 model"), "{stdout}");
     assert!(stdout.contains("omnid 0.1.0"), "{stdout}");
 }
+
+/// The quick start's chat: against `omnid --demo`, a tag in a prompt makes the demo model
+/// fail once (healed by a retry), reject the request (the session needs recovery), or
+/// answer in markdown.
+#[test]
+fn the_demo_model_shows_healing_recovery_and_markdown_in_a_chat() {
+    let omni = omni_tests::harness::Omni::builder()
+        .args(&["--demo"])
+        .start();
+    let chat = |script: &str| omni.ctl_with_stdin(&["chat"], Some(script));
+    let healed = chat("hello [demo:503]\n").ok();
+    assert!(healed.stderr.contains("attempt 1/"), "{}", healed.stderr);
+    assert!(healed.stderr.contains("2 attempts"), "{}", healed.stderr);
+    chat("break it [demo:400]\n").fails(3, &["needs recovery", "INVALID_ARGUMENT"]);
+    let out = chat("/recover deep\n[demo:markdown]\n/history --active\n").ok();
+    assert!(
+        out.stdout.contains("# An append-only tree"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("break it"), "{}", out.stdout);
+}

@@ -70,6 +70,24 @@ pub fn history_path() -> Option<PathBuf> {
     Some(state.join("omni").join("chat_history"))
 }
 
+/// Makes sure the history file exists, readable by its user only (its directory too, when
+/// made here): prompts can hold anything.
+fn private_file(path: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+    if let Some(dir) = path.parent() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(path)?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))
+}
+
 /// The chat's line editor.
 pub struct LineEditor {
     editor: Editor<ChatHelper, FileHistory>,
@@ -77,7 +95,8 @@ pub struct LineEditor {
 }
 
 impl LineEditor {
-    /// An editor with the user's prompt history loaded (a missing file is an empty history).
+    /// An editor with the user's prompt history loaded (made empty, 0600, when missing; a
+    /// file that cannot be made means no history is kept).
     pub fn open() -> Result<Self, String> {
         let config = Config::builder()
             .auto_add_history(false)
@@ -92,14 +111,9 @@ impl LineEditor {
             KeyEvent(KeyCode::Enter, Modifiers::ALT),
             EventHandler::Simple(Cmd::Newline),
         );
-        let history = history_path();
+        let history = history_path().filter(|path| private_file(path).is_ok());
         if let Some(path) = &history {
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            if path.exists() {
-                let _ = editor.load_history(path);
-            }
+            let _ = editor.load_history(path);
         }
         Ok(Self { editor, history })
     }
@@ -124,10 +138,7 @@ impl LineEditor {
     fn remember(&mut self, text: &str) {
         let _ = self.editor.add_history_entry(text);
         if let Some(path) = &self.history {
-            if self.editor.append_history(path).is_ok() {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
-            }
+            let _ = self.editor.append_history(path);
         }
     }
 }

@@ -58,7 +58,13 @@ struct Chat<'a> {
 /// Runs the chat until `/quit`, Ctrl-D or the end of the piped input. Piped, it stops at
 /// the first failure and returns it (so the exit code is that failure's).
 pub async fn run(ctx: &mut Ctx, options: Options) -> Result<(), CtlError> {
-    let person = std::io::stdin().is_terminal() && !ctx.json;
+    if ctx.json {
+        return Err(CtlError::usage(
+            "chat speaks text to people and scripts; for JSON use the other commands (or \
+             the HTTP API), which print one object per event",
+        ));
+    }
+    let person = std::io::stdin().is_terminal();
     let mut input = if person {
         let editor = editor::LineEditor::open()
             .map_err(|e| CtlError::failure(format!("cannot start the line editor: {e}")))?;

@@ -2,15 +2,17 @@
 //! Gemini's streaming wire format, so the quick start runs a real session (the store, the
 //! provider, the stream parser, the retry loop) with no key and no network. It echoes the
 //! prompt (or the function results) and says how much context it was sent, a word per
-//! chunk.
+//! chunk; a tag in the prompt asks for a fault or markdown instead (`tricks.rs`).
+
+mod tricks;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::sync::Arc;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::Path;
+use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -29,9 +31,6 @@ use crate::provider::wire::{Candidate, CandidateContent, Chunk, PartOut, UsageMe
 /// The model name the demo answers as.
 pub const MODEL: &str = "omni-demo";
 
-/// The pause between streamed words, so streaming is visible at a terminal.
-const WORD_PAUSE: Duration = Duration::from_millis(40);
-
 /// The demo model, listening on 127.0.0.1.
 pub struct DemoModel {
     addr: SocketAddr,
@@ -45,7 +44,9 @@ impl DemoModel {
     ) -> std::io::Result<Self> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
-        let app = Router::new().route("/v1beta/models/{call}", post(answer));
+        let app = Router::new()
+            .route("/v1beta/models/{call}", post(answer))
+            .with_state(Arc::new(tricks::Overloads::default()));
         tracker.spawn(async move {
             let served = axum::serve(listener, app)
                 .with_graceful_shutdown(shutdown.cancelled_owned())
@@ -92,7 +93,11 @@ fn error(status: StatusCode, api_status: &str, message: &str) -> Response {
         .into_response()
 }
 
-async fn answer(Path(call): Path<String>, body: Bytes) -> Response {
+async fn answer(
+    State(overloads): State<Arc<tricks::Overloads>>,
+    Path(call): Path<String>,
+    body: Bytes,
+) -> Response {
     let Some((model, "streamGenerateContent")) = call.split_once(':') else {
         let message = format!("models/{call} is not a method the demo model knows");
         return error(StatusCode::NOT_FOUND, "NOT_FOUND", &message);
@@ -104,13 +109,33 @@ async fn answer(Path(call): Path<String>, body: Bytes) -> Response {
             "Invalid JSON payload received.",
         );
     };
-    let events = chunks(&reply_text(&request), model);
+    let trick = tricks::asked(&latest_text(&request));
+    let text = match trick {
+        Some(tricks::Trick::Rejected) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "INVALID_ARGUMENT",
+                "Request contains an invalid argument.",
+            );
+        }
+        Some(tricks::Trick::Overloaded) if overloads.fails_first(&body) => {
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "UNAVAILABLE",
+                "The model is overloaded. Please try again later.",
+            );
+        }
+        Some(tricks::Trick::Markdown) => tricks::MARKDOWN.to_string(),
+        _ => reply_text(&request),
+    };
+    let pause = tricks::word_pause(trick);
+    let events = chunks(&text, model);
     let paced = stream::unfold(
         (events.into_iter(), true),
-        |(mut events, first)| async move {
+        move |(mut events, first)| async move {
             let event = events.next()?;
             if !first {
-                tokio::time::sleep(WORD_PAUSE).await;
+                tokio::time::sleep(pause).await;
             }
             Some((Ok::<_, Infallible>(Bytes::from(event)), (events, false)))
         },
@@ -119,6 +144,22 @@ async fn answer(Path(call): Path<String>, body: Bytes) -> Response {
         .header(header::CONTENT_TYPE, "text/event-stream")
         .body(Body::from_stream(paced))
         .unwrap_or_else(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL", "no stream"))
+}
+
+/// The text of the latest turn (where a trick's tag is looked for).
+fn latest_text(request: &DemoRequest) -> String {
+    request
+        .contents
+        .last()
+        .map(parts::from_content)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|p| match &p.content {
+            PartContent::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// What the demo says to a request: the last turn's text (or its function results) echoed,
