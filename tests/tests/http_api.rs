@@ -6,7 +6,7 @@ use omni_tests::fake_gemini::{Answer, Reply};
 use omni_tests::harness::Omni;
 use omni_tests::http::{Api, Target};
 use omni_tests::scenario::{held_answer, poisoned_by_a_400, tools_file};
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn new_session(api: &Api) -> String {
     let created = api.post("/v1/sessions", "{}");
@@ -305,4 +305,49 @@ fn a_non_loopback_address_is_refused_at_start() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("not a loopback address"), "{stderr}");
+}
+
+#[test]
+fn retry_answers_the_pending_prompt_again_and_previews_recovery() {
+    let omni = Omni::builder()
+        .config("[retry]\nmax_attempts = 1\ninitial_delay_ms = 10\n")
+        .start();
+    let api = omni.api();
+    let id = new_session(&api);
+    omni.fake().push([omni_tests::scenario::overloaded()]);
+    let json_only = [("accept", "application/json")];
+    let send = format!("/v1/sessions/{id}/send");
+    let failed = api.request("POST", &send, &json_only, r#"{"prompt": "once"}"#);
+    assert_eq!(failed.status, 502, "{}", failed.body);
+    let retry = format!("/v1/sessions/{id}/retry");
+    let answered = api.request("POST", &retry, &json_only, "");
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    assert_eq!(answered.json()["prompt_node"], 1);
+    assert_eq!(answered.json()["node"], 2);
+    let again = api.request("POST", &retry, &json_only, "");
+    assert_eq!(again.status, 409, "{}", again.body);
+    assert_eq!(again.json()["error"]["kind"], "wrong_state");
+
+    // A session that needs recovery says what each choice would take out.
+    let (poisoned, _) = poisoned_by_a_400(&omni, "weather?");
+    let summary = api.get(&format!("/v1/sessions/{poisoned}")).json();
+    let choices = summary["recovery_choices"].as_array().unwrap();
+    let drops: Vec<(String, Value)> = choices
+        .iter()
+        .map(|c| {
+            (
+                c["action"].as_str().unwrap().to_string(),
+                c["drops"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        drops,
+        [
+            ("deep".to_string(), json!([3, 2, 1])),
+            ("clear".to_string(), json!([3])),
+            ("ignore".to_string(), json!([])),
+            ("retry".to_string(), json!([])),
+        ]
+    );
 }

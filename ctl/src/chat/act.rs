@@ -35,7 +35,7 @@ impl Chat<'_> {
             Slash::Skip => self.skip().await,
             Slash::Edit(node) => self.edit(node).await,
             Slash::Retry => self.retry().await,
-            Slash::Recover(action) => self.recover(action, input).await,
+            Slash::Recover(action) => self.recover(action).await,
             Slash::Branches => self.branches().await,
             Slash::History { active } => self.history(active).await,
             Slash::Tree => self.tree().await,

@@ -191,13 +191,7 @@ impl Chat<'_> {
                 ""
             }
         ));
-        self.calls = summary
-            .pending_calls
-            .iter()
-            .filter(|c| !c.answered)
-            .cloned()
-            .collect();
-        self.announce_calls();
+        self.wait_for(&summary.pending_calls);
         if let Some(reason) = &summary.needs_recovery {
             eprintln!(
                 "{}",
@@ -205,9 +199,18 @@ impl Chat<'_> {
                     .error(&format!("this session needs recovery: {reason}"))
             );
             if self.person {
-                return self.recover(None, input).await;
+                return self.recover(None).await;
             }
             self.note("choose with /recover deep|clear|ignore|retry");
+        }
+        if summary.needs_recovery.is_none()
+            && self.calls.is_empty()
+            && let Some(pending) = self.pending_prompt().await?
+        {
+            self.note(&format!(
+                "#{} has no answer yet: /retry sends it again as it is",
+                pending.id
+            ));
         }
         if summary.suspended {
             self.note(&format!(
@@ -229,6 +232,12 @@ impl Chat<'_> {
             Line::Empty => true,
             _ => false,
         }
+    }
+
+    /// Waits for the results of those `calls` not answered yet, and says so.
+    fn wait_for(&mut self, calls: &[PendingCall]) {
+        self.calls = calls.iter().filter(|c| !c.answered).cloned().collect();
+        self.announce_calls();
     }
 
     /// Says which function calls wait for results and how to give them.

@@ -9,7 +9,7 @@ use super::input::{Input, Line};
 use super::menu::{self, Choice};
 use super::{Chat, Flow, summary};
 use crate::cli::SessionArg;
-use crate::commands::stream::streamed_with;
+use crate::commands::stream::{footer, streamed_with};
 use crate::commands::{logs, moves, unexpected};
 use crate::error::CtlError;
 use crate::render::live::Live;
@@ -116,7 +116,7 @@ impl Chat<'_> {
                 Ok(Flow::Go)
             }
             Ok(Reply::ToolResultStored { calls, .. }) => {
-                self.calls = calls.into_iter().filter(|c| !c.answered).collect();
+                self.wait_for(&calls);
                 Ok(Flow::Go)
             }
             Ok(Reply::Recovered(recovered)) => {
@@ -140,27 +140,8 @@ impl Chat<'_> {
     }
 
     fn answered(&mut self, answer: &Answer) {
-        let tokens = answer
-            .model
-            .usage
-            .map(|u| format!(" · {} tokens", u.total_tokens))
-            .unwrap_or_default();
-        let attempts = match answer.model.attempts {
-            0 | 1 => String::new(),
-            n => format!(" · {n} attempts"),
-        };
-        self.note(&format!(
-            "[#{} · {:.1} s{tokens}{attempts}]",
-            answer.node,
-            answer.model.latency_ms as f64 / 1000.0
-        ));
-        self.calls = answer
-            .pending_calls
-            .iter()
-            .filter(|c| !c.answered)
-            .cloned()
-            .collect();
-        self.announce_calls();
+        self.note(&footer(answer));
+        self.wait_for(&answer.pending_calls);
     }
 
     /// After a failed request: the recovery menu when one is needed (at a terminal), and
@@ -205,7 +186,6 @@ impl Chat<'_> {
     pub(super) async fn recover(
         &mut self,
         action: Option<RecoveryAction>,
-        _input: &mut Input,
     ) -> Result<Flow, CtlError> {
         match action {
             Some(action) => self.apply_recovery(action).await,

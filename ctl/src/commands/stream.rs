@@ -111,22 +111,24 @@ pub fn finish_answer(ctx: &Ctx, answer: &Answer) {
         eprintln!("submit each with: omnictl tool-result NAME 'JSON'");
     }
     if std::io::stderr().is_terminal() {
-        let tokens = answer
-            .model
-            .usage
-            .map(|u| format!(" · {} tokens", u.total_tokens))
-            .unwrap_or_default();
-        let attempts = match answer.model.attempts {
-            0 | 1 => String::new(),
-            n => format!(" · {n} attempts"),
-        };
-        eprintln!(
-            "{}",
-            style.dim(&format!(
-                "[node {} · {:.1} s{tokens}{attempts}]",
-                answer.node,
-                answer.model.latency_ms as f64 / 1000.0
-            ))
-        );
+        eprintln!("{}", style.dim(&footer(answer)));
     }
+}
+
+/// One line on how an answer was made: its node, time, tokens and attempts.
+pub fn footer(answer: &Answer) -> String {
+    let tokens = answer
+        .model
+        .usage
+        .map(|u| format!(" · {} tokens", u.total_tokens))
+        .unwrap_or_default();
+    let attempts = match answer.model.attempts {
+        0 | 1 => String::new(),
+        n => format!(" · {n} attempts"),
+    };
+    format!(
+        "[node {} · {:.1} s{tokens}{attempts}]",
+        answer.node,
+        answer.model.latency_ms as f64 / 1000.0
+    )
 }
