@@ -15,15 +15,6 @@ fn chat(omni: &Omni, args: &[&str], script: &str) -> CtlOutput {
     omni.ctl_with_stdin(&full, Some(script))
 }
 
-fn new_session(omni: &Omni) -> String {
-    let new = omni.ctl(&["--json", "new"]).ok().json();
-    new["session"].as_str().unwrap().to_string()
-}
-
-fn history(omni: &Omni, session: &str) -> Value {
-    omni.ctl(&["--json", "history", "-s", session]).ok().json()
-}
-
 /// The ids of the entries on the path to the head.
 fn path(omni: &Omni, session: &str) -> Vec<u64> {
     let view = omni
@@ -41,7 +32,7 @@ fn path(omni: &Omni, session: &str) -> Vec<u64> {
 #[test]
 fn a_piped_chat_is_a_script_of_prompts_and_moves() {
     let omni = Omni::start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     let out = chat(&omni, &["-s", &id], "hi\n/undo\n/history --active\n").ok();
     assert!(out.stdout.contains("You said: \"hi\"."), "{}", out.stdout);
     assert!(out.stdout.contains("undo · head: node 1"), "{}", out.stdout);
@@ -79,7 +70,7 @@ fn a_piped_chat_is_a_script_of_prompts_and_moves() {
 #[test]
 fn edit_forks_a_branch_from_before_the_prompt_it_replaces() {
     let omni = Omni::start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     chat(&omni, &["-s", &id], "first\nsecond\n").ok();
     let out = chat(&omni, &["-s", &id], "/edit 3\nsecond, better\n").ok();
     assert!(
@@ -89,7 +80,7 @@ fn edit_forks_a_branch_from_before_the_prompt_it_replaces() {
         out.stderr
     );
     assert_eq!(path(&omni, &id), [1, 2, 5, 6]);
-    let view = history(&omni, &id);
+    let view = omni.history_of(&id);
     assert_eq!(view["entries"][4]["text"], "second, better");
     assert_eq!(view["entries"][2]["why_reverted"], "other_branch");
     // /edit without N takes the last prompt; one that is not a prompt is refused.
@@ -99,14 +90,14 @@ fn edit_forks_a_branch_from_before_the_prompt_it_replaces() {
 #[test]
 fn a_triple_quoted_block_is_one_multi_line_prompt() {
     let omni = Omni::start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     chat(
         &omni,
         &["-s", &id],
         "\"\"\"\nline one\n/not a command\n\"\"\"\n",
     )
     .ok();
-    let view = history(&omni, &id);
+    let view = omni.history_of(&id);
     assert_eq!(view["entries"][0]["text"], "line one\n/not a command");
     assert_eq!(view["entries"].as_array().unwrap().len(), 2);
 }
@@ -116,7 +107,7 @@ fn a_failed_send_leaves_its_prompt_pending_and_retry_sends_it_as_is() {
     let omni = Omni::builder()
         .config("[retry]\nmax_attempts = 1\ninitial_delay_ms = 10\n")
         .start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     omni.fake().push([overloaded()]);
     let failed = chat(&omni, &["-s", &id], "the question\nnot reached\n");
     failed.fails(1, &["#1 stays pending: /retry sends it again as it is"]);
@@ -145,7 +136,7 @@ fn a_failed_send_leaves_its_prompt_pending_and_retry_sends_it_as_is() {
 #[test]
 fn the_first_failure_ends_a_piped_chat_with_that_failures_exit_code() {
     let omni = Omni::start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     chat(&omni, &["-s", &id], "/frobnicate\nhi\n").fails(2, &["/frobnicate is not a command"]);
     chat(&omni, &["-s", &id], "/undo\nhi\n").fails(1, &["nothing to undo"]);
     assert!(
@@ -163,7 +154,7 @@ fn the_first_failure_ends_a_piped_chat_with_that_failures_exit_code() {
 #[test]
 fn sessions_new_switch_status_model_export_and_help_work_from_the_chat() {
     let omni = Omni::start();
-    let first = new_session(&omni);
+    let first = omni.new_session();
     let bundle = omni.dir().join("bundle.json");
     let script = format!(
         "/help\n/status\n/model\n/new\nin the new one\n/sessions\n/switch {}\n/export {}\n",
@@ -220,7 +211,7 @@ fn recovery_from_a_piped_chat_names_the_choices_and_applies_one() {
         out.stderr
     );
     assert!(out.stdout.contains("(no turns yet)"), "{}", out.stdout);
-    let view = history(&omni, &id);
+    let view = omni.history_of(&id);
     assert_eq!(view["entries"][0]["why_reverted"], "recovered");
 }
 
@@ -272,7 +263,7 @@ fn a_suspended_session_says_so_and_resume_lifts_it() {
     let omni = Omni::builder()
         .config("[retry]\nmax_attempts = 1\ninitial_delay_ms = 10\n")
         .start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     for _ in 0..3 {
         omni.fake().push([overloaded()]);
         omni.ctl(&["send", "-s", &id, "hello?"]);
@@ -290,7 +281,7 @@ fn a_suspended_session_says_so_and_resume_lifts_it() {
 #[test]
 fn the_tree_shows_undo_back_checkout_and_an_interrupted_answer_for_what_they_are() {
     let omni = Omni::start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     chat(
         &omni,
         &["-s", &id],

@@ -7,23 +7,13 @@ use omni_tests::fake_gemini::{Answer, Gate, Reply};
 use omni_tests::harness::Omni;
 use omni_tests::scenario::{held_answer, poisoned_by_a_400};
 use omni_tests::terminal::plain;
-use serde_json::Value;
 
 const NO_COLOR: &[(&str, &str)] = &[("NO_COLOR", "1")];
-
-fn new_session(omni: &Omni) -> String {
-    let new = omni.ctl(&["--json", "new"]).ok().json();
-    new["session"].as_str().unwrap().to_string()
-}
-
-fn history(omni: &Omni, session: &str) -> Value {
-    omni.ctl(&["--json", "history", "-s", session]).ok().json()
-}
 
 #[test]
 fn the_line_editor_recalls_prompts_takes_multi_line_ones_and_leaves_on_ctrl_d() {
     let omni = Omni::start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], NO_COLOR);
     chat.expect("Ctrl-D leaves");
     chat.send("first question\r");
@@ -46,7 +36,7 @@ fn the_line_editor_recalls_prompts_takes_multi_line_ones_and_leaves_on_ctrl_d() 
     chat.send("\x04");
     assert_eq!(chat.wait(), 0);
 
-    let view = history(&omni, &id);
+    let view = omni.history_of(&id);
     let prompts: Vec<&str> = view["entries"]
         .as_array()
         .unwrap()
@@ -78,7 +68,7 @@ fn the_line_editor_recalls_prompts_takes_multi_line_ones_and_leaves_on_ctrl_d() 
 #[test]
 fn ctrl_c_cancels_the_answer_and_the_chat_goes_on() {
     let omni = Omni::start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     let gate = held_answer(&omni);
     let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], NO_COLOR);
     chat.expect("Ctrl-D leaves");
@@ -92,7 +82,7 @@ fn ctrl_c_cancels_the_answer_and_the_chat_goes_on() {
     chat.send("/quit\r");
     assert_eq!(chat.wait(), 0);
     gate.open();
-    let view = history(&omni, &id);
+    let view = omni.history_of(&id);
     assert_eq!(view["head"], 1, "the head stays on the prompt");
     assert_eq!(view["entries"][1]["why_reverted"], "interrupted");
 }
@@ -100,7 +90,7 @@ fn ctrl_c_cancels_the_answer_and_the_chat_goes_on() {
 #[test]
 fn a_spinner_counts_while_the_first_token_is_awaited() {
     let omni = Omni::start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     let gate = Gate::new();
     omni.fake().push([Reply::HoldAfter {
         chunks: 0,
@@ -132,7 +122,7 @@ fn the_recovery_menu_opens_in_the_chat_and_takes_arrow_keys() {
     chat.expect("recovered · head: node 2");
     chat.send("/quit\r");
     assert_eq!(chat.wait(), 0);
-    let view = history(&omni, &id);
+    let view = omni.history_of(&id);
     assert_eq!(view["head"], 2);
     assert_eq!(view["entries"][2]["why_reverted"], "recovered");
 }
@@ -150,7 +140,7 @@ fn markdown_answer(omni: &Omni) {
 #[test]
 fn answers_are_rendered_as_markdown_on_a_colour_terminal_and_raw_on_request() {
     let omni = Omni::start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     markdown_answer(&omni);
     let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], &[]);
     chat.expect("Ctrl-D leaves");
@@ -184,7 +174,7 @@ fn answers_are_rendered_as_markdown_on_a_colour_terminal_and_raw_on_request() {
 #[test]
 fn long_output_goes_through_the_pager_unless_told_not_to() {
     let omni = Omni::start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     let prompts: String = (1..=25).map(|i| format!("question {i}\n")).collect();
     omni.ctl_with_stdin(&["chat", "-s", &id], Some(&prompts))
         .ok();
@@ -202,7 +192,7 @@ fn long_output_goes_through_the_pager_unless_told_not_to() {
 #[test]
 fn tab_completes_slash_commands() {
     let omni = Omni::start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], NO_COLOR);
     chat.expect("Ctrl-D leaves");
     chat.send("/hel\t\r");
@@ -221,7 +211,7 @@ fn after_a_failure_a_new_prompt_asks_to_keep_or_replace_the_pending_one() {
     let omni = Omni::builder()
         .config("[retry]\nmax_attempts = 1\ninitial_delay_ms = 10\n")
         .start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     omni.fake().push([
         omni_tests::scenario::overloaded(),
         omni_tests::scenario::overloaded(),
@@ -259,7 +249,7 @@ fn a_suspended_session_offers_to_resume() {
     let omni = Omni::builder()
         .config("[retry]\nmax_attempts = 1\ninitial_delay_ms = 10\n")
         .start();
-    let id = new_session(&omni);
+    let id = omni.new_session();
     for _ in 0..3 {
         omni.fake().push([omni_tests::scenario::overloaded()]);
         omni.ctl(&["send", "-s", &id, "hello?"]);

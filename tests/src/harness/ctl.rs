@@ -15,6 +15,19 @@ impl Omni {
         self.ctl_with_stdin(args, None)
     }
 
+    /// Creates a session with `omnictl new`; returns its id.
+    #[track_caller]
+    pub fn new_session(&self) -> String {
+        let created = self.ctl(&["--json", "new"]).ok().json();
+        created["session"].as_str().unwrap_or_default().to_string()
+    }
+
+    /// A session's whole transcript, as `omnictl --json history -s ID` prints it.
+    #[track_caller]
+    pub fn history_of(&self, session: &str) -> Value {
+        self.ctl(&["--json", "history", "-s", session]).ok().json()
+    }
+
     /// Runs `omnictl` with the given standard input, in this daemon's temporary directory.
     pub fn ctl_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> CtlOutput {
         let mut child = Command::new(omnictl_bin())
