@@ -8,6 +8,9 @@
 //! 3. A committed turn vs a raw `write` + `fdatasync` loop in the same directory: the
 //!    store's commit alone (node + move + session in one transaction, flushed and synced),
 //!    and a whole `send` (prompt commit, HTTP to the fake model, answer commit).
+//! 4. The whole transcript of a 10,000-turn session, which also reads the move log to say
+//!    why each node is out of the context, vs its active path, which does not (every node
+//!    is on the path, so both send the same entries).
 
 #![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
 
@@ -253,6 +256,37 @@ async fn undo_redo(pairs: usize) -> (Stats, Stats, Duration, Duration) {
     )
 }
 
+/// Whole history (with the move log) vs the active path, alternating sample by sample.
+async fn history_with_reasons(rounds: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let session = SessionRef::Id(seed(&data, 10_000).await.to_string());
+    let daemon = Daemon::start(dir.path(), "http://127.0.0.1:9");
+    let mut client = daemon.client().await;
+    let mut read = async |active_only: bool| {
+        let start = Instant::now();
+        let request = Request::History {
+            session: session.clone(),
+            active_only,
+        };
+        let reply = client.call(request, |_| {}).await.unwrap();
+        assert!(matches!(reply, Reply::History(view) if view.entries.len() == 10_000));
+        start.elapsed()
+    };
+    let (mut active, mut whole) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        active.push(read(true).await);
+        whole.push(read(false).await);
+    }
+    report(
+        "history, 10,000 turns",
+        "active path",
+        &stats(active),
+        "whole, with reasons",
+        &stats(whole),
+    );
+}
+
 fn fsync_loop(dir: &Path, rounds: usize) -> Stats {
     let mut file = std::fs::File::create(dir.join("fsync-baseline")).unwrap();
     let record = [7u8; 256];
@@ -336,5 +370,6 @@ fn main() {
             show(large_first)
         );
         commits(300).await;
+        history_with_reasons(40).await;
     });
 }
