@@ -75,7 +75,8 @@ fn ctrl_c_cancels_the_answer_and_the_chat_goes_on() {
     chat.send("a long question\r");
     chat.expect("partial answer");
     chat.send("\x03");
-    chat.expect("the partial answer is kept out of the context");
+    chat.expect("the partial answer is kept as node 2 (interrupted, not in the context)");
+    chat.expect("the prompt stays pending (/retry asks again, /back drops it)");
     chat.expect("› ");
     chat.send("/history\r");
     chat.expect("#2 model (interrupted): partial answer");

@@ -30,9 +30,21 @@ impl Drop for RawMode {
     }
 }
 
+/// The terminal's width less one column, so that no line wraps (the redraw counts one row
+/// per choice).
+fn usable_width() -> usize {
+    terminal::size()
+        .map(|(cols, _)| cols as usize)
+        .unwrap_or(80)
+        .saturating_sub(1)
+        .max(20)
+}
+
 fn draw(out: &mut impl Write, choices: &[Choice], selected: usize) -> io::Result<()> {
+    let width = usable_width().saturating_sub(2);
     for (i, choice) in choices.iter().enumerate() {
-        let line = format!("{}) {}  {}", i + 1, choice.label, choice.detail);
+        let line = format!("{}) {:<14} {}", i + 1, choice.label, choice.detail);
+        let line: String = line.chars().take(width).collect();
         if i == selected {
             write!(out, "\r\x1b[2K\x1b[7m› {line}\x1b[0m\r\n")?;
         } else {

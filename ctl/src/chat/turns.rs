@@ -149,14 +149,30 @@ impl Chat<'_> {
     async fn failed(&mut self, error: CtlError) -> Result<Flow, CtlError> {
         let hint = match error.kind {
             Some(ErrorKind::NeedsRecovery) if self.person => {
-                self.say_error(&error);
+                // The first line is the reason; the rest is advice for the command line,
+                // which the menu replaces here.
+                let reason = error.message.lines().next().unwrap_or_default();
+                eprintln!("{}", self.err.error(reason));
                 return Box::pin(self.recover_menu()).await;
             }
-            Some(ErrorKind::Cancelled) => Some(
-                "the partial answer is kept out of the context; the prompt stays pending \
-                 (/retry asks again)"
-                    .to_string(),
-            ),
+            Some(ErrorKind::Cancelled) => {
+                // The daemon's first sentence says what was kept; the rest is advice for
+                // the command line, said here in the chat's terms.
+                let kept = error.message.split(". ").next().unwrap_or_default();
+                let error = CtlError {
+                    message: kept.to_string(),
+                    ..error
+                };
+                let hint = "the partial answer is out of the context; the prompt stays pending \
+                            (/retry asks again, /back drops it)";
+                if !self.person {
+                    self.note(hint);
+                    return Err(error);
+                }
+                self.note(&error.message);
+                self.note(hint);
+                return Ok(Flow::Go);
+            }
             Some(ErrorKind::Suspended) => Some("/resume lifts the suspension".to_string()),
             Some(ErrorKind::UpstreamFailure | ErrorKind::Internal | ErrorKind::Storage) => {
                 match self.pending_prompt().await {
@@ -215,7 +231,13 @@ impl Chat<'_> {
             .recovery_choices
             .iter()
             .map(|preview| Choice {
-                label: preview.action.explanation().to_string(),
+                label: preview
+                    .action
+                    .explanation()
+                    .split(':')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string(),
                 detail: match preview.drops.as_slice() {
                     [] => "(the context stays as it is)".to_string(),
                     drops => format!(
@@ -231,8 +253,8 @@ impl Chat<'_> {
             })
             .collect();
         choices.push(Choice {
-            label: "export: write the diagnostic bundle".to_string(),
-            detail: "(the state stays)".to_string(),
+            label: "export".to_string(),
+            detail: "(writes the diagnostic bundle; the state stays)".to_string(),
         });
         let picked = menu::pick(&choices)
             .map_err(|e| CtlError::failure(format!("cannot show the menu: {e}")))?;
