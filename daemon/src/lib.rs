@@ -9,6 +9,7 @@ mod api;
 mod config;
 mod demo;
 mod diag;
+mod exchange;
 mod http;
 pub mod model;
 mod notify;

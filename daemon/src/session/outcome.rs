@@ -52,22 +52,7 @@ pub struct Cancelled {
     pub kept: Option<NodeId>,
 }
 
-/// A wait before the next attempt, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RetryNotice {
-    /// Attempts that reached the API so far.
-    pub attempt: u32,
-    /// The attempt budget.
-    pub max_attempts: u32,
-    /// The failure's class name (`overloaded`, `circuit_open`, ...).
-    pub class: String,
-    /// What went wrong, with the API's own message.
-    pub message: String,
-    /// How long until the next attempt.
-    pub wait_ms: u64,
-    /// Text of the failed attempt had already gone out and is now discarded.
-    pub discarded_partial: bool,
-}
+pub use crate::exchange::RetryNotice;
 
 /// A function call of the model's turn at the head.
 #[derive(Debug, Clone, PartialEq, Eq)]
