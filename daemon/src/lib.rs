@@ -15,6 +15,7 @@ pub mod model;
 mod notify;
 mod private;
 mod provider;
+mod proxy;
 mod reload;
 mod resilience;
 mod run;

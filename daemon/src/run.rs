@@ -18,6 +18,7 @@ use crate::demo::{self, DemoModel};
 use crate::diag::Diagnostics;
 use crate::http;
 use crate::notify;
+use crate::proxy;
 use crate::reload;
 use crate::server::{self, listener};
 use crate::services::{Counters, CurrentSession, Live, Services, Swap};
@@ -88,6 +89,7 @@ pub async fn run(
     tracker.spawn(reloading);
 
     http::serve(api, daemon.clone(), shutdown.clone());
+    listen_proxy(&services).await?;
     server::serve(socket, daemon, shutdown, tracker.clone()).await;
     if let Some(path) = api_bound {
         let _ = std::fs::remove_file(path);
@@ -177,6 +179,19 @@ fn listen(
         "omnid is listening"
     );
     Ok(socket)
+}
+
+/// With `--proxy-listen`, serves the Gemini-compatible proxy on that loopback address.
+async fn listen_proxy(services: &Arc<Services>) -> anyhow::Result<()> {
+    let Some(addr) = services.live.get().config.proxy_listen else {
+        return Ok(());
+    };
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} (--proxy-listen)"))?;
+    tracing::info!(address = %listener.local_addr()?, "the Gemini-compatible proxy listens");
+    proxy::serve(listener, proxy::Proxy::new(services.clone())?);
+    Ok(())
 }
 
 /// The HTTP API's listeners: `api.sock` (handed over by systemd, or bound now: then its

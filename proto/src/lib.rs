@@ -37,6 +37,6 @@ pub use socket_path::{
 };
 pub use view::{
     Answer, Branch, BranchList, BreakerState, BreakerStatus, DaemonStatus, DamagedSession, Entry,
-    HealthState, HistoryView, ModelInfo, MoveOutcome, Part, PartContent, RetryNotice, RevertReason,
-    Role, SessionSummary, StoreHealth, Usage,
+    HealthState, HistoryView, ModelInfo, MoveOutcome, Part, PartContent, ProxyStatus, RetryNotice,
+    RevertReason, Role, SessionSummary, StoreHealth, Usage,
 };

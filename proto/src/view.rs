@@ -322,6 +322,21 @@ pub struct DaemonStatus {
     pub store_health: StoreHealth,
     /// Sessions found damaged (readable, but refusing changes).
     pub damaged_sessions: Vec<DamagedSession>,
+    /// The Gemini-compatible proxy, when it listens.
+    pub proxy: Option<ProxyStatus>,
+}
+
+/// What the Gemini-compatible proxy has done since the daemon started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ProxyStatus {
+    /// Where it listens (`127.0.0.1:PORT`).
+    pub address: String,
+    /// Requests forwarded (refused ones not counted).
+    pub requests: u64,
+    /// Requests that needed more than one attempt and then succeeded.
+    pub healed: u64,
+    /// Requests that failed after retrying (or could not be retried).
+    pub failed: u64,
 }
 
 /// Whether the store takes writes.

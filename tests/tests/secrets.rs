@@ -3,23 +3,8 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use std::path::Path;
-
 use omni_tests::fake_gemini::Reply;
-use omni_tests::harness::{Omni, TEST_API_KEY};
-
-/// Whether any file under `dir` holds `needle`, byte for byte.
-fn any_file_holds(dir: &Path, needle: &[u8]) -> bool {
-    std::fs::read_dir(dir).unwrap().any(|entry| {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            any_file_holds(&path, needle)
-        } else {
-            let bytes = std::fs::read(&path).unwrap();
-            bytes.windows(needle.len()).any(|w| w == needle)
-        }
-    })
-}
+use omni_tests::harness::{Omni, TEST_API_KEY, any_file_holds};
 
 #[test]
 fn a_key_the_api_echoes_back_never_reaches_a_log_a_reply_or_the_store() {

@@ -73,6 +73,15 @@ fn lines(status: &DaemonStatus) -> Vec<String> {
         )
     }));
     lines.extend(status.breakers.iter().map(breaker));
+    lines.extend(status.proxy.iter().map(|proxy| {
+        format!(
+            "proxy:    Gemini-compatible at http://{} · {}, {} healed, {} failed",
+            proxy.address,
+            count(proxy.requests, "request"),
+            proxy.healed,
+            proxy.failed
+        )
+    }));
     lines
 }
 

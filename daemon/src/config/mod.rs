@@ -41,6 +41,8 @@ pub struct Config {
     pub socket: PathBuf,
     /// Where the HTTP API listens.
     pub http: HttpConfig,
+    /// Where the Gemini-compatible proxy listens, if it does (loopback only).
+    pub proxy_listen: Option<std::net::SocketAddr>,
     /// The store's directory.
     pub data_dir: PathBuf,
     /// The diagnostic log directory.
@@ -87,7 +89,8 @@ impl HttpConfig {
             && !addr.ip().is_loopback()
         {
             bail!(
-                "--http-listen {addr} is not a loopback address; the HTTP API serves this                  machine only (use 127.0.0.1:PORT or [::1]:PORT)"
+                "--http-listen {addr} is not a loopback address; the HTTP API serves this \
+                 machine only (use 127.0.0.1:PORT or [::1]:PORT)"
             );
         }
         Ok(Self {
@@ -98,6 +101,17 @@ impl HttpConfig {
                 .clone()
                 .unwrap_or_else(|| beside("api.token")),
         })
+    }
+}
+
+/// Where the Gemini-compatible proxy listens (loopback only), if it does.
+fn proxy_listen(settings: &Settings) -> anyhow::Result<Option<std::net::SocketAddr>> {
+    match settings.proxy_listen {
+        Some(addr) if !addr.ip().is_loopback() => bail!(
+            "--proxy-listen {addr} is not a loopback address; the proxy serves this machine \
+             only (use 127.0.0.1:PORT or [::1]:PORT)"
+        ),
+        other => Ok(other),
     }
 }
 
@@ -186,6 +200,7 @@ impl Config {
             file: path,
             socket: s.socket.clone(),
             http: HttpConfig::from_settings(s)?,
+            proxy_listen: proxy_listen(s)?,
             data_dir: s.data_dir.clone(),
             log_dir: s.log_dir.clone(),
             provider: ProviderConfig {

@@ -44,6 +44,26 @@ settings! {
         reloads: false,
         secret: true,
     }
+    /// Serve a Gemini-compatible endpoint on this loopback address (`127.0.0.1:PORT`):
+    /// Gemini clients pointed at it get Omni's retries and diagnostics.
+    proxy_listen: std::net::SocketAddr {
+        key: "proxy.listen",
+        flag: value("proxy-listen", "ADDR"),
+        env: none,
+        default: none,
+        reloads: false,
+        secret: false,
+    }
+    /// Forward whatever API key a proxy client brings, instead of accepting only the key
+    /// omnid itself is configured with.
+    proxy_accept_any_key: bool {
+        key: "proxy.accept_any_key",
+        flag: switch("proxy-accept-any-key", true),
+        env: none,
+        default: fixed(false),
+        reloads: true,
+        secret: false,
+    }
     /// The session store's directory.
     data_dir: PathBuf {
         key: "data_dir",

@@ -42,8 +42,9 @@ pub struct AttemptTrace {
 /// Everything known about one failure, as the daemon hands it over for the record.
 #[derive(Debug, Clone)]
 pub struct Report {
-    /// The session.
-    pub session: Uuid,
+    /// The session, or `None` for a request that passed through the Gemini-compatible
+    /// proxy without being recorded.
+    pub session: Option<Uuid>,
     /// The node being answered (the prompt or the function results).
     pub node: u64,
     /// Which attempt failed.
@@ -63,6 +64,18 @@ pub struct Report {
     /// Every attempt so far.
     pub timeline: Vec<AttemptTrace>,
 }
+
+impl Report {
+    /// What the failure belongs to, as logs and records name it: the session's id, or
+    /// `proxy`.
+    pub fn subject(&self) -> String {
+        self.session
+            .map_or_else(|| PROXY_SUBJECT.to_string(), |id| id.to_string())
+    }
+}
+
+/// The subject of a failure that belongs to no session (a request through the proxy).
+pub const PROXY_SUBJECT: &str = "proxy";
 
 /// What a failure was: an attempt the API failed, or a request preflight refused before
 /// it was sent.
@@ -127,7 +140,7 @@ pub fn log_entry(id: &str, time: &str, report: &Report, redactor: &Redactor) -> 
          ---\n\
          [{time}] Conversation History Snapshot\n\
          Data: {}\n\n",
-        report.session,
+        report.subject(),
         report.node,
         report.attempt,
         report.max_attempts,
@@ -240,7 +253,7 @@ pub fn json_record(
     ErrorRecord {
         id: id.to_string(),
         time: time.to_string(),
-        session: report.session.to_string(),
+        session: report.subject(),
         node: report.node,
         attempt: report.attempt,
         max_attempts: report.max_attempts,
@@ -270,7 +283,7 @@ mod tests {
 
     fn report() -> Report {
         Report {
-            session: Uuid::nil(),
+            session: Some(Uuid::nil()),
             node: 3,
             attempt: 2,
             max_attempts: 5,

@@ -108,7 +108,7 @@ impl Diagnostics {
             .dir
             .join("errors")
             .join(&time[..10])
-            .join(report.session.to_string());
+            .join(report.subject());
         crate::private::create_dir(&day_dir)?;
         let json = serde_json::to_vec_pretty(&record).map_err(std::io::Error::other)?;
         files::write_atomically(&day_dir.join(format!("{id}.json")), &json)?;

@@ -98,21 +98,8 @@ impl Gemini {
             .map_err(|_| self.idle_error(Phase::Connect))?
             .map_err(|e| ProviderError::transport(Phase::Connect, &e))?;
 
-        let status = response.status();
-        if !status.is_success() {
-            let headers = KEPT_HEADERS
-                .iter()
-                .filter_map(|name| {
-                    let value = response.headers().get(*name)?.to_str().ok()?;
-                    Some((name.to_string(), value.to_string()))
-                })
-                .collect();
-            let body = read_capped(&mut response, self.idle_timeout).await;
-            return Err(ProviderError::Status {
-                status: status.as_u16(),
-                headers,
-                body,
-            });
+        if !response.status().is_success() {
+            return Err(status_error(&mut response, self.idle_timeout).await);
         }
 
         let mut parser = SseParser::new();
@@ -155,6 +142,24 @@ fn is_visible(part: &crate::model::Part) -> bool {
         PartContent::FunctionCall { .. }
         | PartContent::FunctionResponse { .. }
         | PartContent::Other { .. } => true,
+    }
+}
+
+/// The error for a response with a non-success status: its status, the headers worth
+/// keeping, and its body (capped).
+pub async fn status_error(response: &mut reqwest::Response, idle: Duration) -> ProviderError {
+    let headers = KEPT_HEADERS
+        .iter()
+        .filter_map(|name| {
+            let value = response.headers().get(*name)?.to_str().ok()?;
+            Some((name.to_string(), value.to_string()))
+        })
+        .collect();
+    let body = read_capped(response, idle).await;
+    ProviderError::Status {
+        status: response.status().as_u16(),
+        headers,
+        body,
     }
 }
 

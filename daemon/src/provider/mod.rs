@@ -4,7 +4,7 @@
 //! is the one boundary where what the API says enters the daemon: every provider error is
 //! stripped of the key here (an API may echo it back), so no later path can leak it.
 
-mod chunk;
+pub mod chunk;
 pub mod error;
 mod gemini;
 pub mod parts;
@@ -21,7 +21,7 @@ use reqwest::header::HeaderValue;
 
 pub use chunk::StreamUpdate;
 pub use error::{Phase, ProviderError};
-pub use gemini::Gemini;
+pub use gemini::{Gemini, status_error};
 pub use redact::Redactor;
 pub use request::{Content, RequestOptions, SourcedPart, WireRole, contents, render};
 

@@ -32,6 +32,21 @@ pub struct Counters {
     pub reloads: AtomicU64,
     /// Rejected configuration reloads.
     pub reload_failures: AtomicU64,
+    /// What the Gemini-compatible proxy has done.
+    pub proxy: ProxyCounters,
+}
+
+/// What the Gemini-compatible proxy has done since the daemon started.
+#[derive(Debug, Default)]
+pub struct ProxyCounters {
+    /// Where it listens, once it does.
+    pub address: std::sync::OnceLock<std::net::SocketAddr>,
+    /// Requests forwarded (refused ones not counted).
+    pub requests: AtomicU64,
+    /// Requests that needed more than one attempt and then succeeded.
+    pub healed: AtomicU64,
+    /// Requests that failed after retrying (or could not be retried).
+    pub failed: AtomicU64,
 }
 
 impl Default for Counters {
@@ -42,6 +57,7 @@ impl Default for Counters {
             sends_in_flight: AtomicU32::new(0),
             reloads: AtomicU64::new(0),
             reload_failures: AtomicU64::new(0),
+            proxy: ProxyCounters::default(),
         }
     }
 }

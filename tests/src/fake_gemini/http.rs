@@ -77,22 +77,83 @@ async fn read_request(stream: &mut TcpStream) -> std::io::Result<Option<Recorded
     }
 }
 
-/// `/v1beta/models/{model}:streamGenerateContent?alt=sse` → the model name.
-fn model_of(target: &str) -> Option<&str> {
-    let rest = target.strip_prefix("/v1beta/models/")?;
-    let (model, action) = rest.split_once(':')?;
-    action.starts_with("streamGenerateContent").then_some(model)
+/// What a request asks for.
+enum Method {
+    /// `POST /v1beta/models/{model}:streamGenerateContent?alt=sse`.
+    Stream(String),
+    /// `POST .../{model}:generateContent`.
+    Whole(String),
+    /// `POST .../{model}:countTokens`.
+    CountTokens,
+    /// `GET /v1beta/models` or `GET /v1beta/models/{model}`.
+    Models(Option<String>),
+}
+
+/// The method a request's line names; `None` for anything else.
+fn method_of(method: &str, target: &str) -> Option<Method> {
+    let path = target.split('?').next().unwrap_or_default();
+    let rest = path
+        .strip_prefix("/v1beta/models")
+        .or_else(|| path.strip_prefix("/v1/models"))?;
+    if method == "GET" {
+        return match rest.strip_prefix('/') {
+            None if rest.is_empty() => Some(Method::Models(None)),
+            Some(name) if !name.is_empty() => Some(Method::Models(Some(name.to_string()))),
+            _ => None,
+        };
+    }
+    let (model, action) = rest.strip_prefix('/')?.split_once(':')?;
+    match (method, action) {
+        ("POST", "streamGenerateContent") => Some(Method::Stream(model.to_string())),
+        ("POST", "generateContent") => Some(Method::Whole(model.to_string())),
+        ("POST", "countTokens") => Some(Method::CountTokens),
+        _ => None,
+    }
+}
+
+/// A 200 JSON answer.
+fn json_reply(body: String) -> Reply {
+    Reply::Status {
+        status: 200,
+        headers: Vec::new(),
+        body,
+    }
 }
 
 async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<()> {
     let Some(request) = read_request(&mut stream).await? else {
         return Ok(());
     };
-    let model = model_of(&request.target).map(str::to_string);
+    let method = method_of(&request.method, &request.target);
     let body_json = request.json();
     lock(&shared.requests).push(request.clone());
 
-    let Some(model) = model.filter(|_| request.method == "POST") else {
+    let model = match method {
+        Some(Method::Stream(model)) => Some(model),
+        Some(other) => {
+            let scripted = lock(&shared.script).pop_front();
+            let reply = scripted.unwrap_or_else(|| match other {
+                Method::Whole(model) => json_reply(Answer::echo(&body_json).whole(&model)),
+                Method::CountTokens => json_reply(
+                    serde_json::json!({"totalTokens": request.body.len() / 4}).to_string(),
+                ),
+                Method::Models(None) => json_reply(
+                    serde_json::json!({"models": [{"name": "models/fake-model"}]}).to_string(),
+                ),
+                Method::Models(Some(name)) => {
+                    json_reply(serde_json::json!({"name": format!("models/{name}")}).to_string())
+                }
+                Method::Stream(_) => Reply::Reset,
+            });
+            let reply = match reply {
+                Reply::Answer(answer) => json_reply(answer.whole("fake-model")),
+                other => other,
+            };
+            return respond(&mut stream, reply, "", Duration::ZERO).await;
+        }
+        None => None,
+    };
+    let Some(model) = model else {
         let reply = Reply::error(
             404,
             "NOT_FOUND",
@@ -107,7 +168,43 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
     let scripted = lock(&shared.script).pop_front();
     let reply = scripted.unwrap_or_else(|| Reply::Answer(Answer::echo(&body_json)));
     let delay = *lock(&shared.chunk_delay);
+    if let Reply::HoldAfter {
+        chunks,
+        gate,
+        answer,
+    } = reply
+    {
+        return hold(&mut stream, answer.events(&model), chunks, gate, &shared).await;
+    }
     respond(&mut stream, reply, &model, delay).await
+}
+
+/// Streams `events`, holding before event number `at` until the gate opens; a client that
+/// closes its connection meanwhile is counted (and nothing more is sent).
+async fn hold(
+    stream: &mut TcpStream,
+    events: Vec<String>,
+    at: usize,
+    gate: super::Gate,
+    shared: &Shared,
+) -> std::io::Result<()> {
+    write_head(stream, 200, &[], "text/event-stream").await?;
+    for (i, event) in events.iter().enumerate() {
+        if i == at {
+            let mut byte = [0u8; 1];
+            tokio::select! {
+                () = gate.wait() => {}
+                read = stream.read(&mut byte) => {
+                    if matches!(read, Ok(0) | Err(_)) {
+                        shared.hangups.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        write_event(stream, event).await?;
+    }
+    finish(stream).await
 }
 
 async fn write_head(

@@ -64,6 +64,8 @@ struct Shared {
     script: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<RecordedRequest>>,
     chunk_delay: Mutex<Duration>,
+    /// Clients that closed their connection while a held answer waited.
+    hangups: std::sync::atomic::AtomicUsize,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -138,6 +140,13 @@ impl FakeGemini {
     /// Every request received so far, oldest first.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.shared.requests).clone()
+    }
+
+    /// How many clients closed their connection while a held answer waited for its gate.
+    pub fn hangups(&self) -> usize {
+        self.shared
+            .hangups
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// How many requests were received.

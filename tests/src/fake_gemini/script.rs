@@ -109,6 +109,15 @@ impl Answer {
         Self::text(chunks)
     }
 
+    /// The whole answer as `generateContent` returns it: one response with all the text.
+    pub fn whole(&self, model: &str) -> String {
+        json!({"candidates": [{"content": {"role": "model", "parts": [{"text": self.chunks.concat()}]},
+                               "finishReason": self.finish_reason, "index": 0}],
+               "usageMetadata": {"promptTokenCount": 8, "candidatesTokenCount": 1, "totalTokenCount": 9},
+               "modelVersion": model})
+        .to_string()
+    }
+
     /// The SSE `data` payloads of this answer.
     pub fn events(&self, model: &str) -> Vec<String> {
         let mut events: Vec<String> = self

@@ -26,6 +26,19 @@ pub use builder::OmniBuilder;
 pub use ctl::{CtlOutput, RunningCtl};
 pub use notify::Notifications;
 
+/// Whether any file under `dir` holds `needle`, byte for byte.
+pub fn any_file_holds(dir: &Path, needle: &[u8]) -> bool {
+    std::fs::read_dir(dir).expect("a directory").any(|entry| {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            any_file_holds(&path, needle)
+        } else {
+            let bytes = std::fs::read(&path).unwrap_or_default();
+            bytes.windows(needle.len()).any(|w| w == needle)
+        }
+    })
+}
+
 /// The API key every test daemon gets, so tests can check it never leaks.
 pub const TEST_API_KEY: &str = "test-key-SECRET-0123456789";
 

@@ -3,7 +3,8 @@
 use std::sync::atomic::Ordering;
 
 use omni_proto::{
-    DaemonStatus, DamagedSession, ErrorReply, HealthState, PROTOCOL_VERSION, Reply, StoreHealth,
+    DaemonStatus, DamagedSession, ErrorReply, HealthState, PROTOCOL_VERSION, ProxyStatus, Reply,
+    StoreHealth,
 };
 
 use crate::api::state::Daemon;
@@ -61,5 +62,17 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
                 reason,
             })
             .collect(),
+        proxy: proxy_status(&services.counters.proxy),
     })))
+}
+
+/// The proxy's address and counts, if it listens.
+fn proxy_status(proxy: &crate::services::ProxyCounters) -> Option<ProxyStatus> {
+    let address = proxy.address.get()?;
+    Some(ProxyStatus {
+        address: address.to_string(),
+        requests: proxy.requests.load(Ordering::Relaxed),
+        healed: proxy.healed.load(Ordering::Relaxed),
+        failed: proxy.failed.load(Ordering::Relaxed),
+    })
 }

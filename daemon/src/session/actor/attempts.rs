@@ -108,7 +108,7 @@ impl Exchange for AnswerJob {
         timeline: &[AttemptTrace],
     ) -> Report {
         Report {
-            session: self.session,
+            session: Some(self.session),
             node: self.turn,
             attempt,
             max_attempts: self.live.config.retry.max_attempts,

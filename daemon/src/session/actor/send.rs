@@ -199,7 +199,7 @@ impl Actor {
                 None => String::new(),
             };
             let report = Report {
-                session: self.record.id,
+                session: Some(self.record.id),
                 node: turn,
                 attempt: 0,
                 max_attempts: live.config.retry.max_attempts,

@@ -1,0 +1,263 @@
+//! A request passing through the proxy as an [`Exchange`]: every attempt sends exactly the
+//! same body upstream with the admitted key. A plain request's answer is read whole; a
+//! streamed one is relayed as it arrives (`relay.rs`). Failures are written down like a
+//! session's, with the request's contents as the history snapshot.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use reqwest::header::CONTENT_TYPE;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::{Instant, timeout_at};
+use tokio_util::sync::CancellationToken;
+
+use super::relay::{self, Delivered, Relayed};
+use crate::diag::{AttemptTrace, Cause, Report, ResponseInfo};
+use crate::exchange::{Attempt, Exchange, RetryNotice, failure_of};
+use crate::provider::{ApiKey, Phase, ProviderError, Redactor, status_error};
+use crate::resilience::Failure;
+use crate::services::Live;
+
+/// Largest answer to a plain request that is passed on (64 MiB).
+const MAX_ANSWER: usize = 64 * 1024 * 1024;
+
+/// A whole upstream answer, passed to the client as it came.
+#[derive(Debug)]
+pub struct Whole {
+    /// Its status.
+    pub status: u16,
+    /// Headers passed on (content type, `Retry-After`).
+    pub headers: Vec<(String, String)>,
+    /// Its body.
+    pub body: Bytes,
+}
+
+/// How the client's response begins: whole, or as a stream whose events follow.
+#[derive(Debug)]
+pub enum Head {
+    /// The whole answer (a plain request, or a failure before anything streamed).
+    Whole(Whole),
+    /// A 200 event stream; the events follow on the body channel.
+    Stream,
+}
+
+/// One request passing through.
+pub struct Forward {
+    pub http: reqwest::Client,
+    pub live: Arc<Live>,
+    /// The upstream URL (never with a key).
+    pub url: String,
+    pub method: reqwest::Method,
+    pub body: Bytes,
+    pub key: Option<ApiKey>,
+    /// Removes the forwarded key (and omnid's own) from what is written down.
+    pub redactor: Redactor,
+    /// Where a streamed answer's head goes, once.
+    pub head: Option<oneshot::Sender<Head>>,
+    /// Where a streamed answer's events go; `None` for a plain request.
+    pub events: Option<mpsc::Sender<Bytes>>,
+    pub delivered: Delivered,
+    /// The last error answer upstream gave, passed on when retrying cannot heal.
+    pub last_error: Option<Whole>,
+}
+
+impl Forward {
+    fn idle(&self) -> Duration {
+        self.live.config.provider.idle_timeout
+    }
+
+    async fn send(&self) -> Result<reqwest::Response, ProviderError> {
+        let mut request = self.http.request(self.method.clone(), &self.url);
+        if self.method == reqwest::Method::POST {
+            request = request
+                .header(CONTENT_TYPE, "application/json")
+                .body(self.body.clone());
+        }
+        if let Some(key) = &self.key {
+            request = request.header("x-goog-api-key", key.header().clone());
+        }
+        match tokio::time::timeout(self.idle(), request.send()).await {
+            Err(_) => Err(ProviderError::Transport {
+                phase: Phase::Connect,
+                chain: format!("no response for {} s", self.idle().as_secs_f32()),
+                timeout: true,
+                connect: false,
+                io_kind: Some(std::io::ErrorKind::TimedOut),
+            }),
+            Ok(result) => result.map_err(|e| ProviderError::transport(Phase::Connect, &e)),
+        }
+    }
+
+    /// Reads a plain answer whole.
+    async fn read_whole(
+        &self,
+        mut response: reqwest::Response,
+        deadline: Instant,
+    ) -> Result<Whole, ProviderError> {
+        let status = response.status().as_u16();
+        let headers = pass_on(&response);
+        let mut body = Vec::new();
+        loop {
+            let next = timeout_at(deadline.min(Instant::now() + self.idle()), response.chunk());
+            match next.await {
+                Err(_) => {
+                    return Err(ProviderError::BrokenStream(
+                        "the answer stopped arriving".into(),
+                    ));
+                }
+                Ok(Err(error)) => return Err(ProviderError::transport(Phase::Stream, &error)),
+                Ok(Ok(None)) => break,
+                Ok(Ok(Some(bytes))) if body.len() + bytes.len() > MAX_ANSWER => {
+                    return Err(ProviderError::BrokenStream(
+                        "the answer is over 64 MiB".into(),
+                    ));
+                }
+                Ok(Ok(Some(bytes))) => body.extend_from_slice(&bytes),
+            }
+        }
+        Ok(Whole {
+            status,
+            headers,
+            body: Bytes::from(body),
+        })
+    }
+
+    /// One attempt, without the cancel.
+    async fn once(&mut self, deadline: Instant) -> Attempt<Option<Whole>, ()> {
+        let failed = |this: &mut Self, error: ProviderError| {
+            let failure = failure_of(&error, &this.live.config.retry);
+            this.last_error = answered(&error);
+            Attempt::Failed {
+                failure,
+                error: Some(error),
+                partial: this.delivered.any(),
+            }
+        };
+        let mut response = match self.send().await {
+            Ok(response) => response,
+            Err(error) => return failed(self, error),
+        };
+        if !response.status().is_success() {
+            let error = status_error(&mut response, self.idle()).await;
+            return failed(self, error);
+        }
+        let Some(events) = self.events.clone() else {
+            return match self.read_whole(response, deadline).await {
+                Ok(whole) => Attempt::Done(Some(whole)),
+                Err(error) => failed(self, error),
+            };
+        };
+        if let Some(head) = self.head.take() {
+            let _ = head.send(Head::Stream);
+        }
+        let idle = self.idle();
+        match relay::relay(&mut response, &mut self.delivered, &events, idle, deadline).await {
+            Relayed::Complete => Attempt::Done(None),
+            Relayed::ClientGone => Attempt::Cancelled(()),
+            Relayed::Diverged => {
+                let _ = events.send(relay::event(&diverged())).await;
+                Attempt::Done(None)
+            }
+            Relayed::Failed(error) => failed(self, error),
+        }
+    }
+}
+
+/// The error event that ends a stream whose retry cannot be joined to what was sent.
+fn diverged() -> String {
+    super::errors::body(
+        axum::http::StatusCode::BAD_GATEWAY,
+        "UNAVAILABLE",
+        "The stream broke and the model's retried answer began differently from what you \
+         already received, so omnid cannot continue it seamlessly. Send the request again.",
+    )
+}
+
+/// An error answer upstream gave, as the client gets it if retrying cannot heal.
+fn answered(error: &ProviderError) -> Option<Whole> {
+    let ProviderError::Status {
+        status,
+        headers,
+        body,
+    } = error
+    else {
+        return None;
+    };
+    let headers = headers
+        .iter()
+        .filter(|(name, _)| name == "content-type" || name == "retry-after")
+        .cloned()
+        .collect();
+    Some(Whole {
+        status: *status,
+        headers,
+        body: Bytes::from(body.clone()),
+    })
+}
+
+/// The headers of an upstream answer the client gets too.
+fn pass_on(response: &reqwest::Response) -> Vec<(String, String)> {
+    ["content-type", "retry-after"]
+        .iter()
+        .filter_map(|name| {
+            let value = response.headers().get(*name)?.to_str().ok()?;
+            Some((name.to_string(), value.to_string()))
+        })
+        .collect()
+}
+
+impl Exchange for Forward {
+    type Done = Option<Whole>;
+    type Partial = ();
+
+    async fn attempt(
+        &mut self,
+        deadline: Instant,
+        cancel: &CancellationToken,
+    ) -> Attempt<Option<Whole>, ()> {
+        tokio::select! {
+            attempt = self.once(deadline) => attempt,
+            _ = cancel.cancelled() => Attempt::Cancelled(()),
+        }
+    }
+
+    /// A proxy client speaks the Gemini API: retries are invisible to it.
+    fn retrying(&mut self, _notice: RetryNotice) {}
+
+    fn report(
+        &self,
+        attempt: u32,
+        failure: &Failure,
+        error: Option<&ProviderError>,
+        timeline: &[AttemptTrace],
+    ) -> Report {
+        let response = match error {
+            Some(ProviderError::Status {
+                status,
+                headers,
+                body,
+            }) => Some(ResponseInfo {
+                status: *status,
+                headers: headers.clone(),
+                body: self.redactor.text(body),
+            }),
+            _ => None,
+        };
+        Report {
+            session: None,
+            node: 0,
+            attempt,
+            max_attempts: self.live.config.retry.max_attempts,
+            cause: Cause::Attempt {
+                phase: failure.phase,
+                class: failure.class.clone(),
+            },
+            message: self.redactor.text(&failure.message),
+            response,
+            request_url: self.url.clone(),
+            request_body: String::from_utf8_lossy(&self.body).into_owned(),
+            timeline: timeline.to_vec(),
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! The Gemini-compatible endpoint: a Gemini client pointed at omnid (its base URL set to
+//! `--proxy-listen`'s address) gets the same retries, breaker and diagnostics as a
+//! session's send, with no code change. Requests keep the API's paths (`/v1beta/...` and
+//! `/v1/...`); the client's key is admitted (`keys.rs`) and forwarded upstream; each
+//! request runs through the one retry loop (`forward.rs`, streams in `relay.rs`).
+
+mod errors;
+mod forward;
+mod keys;
+mod relay;
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::exchange::{self, Outcome, Setup};
+use crate::provider::Redactor;
+use crate::resilience::FailureClass;
+use crate::services::Services;
+use forward::{Forward, Head, Whole};
+
+/// The proxy's shared state.
+pub struct Proxy {
+    services: Arc<Services>,
+    http: reqwest::Client,
+}
+
+/// API versions whose paths the proxy serves.
+const VERSIONS: [&str; 2] = ["v1beta", "v1"];
+
+impl Proxy {
+    /// The proxy for these services.
+    pub fn new(services: Arc<Services>) -> anyhow::Result<Arc<Self>> {
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("omnid-proxy/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(std::time::Duration::from_secs(10))
+            .build()?;
+        Ok(Arc::new(Self { services, http }))
+    }
+}
+
+/// Serves the proxy on `listener` until shutdown.
+pub fn serve(listener: tokio::net::TcpListener, proxy: Arc<Proxy>) {
+    let services = proxy.services.clone();
+    if let Ok(address) = listener.local_addr() {
+        let _ = services.counters.proxy.address.set(address);
+    }
+    let router = Router::new()
+        .route("/{version}/models", get(models))
+        .route("/{version}/models/{call}", get(model).post(call))
+        .fallback(|uri: axum::http::Uri| async move { errors::not_found(uri.path()) })
+        .with_state(proxy);
+    let served = axum::serve(listener, router)
+        .with_graceful_shutdown(services.shutdown.clone().cancelled_owned());
+    services.tracker.spawn(async move {
+        if let Err(error) = served.await {
+            tracing::error!(%error, "the Gemini-compatible proxy stopped");
+        }
+    });
+}
+
+/// What a request asks upstream for.
+struct Call {
+    method: reqwest::Method,
+    path: String,
+    query: Option<String>,
+    body: Bytes,
+    streaming: bool,
+}
+
+async fn models(
+    State(proxy): State<Arc<Proxy>>,
+    Path(version): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let path = format!("/{version}/models");
+    let call = Call {
+        method: reqwest::Method::GET,
+        path,
+        query,
+        body: Bytes::new(),
+        streaming: false,
+    };
+    pass(proxy, &version, call, &headers).await
+}
+
+async fn model(
+    State(proxy): State<Arc<Proxy>>,
+    Path((version, name)): Path<(String, String)>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let call = Call {
+        method: reqwest::Method::GET,
+        path: format!("/{version}/models/{name}"),
+        query,
+        body: Bytes::new(),
+        streaming: false,
+    };
+    pass(proxy, &version, call, &headers).await
+}
+
+async fn call(
+    State(proxy): State<Arc<Proxy>>,
+    Path((version, call)): Path<(String, String)>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let streaming = call.ends_with(":streamGenerateContent");
+    let call = Call {
+        method: reqwest::Method::POST,
+        path: format!("/{version}/models/{call}"),
+        query,
+        body,
+        streaming,
+    };
+    pass(proxy, &version, call, &headers).await
+}
+
+/// Admits the request's key and forwards it.
+async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap) -> Response {
+    if !VERSIONS.contains(&version) {
+        return errors::not_found(&call.path);
+    }
+    let live = proxy.services.live.get();
+    let accept_any = live.config.settings.proxy_accept_any_key;
+    let carried = keys::carried(headers, call.query.as_deref());
+    let key = match keys::admit(carried, live.config.provider.api_key.as_ref(), accept_any) {
+        Ok(key) => key,
+        Err(refusal) => return refusal.response(),
+    };
+    proxy
+        .services
+        .counters
+        .proxy
+        .requests
+        .fetch_add(1, Ordering::Relaxed);
+    let query = keys::without_key(call.query.as_deref());
+    let base = live.config.provider.base_url.trim_end_matches('/');
+    let url = match query {
+        Some(query) => format!("{base}{}?{query}", call.path),
+        None => format!("{base}{}", call.path),
+    };
+    let redactor = Redactor::new(key.as_ref().map(|k| k.expose()));
+    let (head_tx, head_rx) = oneshot::channel();
+    let (events_tx, events_rx) = mpsc::channel::<Bytes>(64);
+    let forward = Forward {
+        http: proxy.http.clone(),
+        live,
+        url,
+        method: call.method,
+        body: call.body,
+        key,
+        redactor,
+        head: Some(head_tx),
+        events: call.streaming.then(|| events_tx.clone()),
+        delivered: Default::default(),
+        last_error: None,
+    };
+    let services = proxy.services.clone();
+    services
+        .tracker
+        .spawn(run(proxy.clone(), forward, events_tx));
+    respond(head_rx, events_rx).await
+}
+
+/// Runs the request's attempts; the head goes to the client once known, a stream's events
+/// as they come. The client going away cancels the upstream request.
+async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes>) {
+    let cancel = proxy.services.shutdown.child_token();
+    let watcher = {
+        let (cancel, events) = (cancel.clone(), events.clone());
+        tokio::spawn(async move {
+            events.closed().await;
+            cancel.cancel();
+        })
+    };
+    let setup = Setup {
+        live: forward.live.clone(),
+        diag: proxy.services.diag.clone(),
+        cancel,
+    };
+    let outcome = exchange::run(&mut forward, &setup).await;
+    watcher.abort();
+    let counters = &proxy.services.counters.proxy;
+    let head = match outcome {
+        Outcome::Completed { done, attempts } => {
+            if attempts > 1 {
+                counters.healed.fetch_add(1, Ordering::Relaxed);
+            }
+            done.map(Head::Whole)
+        }
+        Outcome::Failed { failure, .. } => {
+            counters.failed.fetch_add(1, Ordering::Relaxed);
+            let whole = forward
+                .last_error
+                .take()
+                .unwrap_or_else(|| unreachable_upstream(&failure.class, &failure.message));
+            if forward.head.is_none() {
+                // The stream had begun: it ends with the error in the API's shape.
+                let _ = events
+                    .send(relay::event(&String::from_utf8_lossy(&whole.body)))
+                    .await;
+                None
+            } else {
+                Some(Head::Whole(whole))
+            }
+        }
+        Outcome::Interrupted(()) => None,
+    };
+    if let (Some(head), Some(sender)) = (head, forward.head.take()) {
+        let _ = sender.send(head);
+    }
+}
+
+/// The answer for a failure that upstream never answered (it could not be reached, or the
+/// breaker is open).
+fn unreachable_upstream(class: &FailureClass, message: &str) -> Whole {
+    let (code, status) = match class {
+        FailureClass::CircuitOpen { .. } => (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE"),
+        FailureClass::Timeout => (StatusCode::GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED"),
+        _ => (StatusCode::BAD_GATEWAY, "UNAVAILABLE"),
+    };
+    Whole {
+        status: code.as_u16(),
+        headers: vec![(
+            "content-type".into(),
+            "application/json; charset=UTF-8".into(),
+        )],
+        body: Bytes::from(errors::body(code, status, &format!("omnid: {message}"))),
+    }
+}
+
+/// The client's response: the whole answer, or a stream of the events that follow.
+async fn respond(head: oneshot::Receiver<Head>, events: mpsc::Receiver<Bytes>) -> Response {
+    match head.await {
+        Ok(Head::Whole(whole)) => {
+            let mut response = Response::builder().status(whole.status);
+            for (name, value) in &whole.headers {
+                response = response.header(name, value);
+            }
+            response
+                .body(Body::from(whole.body))
+                .unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
+        }
+        Ok(Head::Stream) => {
+            let stream = futures_util::stream::unfold(events, |mut events| async move {
+                let bytes = events.recv().await?;
+                Some((Ok::<_, std::convert::Infallible>(bytes), events))
+            });
+            Response::builder()
+                .status(StatusCode::OK)
+                .header("content-type", "text/event-stream")
+                .body(Body::from_stream(stream))
+                .unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
+        }
+        // The request ended without an answer: shutdown, or it was cancelled.
+        Err(_) => errors::response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "UNAVAILABLE",
+            "omnid is shutting down",
+        ),
+    }
+}

@@ -1,0 +1,112 @@
+//! A streamed answer passing through: SSE events go to the client as they arrive. When an
+//! attempt breaks after events reached the client, the retry's stream must begin with
+//! exactly those events' content (their parts; ids and token counts may differ): they
+//! are skipped and the rest follows seamlessly. A retry that begins otherwise cannot be
+//! joined to what the client has; the stream ends with an error object instead.
+
+use std::time::Duration;
+
+use axum::body::Bytes;
+use tokio::sync::mpsc;
+use tokio::time::{Instant, timeout_at};
+
+use crate::model::PartContent;
+use crate::provider::chunk;
+use crate::provider::sse::SseParser;
+use crate::provider::{Phase, ProviderError};
+
+/// What the client has received of the answer so far.
+#[derive(Default)]
+pub struct Delivered {
+    /// Each event's parts, in order.
+    events: Vec<Vec<PartContent>>,
+}
+
+impl Delivered {
+    /// Whether anything reached the client.
+    pub fn any(&self) -> bool {
+        !self.events.is_empty()
+    }
+}
+
+/// How relaying one attempt's stream ended.
+pub enum Relayed {
+    /// The stream ended with a finish reason: the client has the whole answer.
+    Complete,
+    /// The client went away.
+    ClientGone,
+    /// The retry did not begin with what the client already has.
+    Diverged,
+    /// The stream failed (the caller classifies and retries).
+    Failed(ProviderError),
+}
+
+/// One SSE event as the client receives it.
+pub fn event(data: &str) -> Bytes {
+    Bytes::from(format!("data: {data}\r\n\r\n"))
+}
+
+/// Relays one attempt's stream to `client`, skipping what it already has.
+pub async fn relay(
+    response: &mut reqwest::Response,
+    delivered: &mut Delivered,
+    client: &mpsc::Sender<Bytes>,
+    idle: Duration,
+    deadline: Instant,
+) -> Relayed {
+    let mut parser = SseParser::new();
+    let mut index = 0;
+    let mut finished = false;
+    loop {
+        let next = timeout_at(deadline.min(Instant::now() + idle), response.chunk()).await;
+        let bytes = match next {
+            Err(_) => return Relayed::Failed(idle_error(idle)),
+            Ok(Err(error)) => {
+                return Relayed::Failed(ProviderError::transport(Phase::Stream, &error));
+            }
+            Ok(Ok(None)) => break,
+            Ok(Ok(Some(bytes))) => bytes,
+        };
+        let events = match parser.push(&bytes) {
+            Ok(events) => events,
+            Err(error) => return Relayed::Failed(ProviderError::BrokenStream(error.to_string())),
+        };
+        for data in events {
+            let update = match chunk::parse(&data) {
+                Ok(update) => update,
+                Err(error) => return Relayed::Failed(error),
+            };
+            finished |= update.finish_reason.is_some();
+            let parts: Vec<PartContent> = update.parts.into_iter().map(|p| p.content).collect();
+            if let Some(had) = delivered.events.get(index) {
+                index += 1;
+                if *had != parts {
+                    return Relayed::Diverged;
+                }
+                continue;
+            }
+            index += 1;
+            if client.send(event(&data)).await.is_err() {
+                return Relayed::ClientGone;
+            }
+            delivered.events.push(parts);
+        }
+    }
+    if let Err(error) = parser.finish() {
+        return Relayed::Failed(ProviderError::BrokenStream(error.to_string()));
+    }
+    if !finished || index < delivered.events.len() {
+        return Relayed::Failed(ProviderError::NoFinishReason);
+    }
+    Relayed::Complete
+}
+
+fn idle_error(idle: Duration) -> ProviderError {
+    ProviderError::Transport {
+        phase: Phase::Stream,
+        chain: format!("no data for {} s", idle.as_secs_f32()),
+        timeout: true,
+        connect: false,
+        io_kind: Some(std::io::ErrorKind::TimedOut),
+    }
+}

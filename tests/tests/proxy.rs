@@ -1,0 +1,287 @@
+//! The Gemini-compatible proxy end to end: a real HTTP client in front of `omnid
+//! --proxy-listen`, the fault-injecting fake Gemini server behind it.
+#![allow(clippy::unwrap_used)] // in tests a panic is the failure report
+
+use std::net::SocketAddr;
+
+use omni_tests::fake_gemini::{Answer, Reply};
+use omni_tests::harness::{Omni, TEST_API_KEY, any_file_holds};
+use omni_tests::http::{Api, HttpReply, Target};
+use omni_tests::scenario::overloaded;
+use serde_json::{Value, json};
+
+const STREAM: &str = "/v1beta/models/fake-model:streamGenerateContent?alt=sse";
+const WHOLE: &str = "/v1beta/models/fake-model:generateContent";
+const BODY: &str = r#"{"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}"#;
+
+/// A daemon with the proxy on a free loopback port, retrying quickly.
+fn start(extra: &[&str]) -> (Omni, Api) {
+    let mut args = vec![
+        "--proxy-listen",
+        "127.0.0.1:0",
+        "--retry-initial-delay-ms",
+        "10",
+    ];
+    args.extend_from_slice(extra);
+    let omni = Omni::builder().args(&args).start();
+    let status = omni.ctl(&["--json", "status"]).ok().json();
+    let address: SocketAddr = status["proxy"]["address"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    (omni, Api::new(Target::Tcp(address), None))
+}
+
+/// A request with the daemon's own key.
+fn post(api: &Api, path: &str, body: &str) -> HttpReply {
+    api.request("POST", path, &[("x-goog-api-key", TEST_API_KEY)], body)
+}
+
+/// The `data:` payloads of an SSE body, as JSON.
+fn events(body: &str) -> Vec<Value> {
+    body.split("\r\n\r\n")
+        .filter_map(|event| event.trim().strip_prefix("data: "))
+        .map(|data| serde_json::from_str(data).unwrap())
+        .collect()
+}
+
+/// The text of an answer's events, joined.
+fn text_of(events: &[Value]) -> String {
+    events
+        .iter()
+        .filter_map(|e| e["candidates"][0]["content"]["parts"][0]["text"].as_str())
+        .collect()
+}
+
+fn proxy_status(omni: &Omni) -> Value {
+    omni.ctl(&["--json", "status"]).ok().json()["proxy"].clone()
+}
+
+#[test]
+fn plain_and_streamed_requests_pass_through_with_the_key_in_a_header() {
+    let (omni, api) = start(&[]);
+    let answer = Answer::text(["Hello ", "from ", "upstream."]);
+    omni.fake().push([Reply::Answer(answer.clone())]);
+    let streamed = post(&api, STREAM, BODY);
+    assert_eq!(streamed.status, 200, "{}", streamed.body);
+    assert_eq!(streamed.content_type, "text/event-stream");
+    let expected: Vec<Value> = answer
+        .events("fake-model")
+        .iter()
+        .map(|e| serde_json::from_str(e).unwrap())
+        .collect();
+    assert_eq!(events(&streamed.body), expected);
+    let upstream = omni.fake().requests().pop().unwrap();
+    assert_eq!(upstream.body, BODY, "the body goes upstream byte for byte");
+    assert_eq!(upstream.target, STREAM);
+    assert_eq!(upstream.header("x-goog-api-key"), Some(TEST_API_KEY));
+
+    // A plain request, the key in the query: upstream gets it in the header only.
+    let whole = api.request("POST", &format!("{WHOLE}?key={TEST_API_KEY}"), &[], BODY);
+    assert_eq!(whole.status, 200, "{}", whole.body);
+    assert!(
+        whole.json()["candidates"][0]["content"]["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("hello")
+    );
+    let upstream = omni.fake().requests().pop().unwrap();
+    assert_eq!(upstream.target, WHOLE, "no key in the URL");
+    assert_eq!(upstream.header("x-goog-api-key"), Some(TEST_API_KEY));
+
+    let key = [("x-goog-api-key", TEST_API_KEY)];
+    let tokens = api.request("POST", "/v1/models/fake-model:countTokens", &key, BODY);
+    assert_eq!(tokens.status, 200, "{}", tokens.body);
+    assert!(tokens.json()["totalTokens"].is_u64());
+    let models = api.request("GET", "/v1beta/models", &key, "");
+    assert_eq!(models.json()["models"][0]["name"], "models/fake-model");
+    let one = api.request("GET", "/v1beta/models/fake-model", &key, "");
+    assert_eq!(one.json()["name"], "models/fake-model");
+    let unknown = api.request("GET", "/v2/models", &key, "");
+    assert_eq!(unknown.status, 404);
+    assert_eq!(unknown.json()["error"]["status"], "NOT_FOUND");
+    assert_eq!(proxy_status(&omni)["requests"], 5);
+}
+
+#[test]
+fn transient_failures_before_the_answer_heal_invisibly() {
+    let (omni, api) = start(&[]);
+    let ok = || Reply::Answer(Answer::text(["fine"]));
+    omni.fake().push([overloaded(), overloaded(), ok()]);
+    let healed = post(&api, STREAM, BODY);
+    assert_eq!(healed.status, 200, "{}", healed.body);
+    assert_eq!(text_of(&events(&healed.body)), "fine");
+    assert_eq!(omni.fake().request_count(), 3);
+
+    let limited = Reply::Status {
+        status: 429,
+        headers: vec![("retry-after".into(), "1".into())],
+        body: json!({"error": {"code": 429, "message": "Resource exhausted.", "status": "RESOURCE_EXHAUSTED"}}).to_string(),
+    };
+    omni.fake().push([limited, Reply::Reset, ok()]);
+    let healed = post(&api, WHOLE, BODY);
+    assert_eq!(healed.status, 200, "{}", healed.body);
+    assert_eq!(proxy_status(&omni)["healed"], 2);
+    // The 429's Retry-After was honoured: the wait after it was at least a second.
+    let listed = omni.ctl(&["--json", "logs", "list"]).ok().json();
+    let limited = listed["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["class"] == "rate_limited")
+        .unwrap_or_else(|| panic!("{listed}"))
+        .clone();
+    assert_eq!(limited["session"], "proxy");
+    let id = limited["id"].as_str().unwrap();
+    let bundle = omni
+        .ctl(&["logs", "export", "--error", id, "-o", "-"])
+        .ok()
+        .json();
+    let text = bundle.to_string();
+    let wait = bundle["errors"][0]["attempts"][0]["wait_ms"].as_u64();
+    assert!(wait.is_some_and(|ms| ms >= 1000), "{text}");
+    assert!(
+        text.contains("\"hello\""),
+        "the request's contents are the snapshot: {text}"
+    );
+}
+
+#[test]
+fn a_stream_cut_mid_answer_continues_seamlessly_or_ends_with_an_api_error() {
+    let (omni, api) = start(&[]);
+    let answer = Answer::text(["one ", "two ", "three ", "four"]);
+    omni.fake().push([
+        Reply::CutAfter {
+            chunks: 2,
+            answer: answer.clone(),
+        },
+        Reply::Answer(answer.clone()),
+    ]);
+    let joined = post(&api, STREAM, BODY);
+    assert_eq!(joined.status, 200);
+    let got = events(&joined.body);
+    assert_eq!(got.len(), 4, "no event twice: {}", joined.body);
+    assert_eq!(text_of(&got), "one two three four");
+
+    omni.fake().push([
+        Reply::CutAfter {
+            chunks: 2,
+            answer: answer.clone(),
+        },
+        Reply::Answer(Answer::text(["another ", "answer"])),
+    ]);
+    let ended = post(&api, STREAM, BODY);
+    let got = events(&ended.body);
+    assert_eq!(text_of(&got), "one two ");
+    let error = &got.last().unwrap()["error"];
+    assert_eq!(error["status"], "UNAVAILABLE", "{}", ended.body);
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("began differently")
+    );
+}
+
+#[test]
+fn a_400_passes_through_unchanged_and_is_logged() {
+    let (omni, api) = start(&[]);
+    let rejected = Reply::error(
+        400,
+        "INVALID_ARGUMENT",
+        "Please ensure that multiturn requests alternate between user and model.",
+    );
+    let Reply::Status { body, .. } = rejected.clone() else {
+        unreachable!()
+    };
+    omni.fake().push([rejected]);
+    let reply = post(&api, STREAM, BODY);
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.body, body, "the upstream body, unchanged");
+    assert_eq!(omni.fake().request_count(), 1, "a 400 is not retried");
+    let listed = omni.ctl(&["logs", "list"]).ok().stdout;
+    assert!(listed.contains("proxy"), "{listed}");
+    assert!(
+        listed.contains("alternate between user and model"),
+        "{listed}"
+    );
+    assert_eq!(proxy_status(&omni)["failed"], 1);
+}
+
+#[test]
+fn only_the_daemons_key_is_let_through_and_no_key_reaches_the_disk() {
+    let (omni, api) = start(&[]);
+    let wrong = api.request("POST", STREAM, &[("x-goog-api-key", "someone-else")], BODY);
+    assert_eq!(wrong.status, 401);
+    assert_eq!(wrong.json()["error"]["status"], "UNAUTHENTICATED");
+    let none = api.request("POST", STREAM, &[], BODY);
+    assert_eq!(none.status, 401);
+    assert_eq!(
+        omni.fake().request_count(),
+        0,
+        "nothing refused goes upstream"
+    );
+    omni.fake()
+        .push([Reply::error(400, "INVALID_ARGUMENT", "Bad request.")]);
+    post(&api, STREAM, BODY);
+    let key = TEST_API_KEY.as_bytes();
+    assert!(
+        !any_file_holds(&omni.data_dir, key),
+        "the key is in the store"
+    );
+    assert!(
+        !any_file_holds(&omni.log_dir, key),
+        "the key is in the logs"
+    );
+}
+
+#[test]
+fn with_accept_any_key_the_clients_own_key_goes_upstream_and_stays_off_the_disk() {
+    let (omni, api) = start(&["--proxy-accept-any-key"]);
+    let theirs = "client-key-XYZ-987";
+    let echo = format!("Request from {theirs} has an invalid argument.");
+    omni.fake()
+        .push([Reply::error(400, "INVALID_ARGUMENT", &echo)]);
+    let reply = api.request("POST", STREAM, &[("x-goog-api-key", theirs)], BODY);
+    assert_eq!(reply.status, 400);
+    let upstream = omni.fake().requests().pop().unwrap();
+    assert_eq!(upstream.header("x-goog-api-key"), Some(theirs));
+    assert!(
+        !any_file_holds(&omni.log_dir, theirs.as_bytes()),
+        "the client's key is in the logs"
+    );
+    assert!(!omni.daemon_stderr().contains(theirs));
+}
+
+#[test]
+fn a_client_that_goes_away_cancels_the_upstream_request() {
+    use std::io::{Read, Write};
+    let (omni, _) = start(&[]);
+    let address = proxy_status(&omni)["address"].as_str().unwrap().to_string();
+    let gate = omni_tests::scenario::held_answer(&omni);
+    let mut client = std::net::TcpStream::connect(&address).unwrap();
+    let request = format!(
+        "POST {STREAM} HTTP/1.1\r\nhost: {address}\r\nx-goog-api-key: {TEST_API_KEY}\r\n\
+         content-type: application/json\r\ncontent-length: {}\r\n\r\n{BODY}",
+        BODY.len()
+    );
+    client.write_all(request.as_bytes()).unwrap();
+    let mut seen = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("answer ") {
+        let n = client.read(&mut buffer).unwrap();
+        assert!(n > 0, "the stream ended early");
+        seen.extend_from_slice(&buffer[..n]);
+    }
+    drop(client);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while omni.fake().hangups() == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the upstream request was not dropped"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    gate.open();
+}
