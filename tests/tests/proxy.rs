@@ -285,3 +285,41 @@ fn a_client_that_goes_away_cancels_the_upstream_request() {
     }
     gate.open();
 }
+
+/// The official Python SDK (`google-genai`, installed by CI) pointed at the proxy with
+/// nothing but its base URL: a 503 before each answer is healed where the SDK would
+/// have failed.
+#[test]
+fn the_official_python_sdk_works_through_the_proxy_unchanged() {
+    let (omni, _) = start(&[]);
+    let address = proxy_status(&omni)["address"].as_str().unwrap().to_string();
+    omni.fake().push([overloaded()]);
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/python/gemini_sdk.py"
+    );
+    let output = std::process::Command::new("python3")
+        .arg(script)
+        .arg(format!("http://{address}"))
+        .arg("fake-model")
+        .env("GEMINI_API_KEY", TEST_API_KEY)
+        .env_remove("GOOGLE_API_KEY")
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the SDK failed (is google-genai installed? `pip install google-genai`):\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains("whole: You said: \"hello from the SDK\""),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("streamed: You said: \"and streamed\""),
+        "{stdout}"
+    );
+    assert!(stdout.contains("tokens: "), "{stdout}");
+    assert_eq!(proxy_status(&omni)["healed"], 1);
+}

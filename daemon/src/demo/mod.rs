@@ -98,7 +98,9 @@ async fn answer(
     Path(call): Path<String>,
     body: Bytes,
 ) -> Response {
-    let Some((model, "streamGenerateContent")) = call.split_once(':') else {
+    let Some((model, method @ ("streamGenerateContent" | "generateContent"))) =
+        call.split_once(':')
+    else {
         let message = format!("models/{call} is not a method the demo model knows");
         return error(StatusCode::NOT_FOUND, "NOT_FOUND", &message);
     };
@@ -128,6 +130,11 @@ async fn answer(
         Some(tricks::Trick::Markdown) => tricks::MARKDOWN.to_string(),
         _ => reply_text(&request),
     };
+    if method == "generateContent" {
+        let words = text.split_inclusive(' ').count() as u64;
+        let whole = response_json(&text, model, true, words);
+        return ([(header::CONTENT_TYPE, "application/json")], whole).into_response();
+    }
     let pause = tricks::word_pause(trick);
     let events = chunks(&text, model);
     let paced = stream::unfold(
@@ -197,6 +204,35 @@ fn reply_text(request: &DemoRequest) -> String {
     )
 }
 
+/// One response of the answer: `text`, with the finish reason when `last`; `tokens` is
+/// how many tokens the answer has so far.
+fn response_json(text: &str, model: &str, last: bool, tokens: u64) -> String {
+    let part: Box<RawValue> = to_raw_value(&PartOut::Text {
+        text,
+        thought: None,
+        thought_signature: None,
+    })
+    .unwrap_or_else(|_| RawValue::NULL.to_owned());
+    let chunk = Chunk {
+        candidates: vec![Candidate {
+            content: Some(CandidateContent {
+                role: "model".into(),
+                parts: vec![part],
+            }),
+            finish_reason: last.then(|| "STOP".to_string()),
+        }],
+        usage_metadata: Some(UsageMetadata {
+            prompt_token_count: 8,
+            candidates_token_count: tokens,
+            thoughts_token_count: 0,
+            total_token_count: 8 + tokens,
+        }),
+        model_version: Some(model.to_string()),
+        ..Chunk::default()
+    };
+    serde_json::to_string(&chunk).unwrap_or_default()
+}
+
 /// The SSE events of an answer: a word each, the last with the finish reason.
 fn chunks(text: &str, model: &str) -> Vec<String> {
     let words: Vec<&str> = text.split_inclusive(' ').collect();
@@ -205,33 +241,8 @@ fn chunks(text: &str, model: &str) -> Vec<String> {
         .iter()
         .enumerate()
         .map(|(i, word)| {
-            let part: Box<RawValue> = to_raw_value(&PartOut::Text {
-                text: word,
-                thought: None,
-                thought_signature: None,
-            })
-            .unwrap_or_else(|_| RawValue::NULL.to_owned());
-            let chunk = Chunk {
-                candidates: vec![Candidate {
-                    content: Some(CandidateContent {
-                        role: "model".into(),
-                        parts: vec![part],
-                    }),
-                    finish_reason: (i == last).then(|| "STOP".to_string()),
-                }],
-                usage_metadata: Some(UsageMetadata {
-                    prompt_token_count: 8,
-                    candidates_token_count: i as u64 + 1,
-                    thoughts_token_count: 0,
-                    total_token_count: 9 + i as u64,
-                }),
-                model_version: Some(model.to_string()),
-                ..Chunk::default()
-            };
-            format!(
-                "data: {}\r\n\r\n",
-                serde_json::to_string(&chunk).unwrap_or_default()
-            )
+            let data = response_json(word, model, i == last, i as u64 + 1);
+            format!("data: {data}\r\n\r\n")
         })
         .collect()
 }

@@ -189,8 +189,21 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
         diag: proxy.services.diag.clone(),
         cancel,
     };
+    let started = std::time::Instant::now();
     let outcome = exchange::run(&mut forward, &setup).await;
     watcher.abort();
+    let (ended, attempts) = match &outcome {
+        Outcome::Completed { attempts, .. } => ("answered", *attempts),
+        Outcome::Failed { attempts, .. } => ("failed", *attempts),
+        Outcome::Interrupted(()) => ("cancelled", 0),
+    };
+    tracing::info!(
+        url = %forward.url,
+        ended,
+        attempts,
+        ms = started.elapsed().as_millis() as u64,
+        "proxy request"
+    );
     let counters = &proxy.services.counters.proxy;
     let head = match outcome {
         Outcome::Completed { done, attempts } => {
