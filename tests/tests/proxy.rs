@@ -323,3 +323,56 @@ fn the_official_python_sdk_works_through_the_proxy_unchanged() {
     assert!(stdout.contains("tokens: "), "{stdout}");
     assert_eq!(proxy_status(&omni)["healed"], 1);
 }
+
+/// A content of the request, for the history tests.
+fn content(role: &str, parts: Value) -> Value {
+    json!({"role": role, "parts": parts})
+}
+
+fn poisoned_body() -> String {
+    json!({"contents": [
+        content("user", json!([{"text": "weather?"}])),
+        content("model", json!([{"text": "let me look"}, {"functionCall": {"name": "get_weather", "args": {}}}])),
+        content("user", json!([{"text": "never mind, hello"}])),
+    ]})
+    .to_string()
+}
+
+#[test]
+fn a_poisoned_history_is_named_in_the_log_and_forwarded_unchanged_by_default() {
+    let (omni, api) = start(&[]);
+    let body = poisoned_body();
+    let reply = post(&api, STREAM, &body);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(
+        omni.fake().requests().pop().unwrap().body,
+        body,
+        "forwarded unchanged"
+    );
+    let listed = omni.ctl(&["logs", "list"]).ok().stdout;
+    assert!(listed.contains("preflight"), "{listed}");
+    let log = std::fs::read_to_string(omni.log_dir.join("api_errors.log")).unwrap();
+    assert!(
+        log.contains("content 2"),
+        "the offending turn is named: {log}"
+    );
+    assert!(log.contains("forwarded unchanged"), "{log}");
+}
+
+#[test]
+fn with_repair_the_known_poisonings_are_fixed_and_what_changed_is_written_down() {
+    let (omni, api) = start(&["--proxy-history", "repair"]);
+    let reply = post(&api, STREAM, &poisoned_body());
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let sent = omni.fake().requests().pop().unwrap().json();
+    assert_eq!(
+        sent["contents"][1]["parts"],
+        json!([{"text": "let me look"}]),
+        "the unanswered call is dropped, the text kept"
+    );
+    let log = std::fs::read_to_string(omni.log_dir.join("api_errors.log")).unwrap();
+    assert!(
+        log.contains("dropped an unanswered function call from content 2"),
+        "{log}"
+    );
+}

@@ -43,6 +43,8 @@ pub struct Config {
     pub http: HttpConfig,
     /// Where the Gemini-compatible proxy listens, if it does (loopback only).
     pub proxy_listen: Option<std::net::SocketAddr>,
+    /// What the proxy does with a history the API would reject.
+    pub proxy_history: HistoryPolicy,
     /// The store's directory.
     pub data_dir: PathBuf,
     /// The diagnostic log directory.
@@ -101,6 +103,23 @@ impl HttpConfig {
                 .clone()
                 .unwrap_or_else(|| beside("api.token")),
         })
+    }
+}
+
+/// What the proxy does with a history the API would reject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistoryPolicy {
+    /// Forward it unchanged (it is written down).
+    Forward,
+    /// Repair the known poisonings, then forward it (what changed is written down).
+    Repair,
+}
+
+fn history_policy(settings: &Settings) -> anyhow::Result<HistoryPolicy> {
+    match settings.proxy_history.as_str() {
+        "forward" => Ok(HistoryPolicy::Forward),
+        "repair" => Ok(HistoryPolicy::Repair),
+        other => bail!("--proxy-history must be `forward` or `repair`, not `{other}`"),
     }
 }
 
@@ -201,6 +220,7 @@ impl Config {
             socket: s.socket.clone(),
             http: HttpConfig::from_settings(s)?,
             proxy_listen: proxy_listen(s)?,
+            proxy_history: history_policy(s)?,
             data_dir: s.data_dir.clone(),
             log_dir: s.log_dir.clone(),
             provider: ProviderConfig {

@@ -64,6 +64,16 @@ settings! {
         reloads: true,
         secret: false,
     }
+    /// What the proxy does with a history the API would reject: `forward` it unchanged, or
+    /// `repair` the known poisonings first (either way it is written down).
+    proxy_history: String {
+        key: "proxy.history",
+        flag: value("proxy-history", "POLICY"),
+        env: none,
+        default: text("forward"),
+        reloads: true,
+        secret: false,
+    }
     /// The session store's directory.
     data_dir: PathBuf {
         key: "data_dir",

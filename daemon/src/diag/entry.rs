@@ -128,6 +128,9 @@ pub fn log_entry(id: &str, time: &str, report: &Report, redactor: &Redactor) -> 
             line.push_str(&format!("; body: {}", response.body));
             line
         }
+        None if report.cause == Cause::Preflight && report.session.is_none() => {
+            "none yet (found before the proxy forwarded the request)".to_string()
+        }
         None if report.cause == Cause::Preflight => {
             "none (the request was not sent: preflight validation)".to_string()
         }

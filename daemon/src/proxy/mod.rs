@@ -6,6 +6,7 @@
 
 mod errors;
 mod forward;
+mod history;
 mod keys;
 mod relay;
 
@@ -20,10 +21,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::config::HistoryPolicy;
+use crate::diag::{Cause, Report};
 use crate::exchange::{self, Outcome, Setup};
 use crate::provider::Redactor;
 use crate::resilience::FailureClass;
-use crate::services::Services;
+use crate::services::{Live, Services};
 use forward::{Forward, Head, Whole};
 
 /// The proxy's shared state.
@@ -151,6 +154,12 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         None => format!("{base}{}", call.path),
     };
     let redactor = Redactor::new(key.as_ref().map(|k| k.expose()));
+    let generates = call.path.ends_with("enerateContent");
+    let body = if generates {
+        checked(&proxy, &live, &url, call.body, &redactor).await
+    } else {
+        call.body
+    };
     let (head_tx, head_rx) = oneshot::channel();
     let (events_tx, events_rx) = mpsc::channel::<Bytes>(64);
     let forward = Forward {
@@ -158,7 +167,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         live,
         url,
         method: call.method,
-        body: call.body,
+        body,
         key,
         redactor,
         head: Some(head_tx),
@@ -171,6 +180,46 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         .tracker
         .spawn(run(proxy.clone(), forward, events_tx));
     respond(head_rx, events_rx).await
+}
+
+/// The body to send: as it came, or repaired (`proxy.history = "repair"`). A history the
+/// API would reject is written down first, naming the offending contents and what was
+/// repaired.
+async fn checked(proxy: &Proxy, live: &Live, url: &str, body: Bytes, redactor: &Redactor) -> Bytes {
+    let Some(violation) = history::check(&body) else {
+        return body;
+    };
+    let repaired = match live.config.proxy_history {
+        HistoryPolicy::Repair => history::repair(&body),
+        HistoryPolicy::Forward => None,
+    };
+    let what = match &repaired {
+        Some((_, changes)) => format!("repaired before forwarding: {}", changes.join("; ")),
+        None => "forwarded unchanged (proxy.history = \"forward\")".to_string(),
+    };
+    let report = Report {
+        session: None,
+        node: violation.nodes.first().copied().unwrap_or(0),
+        attempt: 0,
+        max_attempts: live.config.retry.max_attempts,
+        cause: Cause::Preflight,
+        // The shared rules speak of a session's nodes; here they are the request's contents.
+        message: redactor.text(&format!(
+            "the history a proxy client sent would be rejected by the API: {} (contents are \
+             numbered from 1); {what}",
+            violation.reason.replace("node ", "content ")
+        )),
+        response: None,
+        request_url: url.to_string(),
+        request_body: String::from_utf8_lossy(&body).into_owned(),
+        timeline: Vec::new(),
+    };
+    tracing::warn!("{}", report.message);
+    proxy.services.diag.record(report, &live.diag).await;
+    match repaired {
+        Some((fixed, _)) => Bytes::from(fixed),
+        None => body,
+    }
 }
 
 /// Runs the request's attempts; the head goes to the client once known, a stream's events
