@@ -13,8 +13,8 @@ use tokio::time::{Instant, timeout_at};
 use tokio_util::sync::CancellationToken;
 
 use super::relay::{self, Delivered, Relayed};
-use crate::diag::{AttemptTrace, Cause, Report, ResponseInfo};
-use crate::exchange::{Attempt, Exchange, RetryNotice, failure_of};
+use crate::diag::{AttemptTrace, Report};
+use crate::exchange::{Attempt, Exchange, RetryNotice, Sent, attempt_report, failure_of};
 use crate::provider::{ApiKey, Phase, ProviderError, Redactor, status_error};
 use crate::resilience::Failure;
 use crate::services::Live;
@@ -232,32 +232,20 @@ impl Exchange for Forward {
         error: Option<&ProviderError>,
         timeline: &[AttemptTrace],
     ) -> Report {
-        let response = match error {
-            Some(ProviderError::Status {
-                status,
-                headers,
-                body,
-            }) => Some(ResponseInfo {
-                status: *status,
-                headers: headers.clone(),
-                body: self.redactor.text(body),
-            }),
-            _ => None,
-        };
-        Report {
+        let body = String::from_utf8_lossy(&self.body);
+        let sent = Sent {
             session: None,
             node: 0,
-            attempt,
-            max_attempts: self.live.config.retry.max_attempts,
-            cause: Cause::Attempt {
-                phase: failure.phase,
-                class: failure.class.clone(),
-            },
-            message: self.redactor.text(&failure.message),
-            response,
-            request_url: self.url.clone(),
-            request_body: String::from_utf8_lossy(&self.body).into_owned(),
-            timeline: timeline.to_vec(),
+            url: &self.url,
+            body: &body,
+        };
+        let max = self.live.config.retry.max_attempts;
+        let mut report = attempt_report(sent, max, attempt, failure, error, timeline);
+        // The forwarded key may be a client's own, which omnid's redaction does not know.
+        report.message = self.redactor.text(&report.message);
+        if let Some(response) = &mut report.response {
+            response.body = self.redactor.text(&response.body);
         }
+        report
     }
 }

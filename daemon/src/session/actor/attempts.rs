@@ -11,8 +11,10 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use super::Events;
-use crate::diag::{AttemptTrace, Cause, Diagnostics, Report, ResponseInfo};
-use crate::exchange::{self, Attempt, Exchange, Outcome, Setup, deadline_passed, failure_of};
+use crate::diag::{AttemptTrace, Diagnostics, Report};
+use crate::exchange::{
+    self, Attempt, Exchange, Outcome, Sent, Setup, attempt_report, deadline_passed, failure_of,
+};
 use crate::provider::ProviderError;
 use crate::resilience::{Failure, GiveUp};
 use crate::services::Live;
@@ -30,27 +32,6 @@ pub(super) struct AnswerJob {
     pub body: String,
     pub events: Events,
     pub cancel: CancellationToken,
-}
-
-/// What diagnostics keep of the response to a failed attempt.
-fn response_info(error: Option<&ProviderError>) -> Option<ResponseInfo> {
-    match error {
-        Some(ProviderError::Status {
-            status,
-            headers,
-            body,
-        }) => Some(ResponseInfo {
-            status: *status,
-            headers: headers.clone(),
-            body: body.clone(),
-        }),
-        Some(ProviderError::InStream { body, .. }) => Some(ResponseInfo {
-            status: 200,
-            headers: vec![("content-type".into(), "text/event-stream".into())],
-            body: body.clone(),
-        }),
-        _ => None,
-    }
 }
 
 impl Exchange for AnswerJob {
@@ -107,21 +88,14 @@ impl Exchange for AnswerJob {
         error: Option<&ProviderError>,
         timeline: &[AttemptTrace],
     ) -> Report {
-        Report {
+        let sent = Sent {
             session: Some(self.session),
             node: self.turn,
-            attempt,
-            max_attempts: self.live.config.retry.max_attempts,
-            cause: Cause::Attempt {
-                phase: failure.phase,
-                class: failure.class.clone(),
-            },
-            message: failure.message.clone(),
-            response: response_info(error),
-            request_url: self.live.provider.url().to_string(),
-            request_body: self.body.clone(),
-            timeline: timeline.to_vec(),
-        }
+            url: self.live.provider.url(),
+            body: &self.body,
+        };
+        let max = self.live.config.retry.max_attempts;
+        attempt_report(sent, max, attempt, failure, error, timeline)
     }
 }
 
