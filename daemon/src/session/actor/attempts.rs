@@ -16,7 +16,7 @@ use crate::exchange::{
     self, Attempt, Exchange, Outcome, Sent, Setup, attempt_report, deadline_passed, failure_of,
 };
 use crate::provider::ProviderError;
-use crate::resilience::{Failure, GiveUp};
+use crate::resilience::Failure;
 use crate::services::Live;
 use crate::session::answer::AnswerBuilder;
 use crate::session::tree::NodeId;
@@ -99,25 +99,8 @@ impl Exchange for AnswerJob {
     }
 }
 
-/// How a send's attempts ended.
-pub(super) enum SendOutcome {
-    /// An attempt streamed a complete answer.
-    Completed {
-        answer: AnswerBuilder,
-        attempts: u32,
-    },
-    /// Retrying stopped; `failure` is the last attempt's.
-    Failed {
-        failure: Failure,
-        attempts: u32,
-        gave_up: GiveUp,
-        /// The diagnostic record of the last failure, if one was written.
-        error_id: Option<String>,
-    },
-    /// A client's cancel or shutdown cut the send short; what the current attempt had
-    /// received.
-    Interrupted { answer: AnswerBuilder },
-}
+/// How a send's attempts ended: a complete answer, a failure, or what a cancel cut short.
+pub(super) type SendOutcome = Outcome<AnswerBuilder, AnswerBuilder>;
 
 /// Runs the send's attempts (see `crate::exchange::run`).
 pub(super) async fn answer_with_retries(mut job: AnswerJob) -> SendOutcome {
@@ -126,22 +109,5 @@ pub(super) async fn answer_with_retries(mut job: AnswerJob) -> SendOutcome {
         diag: job.diag.clone(),
         cancel: job.cancel.clone(),
     };
-    match exchange::run(&mut job, &setup).await {
-        Outcome::Completed { done, attempts } => SendOutcome::Completed {
-            answer: done,
-            attempts,
-        },
-        Outcome::Failed {
-            failure,
-            attempts,
-            gave_up,
-            error_id,
-        } => SendOutcome::Failed {
-            failure,
-            attempts,
-            gave_up,
-            error_id,
-        },
-        Outcome::Interrupted(answer) => SendOutcome::Interrupted { answer },
-    }
+    exchange::run(&mut job, &setup).await
 }

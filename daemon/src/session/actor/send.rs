@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::attempts::{AnswerJob, SendOutcome, answer_with_retries};
 use super::{Actor, Events, HeadMove, RedoEffect, Reply};
 use crate::diag::{Cause, Report};
+use crate::exchange::Outcome;
 use crate::model::{MoveKind, NodeRecord};
 use crate::provider::{contents, render};
 use crate::resilience::{FailureClass, GiveUp};
@@ -266,11 +267,14 @@ impl Actor {
             .fetch_sub(1, Ordering::Relaxed);
         let latency_ms = send.started.elapsed().as_millis() as u64;
         let result = match outcome {
-            Ok(SendOutcome::Completed { answer, attempts }) => {
+            Ok(Outcome::Completed {
+                done: answer,
+                attempts,
+            }) => {
                 let info = model_info(&send.live, &answer, attempts, latency_ms, false);
                 self.store_answer(send.turn, answer, info).await
             }
-            Ok(SendOutcome::Failed {
+            Ok(Outcome::Failed {
                 failure,
                 attempts,
                 gave_up,
@@ -317,7 +321,7 @@ impl Actor {
                     Err(self.record_failure(&failure_text, &saved).await)
                 }
             }
-            Ok(SendOutcome::Interrupted { answer }) => {
+            Ok(Outcome::Interrupted(answer)) => {
                 let info = model_info(&send.live, &answer, 1, latency_ms, true);
                 let cancellers = std::mem::take(&mut cancellers);
                 Err(self
