@@ -89,7 +89,7 @@ pub async fn run(
     tracker.spawn(reloading);
 
     http::serve(api, daemon.clone(), shutdown.clone());
-    listen_proxy(&services).await?;
+    listen_proxy(&daemon).await?;
     server::serve(socket, daemon, shutdown, tracker.clone()).await;
     if let Some(path) = api_bound {
         let _ = std::fs::remove_file(path);
@@ -182,15 +182,15 @@ fn listen(
 }
 
 /// With `--proxy-listen`, serves the Gemini-compatible proxy on that loopback address.
-async fn listen_proxy(services: &Arc<Services>) -> anyhow::Result<()> {
-    let Some(addr) = services.live.get().config.proxy_listen else {
+async fn listen_proxy(daemon: &Arc<Daemon>) -> anyhow::Result<()> {
+    let Some(addr) = daemon.services.live.get().config.proxy_listen else {
         return Ok(());
     };
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr} (--proxy-listen)"))?;
     tracing::info!(address = %listener.local_addr()?, "the Gemini-compatible proxy listens");
-    proxy::serve(listener, proxy::Proxy::new(services.clone())?);
+    proxy::serve(listener, proxy::Proxy::new(daemon.clone())?);
     Ok(())
 }
 

@@ -277,6 +277,9 @@ pub struct SessionSummary {
     pub has_tools: bool,
     /// Set when the session's records disagree: what is wrong (it takes no changes).
     pub damaged: Option<String>,
+    /// Where a session recorded from elsewhere came from (`proxy (USER-AGENT)`); `None`
+    /// for one a client of omnid made.
+    pub origin: Option<String>,
 }
 
 /// What `omnictl status` shows.

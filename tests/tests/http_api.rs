@@ -245,13 +245,21 @@ fn bad_requests_get_the_documented_errors_and_change_nothing() {
     );
 }
 
-/// The daemon's TCP address from its log line.
+/// The daemon's TCP address from its log line, which may follow the control socket's
+/// readiness by a moment (the listeners are bound one after the other).
 fn tcp_address(omni: &Omni) -> std::net::SocketAddr {
-    let log = omni.daemon_stderr();
-    let line = log
-        .lines()
-        .find(|l| l.contains("listens on TCP"))
-        .unwrap_or_else(|| panic!("no TCP listener in the log:\n{log}"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let line = loop {
+        let log = omni.daemon_stderr();
+        if let Some(line) = log.lines().find(|l| l.contains("listens on TCP")) {
+            break line.to_string();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no TCP listener in the log:\n{log}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
     line.split("address=")
         .nth(1)
         .unwrap()

@@ -376,3 +376,122 @@ fn with_repair_the_known_poisonings_are_fixed_and_what_changed_is_written_down()
         "{log}"
     );
 }
+
+/// A streamed request of these (role, text) turns; returns the answer's text.
+fn converse(api: &Api, turns: &[(&str, &str)]) -> String {
+    let contents: Vec<Value> = turns
+        .iter()
+        .map(|(role, text)| content(role, json!([{"text": text}])))
+        .collect();
+    let body = json!({ "contents": contents }).to_string();
+    let reply = api.request(
+        "POST",
+        STREAM,
+        &[
+            ("x-goog-api-key", TEST_API_KEY),
+            ("user-agent", "test-client/1.0"),
+        ],
+        &body,
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    text_of(&events(&reply.body))
+}
+
+/// Waits until `ready` holds: recording happens after the client has its answer, so a
+/// client (and a test) sees it a moment later.
+#[track_caller]
+fn eventually(what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !ready() {
+        assert!(std::time::Instant::now() < deadline, "never: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Total nodes in all sessions.
+fn nodes(omni: &Omni) -> u64 {
+    recorded(omni)
+        .iter()
+        .map(|s| s["nodes"].as_u64().unwrap())
+        .sum()
+}
+
+/// The proxy's recorded sessions, as `omnictl --json sessions` lists them.
+fn recorded(omni: &Omni) -> Vec<Value> {
+    let listed = omni.ctl(&["--json", "sessions"]).ok().json();
+    listed["sessions"].as_array().unwrap().clone()
+}
+
+#[test]
+fn conversations_are_recorded_appended_forked_and_kept_apart() {
+    let (omni, api) = start(&[]);
+    let first = converse(&api, &[("user", "hi")]);
+    let second = converse(&api, &[("user", "hi"), ("model", &first), ("user", "more")]);
+    eventually("two rounds recorded", || nodes(&omni) == 4);
+    let sessions = recorded(&omni);
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let id = sessions[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(sessions[0]["nodes"], 4);
+    assert_eq!(sessions[0]["origin"], "proxy (test-client/1.0)");
+    assert_eq!(
+        sessions[0]["current"], false,
+        "a recorded conversation is not current"
+    );
+    let listed = omni.ctl(&["sessions"]).ok().stdout;
+    assert!(listed.contains("[proxy (test-client/1.0)]"), "{listed}");
+
+    // The client rewinds: the same start, another second question. A branch forks.
+    converse(
+        &api,
+        &[("user", "hi"), ("model", &first), ("user", "instead")],
+    );
+    eventually("the fork recorded", || nodes(&omni) == 6);
+    let view = omni.history_of(&id);
+    let entries = view["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 6);
+    assert_eq!(entries[3]["text"], second);
+    assert_eq!(entries[4]["text"], "instead");
+    assert_eq!(
+        entries[4]["parent"], 2,
+        "forked at the end of the shared part"
+    );
+    let branches = omni.ctl(&["--json", "branches", "-s", &id]).ok().json();
+    assert_eq!(branches["branches"].as_array().unwrap().len(), 2);
+
+    converse(&api, &[("user", "something unrelated")]);
+    eventually("a new session", || nodes(&omni) == 8);
+    assert_eq!(
+        recorded(&omni).len(),
+        2,
+        "anything else starts a new session"
+    );
+}
+
+#[test]
+fn a_recording_failure_never_fails_the_request() {
+    let (omni, api) = start(&[]);
+    let first = converse(&api, &[("user", "hi")]);
+    eventually("the first round recorded", || nodes(&omni) == 2);
+    let id = recorded(&omni)[0]["id"].as_str().unwrap().to_string();
+    // The session is busy answering a client of its own: the proxy cannot record into it.
+    let gate = omni_tests::scenario::held_answer(&omni);
+    let mut held = omni.spawn_ctl(&["send", "-s", &id, "a slow question"]);
+    held.read_texts(1);
+    let answer = converse(
+        &api,
+        &[("user", "hi"), ("model", &first), ("user", "again")],
+    );
+    assert!(answer.contains("You said: \"again\""), "{answer}");
+    eventually("the recording failed", || {
+        omni.daemon_stderr().contains("could not be recorded")
+    });
+    gate.open();
+    held.finish();
+    let texts: Vec<String> = omni.history_of(&id)["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!texts.iter().any(|t| t == "again"), "{texts:?}");
+}

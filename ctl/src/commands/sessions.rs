@@ -28,6 +28,9 @@ pub async fn run(ctx: &mut Ctx) -> Result<(), CtlError> {
         } else {
             session.title.clone()
         };
+        if let Some(origin) = &session.origin {
+            title = format!("{} {title}", style.dim(&format!("[{origin}]")));
+        }
         if session.suspended {
             title = format!("{} {title}", style.error("[suspended]"));
         }

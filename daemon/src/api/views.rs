@@ -138,6 +138,7 @@ pub fn summary(
     head: Option<&NodeRecord>,
     damaged: Option<String>,
     recovery_choices: Vec<RecoveryPreview>,
+    origin: Option<String>,
 ) -> SessionSummary {
     SessionSummary {
         id: record.id.to_string(),
@@ -157,6 +158,7 @@ pub fn summary(
             .collect(),
         has_tools: record.tools_json.is_some(),
         damaged,
+        origin,
     }
 }
 
@@ -177,5 +179,6 @@ pub fn unreadable_summary(id: &uuid::Uuid, reason: &str) -> SessionSummary {
         pending_calls: Vec::new(),
         has_tools: false,
         damaged: Some(reason.to_string()),
+        origin: None,
     }
 }

@@ -58,6 +58,10 @@ pub struct Forward {
     /// Where a streamed answer's events go; `None` for a plain request.
     pub events: Option<mpsc::Sender<Bytes>>,
     pub delivered: Delivered,
+    /// A streamed answer reached the client whole (it is recorded).
+    pub complete: bool,
+    /// Where the request came from, for the recorded session.
+    pub origin: String,
     /// The last error answer upstream gave, passed on when retrying cannot heal.
     pub last_error: Option<Whole>,
 }
@@ -153,7 +157,10 @@ impl Forward {
         }
         let idle = self.idle();
         match relay::relay(&mut response, &mut self.delivered, &events, idle, deadline).await {
-            Relayed::Complete => Attempt::Done(None),
+            Relayed::Complete => {
+                self.complete = true;
+                Attempt::Done(None)
+            }
             Relayed::ClientGone => Attempt::Cancelled(()),
             Relayed::Diverged => {
                 let _ = events.send(relay::event(&diverged())).await;

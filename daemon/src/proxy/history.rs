@@ -56,6 +56,18 @@ fn as_nodes(sent: &[CandidateContent]) -> Vec<NodeRecord> {
         .collect()
 }
 
+/// The request's contents as turns (none if it has none).
+pub fn turns(body: &[u8]) -> Vec<super::record::Turn> {
+    serde_json::from_slice::<Sent>(body)
+        .map(|sent| {
+            as_nodes(&sent.contents)
+                .into_iter()
+                .map(|node| (node.role, node.parts))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Whether the roles alternate as sent; else the first pair that does not.
 fn check_alternation(sent: &[CandidateContent]) -> Result<(), Violation> {
     let role = |c: &CandidateContent| if c.role == "model" { "model" } else { "user" };

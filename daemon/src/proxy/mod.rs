@@ -8,6 +8,7 @@ mod errors;
 mod forward;
 mod history;
 mod keys;
+mod record;
 mod relay;
 
 use std::sync::Arc;
@@ -21,6 +22,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::api::Daemon;
 use crate::config::HistoryPolicy;
 use crate::diag::{Cause, Report};
 use crate::exchange::{self, Outcome, Setup};
@@ -31,21 +33,31 @@ use forward::{Forward, Head, Whole};
 
 /// The proxy's shared state.
 pub struct Proxy {
+    daemon: Arc<Daemon>,
     services: Arc<Services>,
     http: reqwest::Client,
+    /// Recordings take their turn in the order their answers ended, so a follow-up
+    /// request finds the conversation it continues.
+    recording: tokio::sync::Mutex<()>,
 }
 
 /// API versions whose paths the proxy serves.
 const VERSIONS: [&str; 2] = ["v1beta", "v1"];
 
 impl Proxy {
-    /// The proxy for these services.
-    pub fn new(services: Arc<Services>) -> anyhow::Result<Arc<Self>> {
+    /// The proxy of this daemon.
+    pub fn new(daemon: Arc<Daemon>) -> anyhow::Result<Arc<Self>> {
+        let services = daemon.services.clone();
         let http = reqwest::Client::builder()
             .user_agent(concat!("omnid-proxy/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(std::time::Duration::from_secs(10))
             .build()?;
-        Ok(Arc::new(Self { services, http }))
+        Ok(Arc::new(Self {
+            daemon,
+            services,
+            http,
+            recording: tokio::sync::Mutex::new(()),
+        }))
     }
 }
 
@@ -154,6 +166,10 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         None => format!("{base}{}", call.path),
     };
     let redactor = Redactor::new(key.as_ref().map(|k| k.expose()));
+    let origin = match headers.get("user-agent").and_then(|v| v.to_str().ok()) {
+        Some(agent) => format!("proxy ({})", agent.chars().take(120).collect::<String>()),
+        None => "proxy".to_string(),
+    };
     let generates = call.path.ends_with("enerateContent");
     let body = if generates {
         checked(&proxy, &live, &url, call.body, &redactor).await
@@ -173,7 +189,9 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         head: Some(head_tx),
         events: call.streaming.then(|| events_tx.clone()),
         delivered: Default::default(),
+        complete: false,
         last_error: None,
+        origin,
     };
     let services = proxy.services.clone();
     services
@@ -281,6 +299,30 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
     };
     if let (Some(head), Some(sender)) = (head, forward.head.take()) {
         let _ = sender.send(head);
+    }
+    if forward.complete {
+        // The turn to record is taken before the client's stream ends (it waits only for
+        // a recording still under way); the recording itself happens after.
+        let turn = proxy.recording.lock().await;
+        drop(events);
+        forward.events = None;
+        keep(&proxy, forward).await;
+        drop(turn);
+    }
+}
+
+/// Records a streamed conversation that completed. A failure is logged; the client,
+/// already answered, never hears of it.
+async fn keep(proxy: &Proxy, forward: Forward) {
+    let turns = history::turns(&forward.body);
+    let answer = forward.delivered.answer.parts;
+    match record::record(&proxy.daemon, &forward.origin, turns, answer).await {
+        Ok((session, nodes)) => {
+            tracing::debug!(%session, ?nodes, "recorded a conversation through the proxy")
+        }
+        Err(error) => tracing::warn!(
+            "a conversation through the proxy was answered but could not be recorded: {error}"
+        ),
     }
 }
 

@@ -14,12 +14,15 @@ use crate::model::PartContent;
 use crate::provider::chunk;
 use crate::provider::sse::SseParser;
 use crate::provider::{Phase, ProviderError};
+use crate::session::answer::AnswerBuilder;
 
 /// What the client has received of the answer so far.
 #[derive(Default)]
 pub struct Delivered {
-    /// Each event's parts, in order.
+    /// Each event's parts, in order, to compare a retry's stream with.
     events: Vec<Vec<PartContent>>,
+    /// The answer they make, as a session would store it.
+    pub answer: AnswerBuilder,
 }
 
 impl Delivered {
@@ -77,7 +80,7 @@ pub async fn relay(
                 Err(error) => return Relayed::Failed(error),
             };
             finished |= update.finish_reason.is_some();
-            let parts: Vec<PartContent> = update.parts.into_iter().map(|p| p.content).collect();
+            let parts: Vec<PartContent> = update.parts.iter().map(|p| p.content.clone()).collect();
             if let Some(had) = delivered.events.get(index) {
                 index += 1;
                 if *had != parts {
@@ -90,6 +93,7 @@ pub async fn relay(
                 return Relayed::ClientGone;
             }
             delivered.events.push(parts);
+            delivered.answer.absorb(update);
         }
     }
     if let Err(error) = parser.finish() {

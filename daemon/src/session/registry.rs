@@ -45,7 +45,8 @@ impl Registry {
     }
 
     /// Checks every session's record against what is stored (a few lookups each) and
-    /// marks those that disagree; returns the most recently updated healthy session.
+    /// marks those that disagree; returns the most recently updated healthy session that a
+    /// client of omnid's own made.
     pub fn scan(&self) -> Result<Option<Uuid>, StoreError> {
         let mut latest: Option<(u64, Uuid)> = None;
         for stored in self.ctx.store.sessions()? {
@@ -59,6 +60,9 @@ impl Registry {
             };
             match check_record(&self.ctx.store, &record)? {
                 Some(problem) => self.damaged.mark(record.id, &problem),
+                // A recorded conversation is not a client's session: it never becomes
+                // the current one.
+                None if self.ctx.store.origin(&record.id).is_some() => {}
                 None => latest = latest.max(Some((record.updated_at_ms, record.id))),
             }
         }
@@ -70,8 +74,26 @@ impl Registry {
     pub async fn create(&self, tools_json: Option<String>) -> Result<SessionRecord, SessionError> {
         let mut record = SessionRecord::new(Uuid::new_v4(), now_ms());
         record.tools_json = tools_json;
+        self.store_new(&record).await?;
+        self.ctx.current.set(record.id);
+        Ok(record)
+    }
+
+    /// Creates a session for a conversation recorded from elsewhere (`origin` says where,
+    /// such as `proxy (gemini-cli/1.0)`); it does not become the current session.
+    pub async fn create_recorded(&self, origin: &str) -> Result<SessionRecord, SessionError> {
+        let record = SessionRecord::new(Uuid::new_v4(), now_ms());
+        self.ctx
+            .store
+            .set_origin(&record.id, origin)
+            .map_err(SessionError::from)?;
+        self.store_new(&record).await?;
+        Ok(record)
+    }
+
+    async fn store_new(&self, record: &SessionRecord) -> Result<(), SessionError> {
         let change = Change {
-            session: &record,
+            session: record,
             node: None,
             mv: None,
         };
@@ -79,9 +101,7 @@ impl Registry {
             .store
             .commit(&change)
             .await
-            .map_err(SessionError::from)?;
-        self.ctx.current.set(record.id);
-        Ok(record)
+            .map_err(SessionError::from)
     }
 
     /// Resolves a reference to a session id: `None` for the current session, else a full

@@ -21,6 +21,10 @@ pub struct Db {
     pub sessions: sled::Tree,
     pub nodes: sled::Tree,
     pub moves: sled::Tree,
+    /// Where recorded conversations' prefixes end (a hash chain over their contents).
+    pub chains: sled::Tree,
+    /// Where a session came from, for those not made by a client of omnid's own.
+    pub origins: sled::Tree,
     pub syncer: GroupSync,
 }
 
@@ -36,6 +40,8 @@ impl Db {
         let sessions = db.open_tree(sessions)?;
         let nodes = db.open_tree(nodes)?;
         let moves = db.open_tree(moves)?;
+        let chains = db.open_tree("chains")?;
+        let origins = db.open_tree("origins")?;
         let disk = DiskSync::new(db.clone(), dir).map_err(|e| open::explain_io(dir, &e))?;
         if !existed {
             // The marker (and the new files' names) are durable before anything else.
@@ -46,6 +52,8 @@ impl Db {
             sessions,
             nodes,
             moves,
+            chains,
+            origins,
             syncer: GroupSync::new(move || disk.sync()),
         })
     }

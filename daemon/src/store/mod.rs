@@ -16,6 +16,7 @@
 //! (see `space.rs`), and a write sled fails makes the store open itself again (see
 //! `handles.rs`), so a full disk never breaks reads and never needs a restart.
 
+mod chains;
 mod codec;
 mod disk_sync;
 mod error;
@@ -37,6 +38,7 @@ use uuid::Uuid;
 use handles::{Db, Reopenable};
 use health::Health;
 
+pub use chains::ChainHash;
 pub use error::StoreError;
 pub use health::Failing;
 pub use open::STORE_FORMAT;

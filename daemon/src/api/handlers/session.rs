@@ -18,5 +18,6 @@ pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply
         head.as_ref(),
         damaged,
         choices,
+        daemon.services.store.origin(&record.id),
     )))
 }

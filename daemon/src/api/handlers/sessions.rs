@@ -29,6 +29,7 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
                     head.as_ref(),
                     damaged.get(&record.id),
                     choices,
+                    daemon.services.store.origin(&record.id),
                 )
             }
             Err(error) => {

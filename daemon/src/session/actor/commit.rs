@@ -112,7 +112,9 @@ impl Actor {
             debug_assert!(moved.is_ok());
         }
         self.record = record;
-        self.ctx.current.set(self.record.id);
+        if self.client_made {
+            self.ctx.current.set(self.record.id);
+        }
         Ok(())
     }
 

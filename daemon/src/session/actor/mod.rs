@@ -8,6 +8,7 @@ mod commit;
 mod events;
 mod health;
 mod moves;
+mod record;
 mod recovery;
 mod send;
 mod tools;
@@ -23,8 +24,9 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
 use super::tree::Tree;
-use crate::model::SessionRecord;
+use crate::model::{Part, Role, SessionRecord};
 use crate::services::Services;
+use crate::session::tree::NodeId;
 use commit::{HeadMove, RedoEffect};
 use events::{Events, WATCH_BACKLOG};
 use send::{InFlight, next_outcome};
@@ -81,6 +83,11 @@ enum Command {
     Cancel {
         reply: Reply<Cancelled>,
     },
+    Record {
+        parent: NodeId,
+        turns: Vec<(Role, Vec<Part>)>,
+        reply: Reply<Vec<NodeId>>,
+    },
     Watch {
         reply: Reply<broadcast::Receiver<SessionEvent>>,
     },
@@ -118,6 +125,7 @@ impl ActorHandle {
             watchers: broadcast::channel(WATCH_BACKLOG).0,
             inflight: None,
             retired: false,
+            client_made: ctx.store.origin(&id).is_none(),
             loaded,
         };
         ctx.tracker.spawn(actor.run());
@@ -202,6 +210,20 @@ impl ActorHandle {
         .await
     }
 
+    /// Records turns that happened elsewhere under `parent`; returns their nodes.
+    pub async fn record(
+        &self,
+        parent: NodeId,
+        turns: Vec<(Role, Vec<Part>)>,
+    ) -> Result<Vec<NodeId>, SessionError> {
+        self.call(|reply| Command::Record {
+            parent,
+            turns,
+            reply,
+        })
+        .await
+    }
+
     /// Cancels the answer in flight; answers once the partial answer is stored.
     pub async fn cancel(&self) -> Result<Cancelled, SessionError> {
         self.call(|reply| Command::Cancel { reply }).await
@@ -227,6 +249,9 @@ struct Actor {
     retired: bool,
     /// The registry's map of loaded sessions, which the actor leaves when it ends.
     loaded: Weak<Loaded>,
+    /// Made by a client of omnid's own (not recorded from the proxy): its changes make
+    /// it the current session.
+    client_made: bool,
 }
 
 /// The registry's map of loaded sessions and their actors.
@@ -318,6 +343,13 @@ impl Actor {
                 let _ = reply.send(result);
             }
             Command::Cancel { reply } => self.cancel(reply),
+            Command::Record {
+                parent,
+                turns,
+                reply,
+            } => {
+                let _ = reply.send(self.record_turns(parent, turns).await);
+            }
             Command::Watch { reply } => {
                 let _ = reply.send(Ok(self.watchers.subscribe()));
             }

@@ -1,0 +1,140 @@
+//! Recording: each streamed conversation through the proxy becomes a session, so it can be
+//! browsed, exported and replayed like any other. A request whose contents continue a
+//! recorded conversation is appended to it; one that shares only a prefix forks a branch
+//! at the end of the shared part; anything else starts a new session.
+//!
+//! The place is found without reading any history: every recorded turn is indexed by a
+//! hash chain over the conversation up to it (`h_i = sha256(h_{i-1} ‖ turn_i)`), so a
+//! request's longest recorded prefix is one lookup per candidate, longest first. A turn's
+//! identity is its side (user or model) and what it says (visible text, function calls
+//! and responses), not how the text was split into parts or its thought signatures.
+
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use crate::api::Daemon;
+use crate::model::{Part, PartContent, Role};
+use crate::session::tree::NodeId;
+use crate::store::ChainHash;
+
+/// One turn of a conversation: who said it and its parts.
+pub type Turn = (Role, Vec<Part>);
+
+/// JSON text in one canonical spelling (whitespace aside), so a client's resend matches.
+fn normal(json: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(json)
+        .map_or_else(|_| json.to_string(), |v| v.to_string())
+}
+
+/// What identifies a turn in the chain.
+fn canonical((role, parts): &Turn) -> Vec<u8> {
+    let side = if *role == Role::Model {
+        "model"
+    } else {
+        "user"
+    };
+    let mut text = String::new();
+    let mut rest = Vec::new();
+    for part in parts {
+        match &part.content {
+            PartContent::Text(piece) => text.push_str(piece),
+            PartContent::Thought(_) => {}
+            PartContent::FunctionCall {
+                name, args_json, ..
+            } => rest.push(format!("call {name} {}", normal(args_json))),
+            PartContent::FunctionResponse {
+                name,
+                response_json,
+                ..
+            } => rest.push(format!("response {name} {}", normal(response_json))),
+            PartContent::Other { json } => rest.push(format!("other {}", normal(json))),
+        }
+    }
+    serde_json::to_vec(&(side, text, rest)).unwrap_or_default()
+}
+
+/// The chain's hash after each turn.
+pub fn chain(turns: &[Turn]) -> Vec<ChainHash> {
+    let mut hash: ChainHash = Sha256::digest(b"omni conversation chain 1").into();
+    turns
+        .iter()
+        .map(|turn| {
+            let mut next = Sha256::new();
+            next.update(hash);
+            next.update(canonical(turn));
+            hash = next.finalize().into();
+            hash
+        })
+        .collect()
+}
+
+/// Records a request's turns and its answer; returns the session and the new nodes.
+pub async fn record(
+    daemon: &Daemon,
+    origin: &str,
+    mut turns: Vec<Turn>,
+    answer: Vec<Part>,
+) -> Result<(Uuid, Vec<NodeId>), String> {
+    let store = &daemon.services.store;
+    let asked = turns.len();
+    turns.push((Role::Model, answer));
+    let hashes = chain(&turns);
+    let mut found = None;
+    for k in (1..=asked).rev() {
+        if let Some(at) = store.chain(&hashes[k - 1]).map_err(|e| e.to_string())? {
+            found = Some((k, at));
+            break;
+        }
+    }
+    let (recorded, session, parent) = match found {
+        Some((k, (session, node))) => (k, session, node),
+        None => {
+            let created = daemon.sessions.create_recorded(origin).await;
+            (0, created.map_err(|e| e.to_string())?.id, 0)
+        }
+    };
+    let actor = daemon.sessions.actor(session).map_err(|e| e.to_string())?;
+    let fresh = turns.split_off(recorded);
+    let nodes = actor
+        .record(parent, fresh)
+        .await
+        .map_err(|e| e.to_string())?;
+    let entries: Vec<(ChainHash, Uuid, NodeId)> = hashes[recorded..]
+        .iter()
+        .zip(&nodes)
+        .map(|(hash, node)| (*hash, session, *node))
+        .collect();
+    store.add_chains(&entries).map_err(|e| e.to_string())?;
+    store.sync().await.map_err(|e| e.to_string())?;
+    Ok((session, nodes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turn(role: Role, texts: &[&str]) -> Turn {
+        (role, texts.iter().map(|t| Part::text(*t)).collect())
+    }
+
+    #[test]
+    fn a_turn_is_what_it_says_not_how_it_was_split() {
+        let whole = chain(&[
+            turn(Role::User, &["hi"]),
+            turn(Role::Model, &["hello there"]),
+        ]);
+        let split = chain(&[
+            turn(Role::User, &["hi"]),
+            turn(Role::Model, &["hello ", "there"]),
+        ]);
+        assert_eq!(whole, split);
+        let other = chain(&[
+            turn(Role::User, &["hi"]),
+            turn(Role::Model, &["hello here"]),
+        ]);
+        assert_eq!(whole[0], other[0], "the shared prefix hashes alike");
+        assert_ne!(whole[1], other[1]);
+        let tool = chain(&[(Role::Tool, vec![Part::text("hi")])]);
+        assert_eq!(tool[0], whole[0], "tool results travel on the user's side");
+    }
+}
