@@ -207,6 +207,12 @@ fn a_400_passes_through_unchanged_and_is_logged() {
         "{listed}"
     );
     assert_eq!(proxy_status(&omni)["failed"], 1);
+    // The recorded request can be replayed (it succeeds now: the fake answers).
+    let errors = omni.ctl(&["--json", "logs", "list"]).ok().json();
+    let id = errors["errors"][0]["id"].as_str().unwrap().to_string();
+    let replayed = omni.ctl(&["replay", &id]).ok().stdout;
+    assert!(replayed.contains("succeeds now"), "{replayed}");
+    assert_eq!(omni.fake().requests().pop().unwrap().body, BODY);
 }
 
 #[test]
@@ -494,4 +500,32 @@ fn a_recording_failure_never_fails_the_request() {
         .map(|e| e["text"].as_str().unwrap().to_string())
         .collect();
     assert!(!texts.iter().any(|t| t == "again"), "{texts:?}");
+}
+
+#[test]
+fn a_failure_in_a_recorded_conversation_is_filed_under_its_session() {
+    let (omni, api) = start(&[]);
+    let first = converse(&api, &[("user", "hi")]);
+    eventually("the first round recorded", || nodes(&omni) == 2);
+    let id = recorded(&omni)[0]["id"].as_str().unwrap().to_string();
+    omni.fake()
+        .push([Reply::error(400, "INVALID_ARGUMENT", "Bad request.")]);
+    let body = json!({"contents": [
+        content("user", json!([{"text": "hi"}])),
+        content("model", json!([{"text": first}])),
+        content("user", json!([{"text": "and then?"}])),
+    ]})
+    .to_string();
+    assert_eq!(post(&api, STREAM, &body).status, 400);
+    let errors = omni.ctl(&["--json", "logs", "list"]).ok().json();
+    assert_eq!(errors["errors"][0]["session"], id.as_str(), "{errors}");
+    let bundle = omni
+        .ctl(&["logs", "export", "-s", &id, "-o", "-"])
+        .ok()
+        .json();
+    assert_eq!(
+        bundle["errors"][0]["node"], 2,
+        "the node the request continued"
+    );
+    assert_eq!(bundle["transcript"]["entries"][0]["text"], "hi");
 }

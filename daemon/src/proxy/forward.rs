@@ -62,6 +62,9 @@ pub struct Forward {
     pub complete: bool,
     /// Where the request came from, for the recorded session.
     pub origin: String,
+    /// The recorded conversation this request continues (its session and last node), if
+    /// any: where its failures are filed.
+    pub continues: Option<super::record::Place>,
     /// The last error answer upstream gave, passed on when retrying cannot heal.
     pub last_error: Option<Whole>,
 }
@@ -241,8 +244,8 @@ impl Exchange for Forward {
     ) -> Report {
         let body = String::from_utf8_lossy(&self.body);
         let sent = Sent {
-            session: None,
-            node: 0,
+            session: self.continues.map(|(session, _)| session),
+            node: self.continues.map_or(0, |(_, node)| node),
             url: &self.url,
             body: &body,
         };

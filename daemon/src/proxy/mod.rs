@@ -171,8 +171,11 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         None => "proxy".to_string(),
     };
     let generates = call.path.ends_with("enerateContent");
+    let continues = generates
+        .then(|| record::place(&proxy.daemon, &history::turns(&call.body)))
+        .flatten();
     let body = if generates {
-        checked(&proxy, &live, &url, call.body, &redactor).await
+        checked(&proxy, &live, &url, call.body, &redactor, continues).await
     } else {
         call.body
     };
@@ -192,6 +195,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         complete: false,
         last_error: None,
         origin,
+        continues,
     };
     let services = proxy.services.clone();
     services
@@ -203,7 +207,14 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
 /// The body to send: as it came, or repaired (`proxy.history = "repair"`). A history the
 /// API would reject is written down first, naming the offending contents and what was
 /// repaired.
-async fn checked(proxy: &Proxy, live: &Live, url: &str, body: Bytes, redactor: &Redactor) -> Bytes {
+async fn checked(
+    proxy: &Proxy,
+    live: &Live,
+    url: &str,
+    body: Bytes,
+    redactor: &Redactor,
+    continues: Option<record::Place>,
+) -> Bytes {
     let Some(violation) = history::check(&body) else {
         return body;
     };
@@ -216,8 +227,8 @@ async fn checked(proxy: &Proxy, live: &Live, url: &str, body: Bytes, redactor: &
         None => "forwarded unchanged (proxy.history = \"forward\")".to_string(),
     };
     let report = Report {
-        session: None,
-        node: violation.nodes.first().copied().unwrap_or(0),
+        session: continues.map(|(session, _)| session),
+        node: continues.map_or(0, |(_, node)| node),
         attempt: 0,
         max_attempts: live.config.retry.max_attempts,
         cause: Cause::Preflight,

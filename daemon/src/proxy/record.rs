@@ -20,6 +20,9 @@ use crate::store::ChainHash;
 /// One turn of a conversation: who said it and its parts.
 pub type Turn = (Role, Vec<Part>);
 
+/// Where a recorded turn is: its session and node.
+pub type Place = (Uuid, NodeId);
+
 /// JSON text in one canonical spelling (whitespace aside), so a client's resend matches.
 fn normal(json: &str) -> String {
     serde_json::from_str::<serde_json::Value>(json)
@@ -68,6 +71,32 @@ pub fn chain(turns: &[Turn]) -> Vec<ChainHash> {
         .collect()
 }
 
+/// Where the longest recorded beginning of `turns` ends: how many turns it covers, and
+/// the session and node where the last of them is recorded.
+fn longest_recorded(
+    daemon: &Daemon,
+    hashes: &[ChainHash],
+    asked: usize,
+) -> Result<Option<(usize, Place)>, String> {
+    for k in (1..=asked).rev() {
+        let found = daemon.services.store.chain(&hashes[k - 1]);
+        if let Some(at) = found.map_err(|e| e.to_string())? {
+            return Ok(Some((k, at)));
+        }
+    }
+    Ok(None)
+}
+
+/// The recorded session (and node) a request's contents continue, if any: where its
+/// failures are filed.
+pub fn place(daemon: &Daemon, turns: &[Turn]) -> Option<Place> {
+    let hashes = chain(turns);
+    longest_recorded(daemon, &hashes, turns.len())
+        .ok()
+        .flatten()
+        .map(|(_, at)| at)
+}
+
 /// Records a request's turns and its answer; returns the session and the new nodes.
 pub async fn record(
     daemon: &Daemon,
@@ -79,14 +108,7 @@ pub async fn record(
     let asked = turns.len();
     turns.push((Role::Model, answer));
     let hashes = chain(&turns);
-    let mut found = None;
-    for k in (1..=asked).rev() {
-        if let Some(at) = store.chain(&hashes[k - 1]).map_err(|e| e.to_string())? {
-            found = Some((k, at));
-            break;
-        }
-    }
-    let (recorded, session, parent) = match found {
+    let (recorded, session, parent) = match longest_recorded(daemon, &hashes, asked)? {
         Some((k, (session, node))) => (k, session, node),
         None => {
             let created = daemon.sessions.create_recorded(origin).await;
