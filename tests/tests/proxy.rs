@@ -529,3 +529,30 @@ fn a_failure_in_a_recorded_conversation_is_filed_under_its_session() {
     );
     assert_eq!(bundle["transcript"]["entries"][0]["text"], "hi");
 }
+
+#[test]
+fn a_stream_asked_for_without_sse_arrives_as_the_apis_json_array() {
+    let (omni, api) = start(&[]);
+    let answer = Answer::text(["as ", "an ", "array"]);
+    omni.fake().push([Reply::Answer(answer.clone())]);
+    let path = "/v1beta/models/fake-model:streamGenerateContent";
+    let reply = post(&api, path, BODY);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(
+        reply.content_type.starts_with("application/json"),
+        "{}",
+        reply.content_type
+    );
+    let items: Vec<Value> = serde_json::from_str(&reply.body).unwrap();
+    let expected: Vec<Value> = answer
+        .events("fake-model")
+        .iter()
+        .map(|e| serde_json::from_str(e).unwrap())
+        .collect();
+    assert_eq!(items, expected);
+    assert_eq!(
+        omni.fake().requests().pop().unwrap().target,
+        STREAM,
+        "upstream streams SSE"
+    );
+}

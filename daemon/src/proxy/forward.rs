@@ -38,8 +38,8 @@ pub struct Whole {
 pub enum Head {
     /// The whole answer (a plain request, or a failure before anything streamed).
     Whole(Whole),
-    /// A 200 event stream; the events follow on the body channel.
-    Stream,
+    /// A 200 stream of this content type; its items follow on the body channel.
+    Stream(&'static str),
 }
 
 /// One request passing through.
@@ -156,7 +156,7 @@ impl Forward {
             };
         };
         if let Some(head) = self.head.take() {
-            let _ = head.send(Head::Stream);
+            let _ = head.send(Head::Stream(self.delivered.framing.content_type()));
         }
         let idle = self.idle();
         match relay::relay(&mut response, &mut self.delivered, &events, idle, deadline).await {
@@ -166,7 +166,7 @@ impl Forward {
             }
             Relayed::ClientGone => Attempt::Cancelled(()),
             Relayed::Diverged => {
-                let _ = events.send(relay::event(&diverged())).await;
+                self.delivered.send(&events, &diverged()).await;
                 Attempt::Done(None)
             }
             Relayed::Failed(error) => failed(self, error),

@@ -159,7 +159,18 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         .proxy
         .requests
         .fetch_add(1, Ordering::Relaxed);
-    let query = keys::without_key(call.query.as_deref());
+    let mut query = keys::without_key(call.query.as_deref());
+    // Upstream always streams server-sent events; a client that did not ask for them gets
+    // the JSON array the API would have sent it.
+    let framing = if call.streaming && !asks_for_sse(query.as_deref()) {
+        query = Some(match query {
+            Some(query) => format!("{query}&alt=sse"),
+            None => "alt=sse".to_string(),
+        });
+        relay::Framing::JsonArray
+    } else {
+        relay::Framing::Sse
+    };
     let base = live.config.provider.base_url.trim_end_matches('/');
     let url = match query {
         Some(query) => format!("{base}{}?{query}", call.path),
@@ -191,7 +202,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         redactor,
         head: Some(head_tx),
         events: call.streaming.then(|| events_tx.clone()),
-        delivered: Default::default(),
+        delivered: relay::Delivered::new(framing),
         complete: false,
         last_error: None,
         origin,
@@ -202,6 +213,11 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         .tracker
         .spawn(run(proxy.clone(), forward, events_tx));
     respond(head_rx, events_rx).await
+}
+
+/// Whether a query asks for server-sent events.
+fn asks_for_sse(query: Option<&str>) -> bool {
+    query.is_some_and(|q| q.split('&').any(|pair| pair == "alt=sse"))
 }
 
 /// The body to send: as it came, or repaired (`proxy.history = "repair"`). A history the
@@ -283,6 +299,7 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
         "proxy request"
     );
     let counters = &proxy.services.counters.proxy;
+    let client_gone = matches!(outcome, Outcome::Interrupted(()));
     let head = match outcome {
         Outcome::Completed { done, attempts } => {
             if attempts > 1 {
@@ -298,9 +315,8 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
                 .unwrap_or_else(|| unreachable_upstream(&failure.class, &failure.message));
             if forward.head.is_none() {
                 // The stream had begun: it ends with the error in the API's shape.
-                let _ = events
-                    .send(relay::event(&String::from_utf8_lossy(&whole.body)))
-                    .await;
+                let error = String::from_utf8_lossy(&whole.body).into_owned();
+                forward.delivered.send(&events, &error).await;
                 None
             } else {
                 Some(Head::Whole(whole))
@@ -310,6 +326,10 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
     };
     if let (Some(head), Some(sender)) = (head, forward.head.take()) {
         let _ = sender.send(head);
+    }
+    let streamed = forward.events.is_some() && forward.head.is_none();
+    if streamed && !client_gone {
+        forward.delivered.end(&events).await;
     }
     if forward.complete {
         // The turn to record is taken before the client's stream ends (it waits only for
@@ -367,14 +387,14 @@ async fn respond(head: oneshot::Receiver<Head>, events: mpsc::Receiver<Bytes>) -
                 .body(Body::from(whole.body))
                 .unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
         }
-        Ok(Head::Stream) => {
+        Ok(Head::Stream(content_type)) => {
             let stream = futures_util::stream::unfold(events, |mut events| async move {
                 let bytes = events.recv().await?;
                 Some((Ok::<_, std::convert::Infallible>(bytes), events))
             });
             Response::builder()
                 .status(StatusCode::OK)
-                .header("content-type", "text/event-stream")
+                .header("content-type", content_type)
                 .body(Body::from_stream(stream))
                 .unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
         }

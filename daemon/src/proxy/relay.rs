@@ -16,9 +16,52 @@ use crate::provider::sse::SseParser;
 use crate::provider::{Phase, ProviderError};
 use crate::session::answer::AnswerBuilder;
 
+/// How a stream reaches the client: server-sent events (`alt=sse`), or, as the API
+/// answers without it, one JSON array whose items arrive as they come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Framing {
+    /// `data: {...}` events.
+    #[default]
+    Sse,
+    /// `[{...},\r\n{...}]`.
+    JsonArray,
+}
+
+impl Framing {
+    /// The stream's content type.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Framing::Sse => "text/event-stream",
+            Framing::JsonArray => "application/json; charset=UTF-8",
+        }
+    }
+
+    /// One response as the client receives it; `first` when nothing was sent before.
+    pub fn item(self, data: &str, first: bool) -> Bytes {
+        match (self, first) {
+            (Framing::Sse, _) => Bytes::from(format!("data: {data}\r\n\r\n")),
+            (Framing::JsonArray, true) => Bytes::from(format!("[{data}")),
+            (Framing::JsonArray, false) => Bytes::from(format!(",\r\n{data}")),
+        }
+    }
+
+    /// What ends the stream, if anything does.
+    pub fn end(self, sent_any: bool) -> Option<Bytes> {
+        match (self, sent_any) {
+            (Framing::Sse, _) => None,
+            (Framing::JsonArray, true) => Some(Bytes::from_static(b"]")),
+            (Framing::JsonArray, false) => Some(Bytes::from_static(b"[]")),
+        }
+    }
+}
+
 /// What the client has received of the answer so far.
 #[derive(Default)]
 pub struct Delivered {
+    /// How the client receives the stream.
+    pub framing: Framing,
+    /// Items sent to the client (answer events and any error).
+    pub sent: usize,
     /// Each event's parts, in order, to compare a retry's stream with.
     events: Vec<Vec<PartContent>>,
     /// The answer they make, as a session would store it.
@@ -44,9 +87,28 @@ pub enum Relayed {
     Failed(ProviderError),
 }
 
-/// One SSE event as the client receives it.
-pub fn event(data: &str) -> Bytes {
-    Bytes::from(format!("data: {data}\r\n\r\n"))
+impl Delivered {
+    /// Nothing delivered yet, to a client that receives the stream as `framing` says.
+    pub fn new(framing: Framing) -> Self {
+        Self {
+            framing,
+            ..Self::default()
+        }
+    }
+
+    /// Sends one item to the client; false if it has gone away.
+    pub async fn send(&mut self, client: &mpsc::Sender<Bytes>, data: &str) -> bool {
+        let item = self.framing.item(data, self.sent == 0);
+        self.sent += 1;
+        client.send(item).await.is_ok()
+    }
+
+    /// Ends the stream for the client (a JSON array's closing bracket).
+    pub async fn end(&self, client: &mpsc::Sender<Bytes>) {
+        if let Some(end) = self.framing.end(self.sent > 0) {
+            let _ = client.send(end).await;
+        }
+    }
 }
 
 /// Relays one attempt's stream to `client`, skipping what it already has.
@@ -89,7 +151,7 @@ pub async fn relay(
                 continue;
             }
             index += 1;
-            if client.send(event(&data)).await.is_err() {
+            if !delivered.send(client, &data).await {
                 return Relayed::ClientGone;
             }
             delivered.events.push(parts);
