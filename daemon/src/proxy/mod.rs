@@ -4,6 +4,7 @@
 //! `/v1/...`); the client's key is admitted (`keys.rs`) and forwarded upstream; each
 //! request runs through the one retry loop (`forward.rs`, streams in `relay.rs`).
 
+mod check;
 mod errors;
 mod forward;
 mod history;
@@ -23,13 +24,10 @@ use axum::routing::get;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::api::Daemon;
-use crate::config::HistoryPolicy;
-use crate::diag::{Cause, Report};
 use crate::exchange::{self, Outcome, Setup};
 use crate::provider::Redactor;
-use crate::resilience::FailureClass;
-use crate::services::{Live, Services};
-use forward::{Forward, Head, Whole};
+use crate::services::Services;
+use forward::{Forward, Head};
 
 /// The proxy's shared state.
 pub struct Proxy {
@@ -186,7 +184,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         .then(|| record::place(&proxy.daemon, &history::turns(&call.body)))
         .flatten();
     let body = if generates {
-        checked(&proxy, &live, &url, call.body, &redactor, continues).await
+        check::checked(&proxy, &live, &url, call.body, &redactor, continues).await
     } else {
         call.body
     };
@@ -218,53 +216,6 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
 /// Whether a query asks for server-sent events.
 fn asks_for_sse(query: Option<&str>) -> bool {
     query.is_some_and(|q| q.split('&').any(|pair| pair == "alt=sse"))
-}
-
-/// The body to send: as it came, or repaired (`proxy.history = "repair"`). A history the
-/// API would reject is written down first, naming the offending contents and what was
-/// repaired.
-async fn checked(
-    proxy: &Proxy,
-    live: &Live,
-    url: &str,
-    body: Bytes,
-    redactor: &Redactor,
-    continues: Option<record::Place>,
-) -> Bytes {
-    let Some(violation) = history::check(&body) else {
-        return body;
-    };
-    let repaired = match live.config.proxy_history {
-        HistoryPolicy::Repair => history::repair(&body),
-        HistoryPolicy::Forward => None,
-    };
-    let what = match &repaired {
-        Some((_, changes)) => format!("repaired before forwarding: {}", changes.join("; ")),
-        None => "forwarded unchanged (proxy.history = \"forward\")".to_string(),
-    };
-    let report = Report {
-        session: continues.map(|(session, _)| session),
-        node: continues.map_or(0, |(_, node)| node),
-        attempt: 0,
-        max_attempts: live.config.retry.max_attempts,
-        cause: Cause::Preflight,
-        // The shared rules speak of a session's nodes; here they are the request's contents.
-        message: redactor.text(&format!(
-            "the history a proxy client sent would be rejected by the API: {} (contents are \
-             numbered from 1); {what}",
-            violation.reason.replace("node ", "content ")
-        )),
-        response: None,
-        request_url: url.to_string(),
-        request_body: String::from_utf8_lossy(&body).into_owned(),
-        timeline: Vec::new(),
-    };
-    tracing::warn!("{}", report.message);
-    proxy.services.diag.record(report, &live.diag).await;
-    match repaired {
-        Some((fixed, _)) => Bytes::from(fixed),
-        None => body,
-    }
 }
 
 /// Runs the request's attempts; the head goes to the client once known, a stream's events
@@ -312,7 +263,7 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
             let whole = forward
                 .last_error
                 .take()
-                .unwrap_or_else(|| unreachable_upstream(&failure.class, &failure.message));
+                .unwrap_or_else(|| errors::unreachable_upstream(&failure.class, &failure.message));
             if forward.head.is_none() {
                 // The stream had begun: it ends with the error in the API's shape.
                 let error = String::from_utf8_lossy(&whole.body).into_owned();
@@ -354,24 +305,6 @@ async fn keep(proxy: &Proxy, forward: Forward) {
         Err(error) => tracing::warn!(
             "a conversation through the proxy was answered but could not be recorded: {error}"
         ),
-    }
-}
-
-/// The answer for a failure that upstream never answered (it could not be reached, or the
-/// breaker is open).
-fn unreachable_upstream(class: &FailureClass, message: &str) -> Whole {
-    let (code, status) = match class {
-        FailureClass::CircuitOpen { .. } => (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE"),
-        FailureClass::Timeout => (StatusCode::GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED"),
-        _ => (StatusCode::BAD_GATEWAY, "UNAVAILABLE"),
-    };
-    Whole {
-        status: code.as_u16(),
-        headers: vec![(
-            "content-type".into(),
-            "application/json; charset=UTF-8".into(),
-        )],
-        body: Bytes::from(errors::body(code, status, &format!("omnid: {message}"))),
     }
 }
 

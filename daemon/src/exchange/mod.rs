@@ -11,13 +11,17 @@ use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::diag::{AttemptTrace, Cause, Diagnostics, Report, ResponseInfo};
+use crate::diag::{AttemptTrace, Diagnostics, Report};
 use crate::provider::{Phase, ProviderError};
 use crate::resilience::{
     Breaker, Decision, Failure, FailureClass, GiveUp, Permit, Refused, RetryPolicy, classify,
 };
 use crate::services::Live;
 use crate::text::count;
+
+mod report;
+
+pub use report::{Sent, attempt_report};
 
 /// A wait before the next attempt, and why: what the client is told.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,65 +165,6 @@ pub fn deadline_passed(policy: &RetryPolicy, streaming: bool) -> Failure {
 /// Classifies a provider's error with the policy's ceiling on server-asked delays.
 pub fn failure_of(error: &ProviderError, policy: &RetryPolicy) -> Failure {
     classify(error, policy.max_delay, SystemTime::now())
-}
-
-/// What diagnostics keep of the response to a failed attempt.
-fn response_info(error: Option<&ProviderError>) -> Option<ResponseInfo> {
-    match error {
-        Some(ProviderError::Status {
-            status,
-            headers,
-            body,
-        }) => Some(ResponseInfo {
-            status: *status,
-            headers: headers.clone(),
-            body: body.clone(),
-        }),
-        Some(ProviderError::InStream { body, .. }) => Some(ResponseInfo {
-            status: 200,
-            headers: vec![("content-type".into(), "text/event-stream".into())],
-            body: body.clone(),
-        }),
-        _ => None,
-    }
-}
-
-/// Where a failed attempt belongs and what it sent, for its report.
-pub struct Sent<'a> {
-    /// The session, if the request belongs to one.
-    pub session: Option<uuid::Uuid>,
-    /// The node being answered (0 for none).
-    pub node: u64,
-    /// Where it went.
-    pub url: &'a str,
-    /// What it sent.
-    pub body: &'a str,
-}
-
-/// The diagnostic report of a failed attempt: what an [`Exchange`]'s `report` returns.
-pub fn attempt_report(
-    sent: Sent<'_>,
-    max_attempts: u32,
-    attempt: u32,
-    failure: &Failure,
-    error: Option<&ProviderError>,
-    timeline: &[AttemptTrace],
-) -> Report {
-    Report {
-        session: sent.session,
-        node: sent.node,
-        attempt,
-        max_attempts,
-        cause: Cause::Attempt {
-            phase: failure.phase,
-            class: failure.class.clone(),
-        },
-        message: failure.message.clone(),
-        response: response_info(error),
-        request_url: sent.url.to_string(),
-        request_body: sent.body.to_string(),
-        timeline: timeline.to_vec(),
-    }
 }
 
 /// How long to wait before asking again while another request's probe is in flight.
