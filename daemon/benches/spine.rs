@@ -8,6 +8,9 @@
 //! 3. A committed turn vs a raw `write` + `fdatasync` loop in the same directory: the
 //!    store's commit alone (node + move + session in one transaction, flushed and synced),
 //!    and a whole `send` (prompt commit, HTTP to the fake model, answer commit).
+//! 5. A `generateContent` request through the Gemini-compatible proxy vs the same request
+//!    straight to the fake API (the proxy's cost: key check, history check, recording
+//!    lookup, the retry loop's bookkeeping, one more HTTP hop on loopback).
 //! 4. The whole transcript of a 10,000-turn session, which also reads the move log to say
 //!    why each node is out of the context, vs its active path, which does not (every node
 //!    is on the path, so both send the same entries).
@@ -79,8 +82,13 @@ struct Daemon {
 
 impl Daemon {
     fn start(dir: &Path, base_url: &str) -> Self {
+        Self::start_with(dir, base_url, &[])
+    }
+
+    fn start_with(dir: &Path, base_url: &str, extra: &[&str]) -> Self {
         let socket = dir.join("omnid.sock");
         let child = Command::new(env!("CARGO_BIN_EXE_omnid"))
+            .args(extra)
             .arg("--socket")
             .arg(&socket)
             .arg("--data-dir")
@@ -287,6 +295,52 @@ async fn history_with_reasons(rounds: usize) {
     );
 }
 
+/// `generateContent` through the proxy vs straight to the fake API, alternating.
+async fn proxy_overhead(rounds: usize) {
+    let fake = FakeGemini::start().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    let listen = address.to_string();
+    let args = ["--proxy-listen", listen.as_str(), "--proxy-accept-any-key"];
+    let _daemon = Daemon::start_with(dir.path(), &fake.url(), &args);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(address).is_err() {
+        assert!(Instant::now() < deadline, "the proxy did not start");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let http = reqwest::Client::new();
+    let body = r#"{"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}"#;
+    let path = "/v1beta/models/fake-model:generateContent";
+    let time = async |base: &str| {
+        let start = Instant::now();
+        let reply = http
+            .post(format!("{base}{path}"))
+            .header("x-goog-api-key", "bench-key")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert!(reply.status().is_success());
+        reply.bytes().await.unwrap();
+        start.elapsed()
+    };
+    let proxy = format!("http://{address}");
+    let (mut direct, mut through) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        direct.push(time(&fake.url()).await);
+        through.push(time(&proxy).await);
+    }
+    report(
+        "generateContent",
+        "straight to the API",
+        &stats(direct),
+        "through the proxy",
+        &stats(through),
+    );
+}
+
 fn fsync_loop(dir: &Path, rounds: usize) -> Stats {
     let mut file = std::fs::File::create(dir.join("fsync-baseline")).unwrap();
     let record = [7u8; 256];
@@ -371,5 +425,6 @@ fn main() {
         );
         commits(300).await;
         history_with_reasons(40).await;
+        proxy_overhead(500).await;
     });
 }
