@@ -220,6 +220,7 @@ async fn listen_http(
                 .await
                 .with_context(|| format!("cannot listen on {addr} (--http-listen)"))?;
             tracing::info!(address = %tcp.local_addr()?, "the HTTP API listens on TCP (bearer token required)");
+            let _ = services.counters.http_address.set(tcp.local_addr()?);
             Some((tcp, token))
         }
         None => None,

@@ -295,6 +295,10 @@ pub struct DaemonStatus {
     pub uptime_ms: u64,
     /// The socket it listens on.
     pub socket: String,
+    /// The HTTP/JSON API's socket (`api.sock`).
+    pub api_socket: String,
+    /// The HTTP/JSON API's loopback TCP address, when it listens there (bearer token).
+    pub http_address: Option<String>,
     /// Its data directory (the sled store).
     pub data_dir: String,
     /// Its log directory.

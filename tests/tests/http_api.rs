@@ -245,27 +245,17 @@ fn bad_requests_get_the_documented_errors_and_change_nothing() {
     );
 }
 
-/// The daemon's TCP address from its log line, which may follow the control socket's
-/// readiness by a moment (the listeners are bound one after the other).
+/// The daemon's TCP address, as `omnictl status` reports it.
 fn tcp_address(omni: &Omni) -> std::net::SocketAddr {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let line = loop {
-        let log = omni.daemon_stderr();
-        if let Some(line) = log.lines().find(|l| l.contains("listens on TCP")) {
-            break line.to_string();
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no TCP listener in the log:\n{log}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    line.split("address=")
-        .nth(1)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap()
+    let status = omni.ctl(&["--json", "status"]).ok().json();
+    assert_eq!(
+        status["api_socket"],
+        omni.dir().join("run/api.sock").display().to_string(),
+        "{status}"
+    );
+    let text = omni.ctl(&["status"]).ok().stdout;
+    assert!(text.contains("(bearer token)"), "{text}");
+    status["http_address"].as_str().unwrap().parse().unwrap()
 }
 
 #[test]

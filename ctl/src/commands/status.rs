@@ -41,6 +41,13 @@ fn lines(status: &DaemonStatus) -> Vec<String> {
             render::duration(status.uptime_ms)
         ),
         format!("socket:   {}", status.socket),
+        match &status.http_address {
+            Some(address) => format!(
+                "api:      {} and http://{address} (bearer token), HTTP/JSON",
+                status.api_socket
+            ),
+            None => format!("api:      {} (HTTP/JSON)", status.api_socket),
+        },
         format!(
             "store:    {} ({}, {})",
             status.data_dir,

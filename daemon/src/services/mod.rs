@@ -34,6 +34,8 @@ pub struct Counters {
     pub reload_failures: AtomicU64,
     /// What the Gemini-compatible proxy has done.
     pub proxy: ProxyCounters,
+    /// Where the HTTP API listens on TCP, once it does.
+    pub http_address: std::sync::OnceLock<std::net::SocketAddr>,
 }
 
 /// What the Gemini-compatible proxy has done since the daemon started.
@@ -58,6 +60,7 @@ impl Default for Counters {
             reloads: AtomicU64::new(0),
             reload_failures: AtomicU64::new(0),
             proxy: ProxyCounters::default(),
+            http_address: std::sync::OnceLock::new(),
         }
     }
 }

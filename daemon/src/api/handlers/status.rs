@@ -19,6 +19,12 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
         pid: std::process::id(),
         uptime_ms: daemon.services.counters.started.elapsed().as_millis() as u64,
         socket: config.socket.display().to_string(),
+        api_socket: config.http.socket.display().to_string(),
+        http_address: services
+            .counters
+            .http_address
+            .get()
+            .map(|address| address.to_string()),
         data_dir: config.data_dir.display().to_string(),
         log_dir: config.log_dir.display().to_string(),
         store_bytes: daemon.services.store.size_on_disk(),
