@@ -23,8 +23,10 @@ fn the_breaker_opens_fails_fast_half_opens_and_closes() {
             "1",
             "--breaker-failures",
             "2",
+            // Long enough that the breaker is still open when the next omnictl (a new
+            // process, slow on a loaded machine) looks or sends.
             "--breaker-cooldown-ms",
-            "300",
+            "1500",
         ])
         .start();
     omni.ctl(&["new"]).ok();
