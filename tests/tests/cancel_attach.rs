@@ -81,3 +81,34 @@ fn attach_follows_another_clients_send_until_ctrl_c() {
     follower.interrupt();
     assert_eq!(follower.finish().code, 130);
 }
+
+#[test]
+fn a_follower_that_falls_behind_is_told_how_many_events_it_missed() {
+    use omni_tests::fake_gemini::{Answer, Reply};
+    let omni = Omni::start();
+    omni.ctl(&["new"]).ok();
+    let mut follower = omni.spawn_ctl(&["attach"]);
+    follower.read_until("attached");
+    // The follower reads nothing while a long answer streams: its pipe and socket fill,
+    // and the session's backlog for it (1024 events) overflows. The sender never waits.
+    let chunks: Vec<String> = (0..20_000).map(|i| format!("w{i} ")).collect();
+    omni.fake().push([Reply::Answer(Answer::text(chunks))]);
+    omni.ctl(&["send", "flood"]).ok();
+    let seen = follower.read_until("answered");
+    let missed: u64 = seen
+        .iter()
+        .filter(|e| e["event"] == "missed")
+        .map(|e| e["events"].as_u64().unwrap())
+        .sum();
+    assert!(missed > 0, "no missed event among {} events", seen.len());
+    // The prompt_stored event and the 20,000 texts: each seen or counted as missed.
+    let others = seen
+        .iter()
+        .filter(|e| e["event"] != "missed" && e["event"] != "answered")
+        .count() as u64;
+    assert_eq!(
+        others + missed,
+        20_001,
+        "every event is seen or counted as missed"
+    );
+}
