@@ -132,7 +132,12 @@ fn transient_failures_before_the_answer_heal_invisibly() {
         .find(|e| e["class"] == "rate_limited")
         .unwrap_or_else(|| panic!("{listed}"))
         .clone();
-    assert_eq!(limited["session"], "proxy");
+    // The plain request began as the recorded stream did: its failure is filed there.
+    let sessions = omni.ctl(&["--json", "sessions"]).ok().json();
+    assert_eq!(
+        limited["session"], sessions["sessions"][0]["id"],
+        "{sessions}"
+    );
     let id = limited["id"].as_str().unwrap();
     let bundle = omni
         .ctl(&["logs", "export", "--error", id, "-o", "-"])

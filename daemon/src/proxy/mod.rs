@@ -180,9 +180,14 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         None => "proxy".to_string(),
     };
     let generates = call.path.ends_with("enerateContent");
-    let continues = generates
-        .then(|| record::place(&proxy.daemon, &history::turns(&call.body)))
-        .flatten();
+    let continues = if generates {
+        // A recording still under way (the previous answer's) is waited for, so the
+        // conversation it records can be found.
+        drop(proxy.recording.lock().await);
+        record::place(&proxy.daemon, &history::turns(&call.body))
+    } else {
+        None
+    };
     let body = if generates {
         check::checked(&proxy, &live, &url, call.body, &redactor, continues).await
     } else {
