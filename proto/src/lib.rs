@@ -19,6 +19,7 @@ mod message;
 mod ops;
 mod recovery;
 mod socket_path;
+mod status;
 mod view;
 
 pub use client::{Client, ClientError};
@@ -35,8 +36,11 @@ pub use socket_path::{
     SOCKET_ENV, SocketPathError, config_candidates, find_config_file, resolve_socket_path,
     unsafe_socket_dir,
 };
+pub use status::{
+    BreakerState, BreakerStatus, DaemonStatus, DamagedSession, HealthState, ProxyStatus,
+    StoreHealth,
+};
 pub use view::{
-    Answer, Branch, BranchList, BreakerState, BreakerStatus, DaemonStatus, DamagedSession, Entry,
-    HealthState, HistoryView, ModelInfo, MoveOutcome, Part, PartContent, ProxyStatus, RetryNotice,
-    RevertReason, Role, SessionSummary, StoreHealth, Usage,
+    Answer, Branch, BranchList, Entry, HistoryView, ModelInfo, MoveOutcome, Part, PartContent,
+    RetryNotice, RevertReason, Role, SessionSummary, Usage,
 };

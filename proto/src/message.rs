@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::ErrorReply;
 use crate::ops::MoveOp;
 use crate::recovery::{ErrorSummary, Recovered, RecoveryAction, ReplayOutcome};
+use crate::status::DaemonStatus;
 use crate::view::{
-    Answer, BranchList, DaemonStatus, HistoryView, MoveOutcome, Part, RetryNotice, SessionSummary,
+    Answer, BranchList, HistoryView, MoveOutcome, Part, RetryNotice, SessionSummary,
 };
 
 /// First frame a client sends. Its layout is frozen across protocol versions so that a

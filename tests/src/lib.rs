@@ -11,6 +11,7 @@
 pub mod fake_gemini;
 pub mod harness;
 pub mod http;
+pub mod proxy;
 pub mod raw;
 pub mod scenario;
 pub mod terminal;

@@ -131,6 +131,15 @@ fn a_failed_send_leaves_its_prompt_pending_and_retry_sends_it_as_is() {
     );
     // With nothing pending, /retry says why it cannot.
     chat(&omni, &["-s", &id], "/retry\n").fails(1, &["nothing to retry"]);
+    // After undo, `omnictl retry` asks the same question again: a new answer beside the old.
+    omni.ctl(&["undo", "-s", &id]).ok();
+    let again = omni.ctl(&["retry", "-s", &id]).ok();
+    assert!(
+        again.stdout.contains("You said: \"the question\"."),
+        "{}",
+        again.stdout
+    );
+    assert_eq!(path(&omni, &id), [1, 3]);
 }
 
 #[test]

@@ -1,62 +1,13 @@
 //! The Gemini-compatible proxy end to end: a real HTTP client in front of `omnid
-//! --proxy-listen`, the fault-injecting fake Gemini server behind it.
+//! --proxy-listen`, the fault-injecting fake Gemini server behind it: forwarding, healing,
+//! keys, history checks, the official SDK.
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use std::net::SocketAddr;
-
 use omni_tests::fake_gemini::{Answer, Reply};
-use omni_tests::harness::{Omni, TEST_API_KEY, any_file_holds};
-use omni_tests::http::{Api, HttpReply, Target};
+use omni_tests::harness::{TEST_API_KEY, any_file_holds};
+use omni_tests::proxy::*;
 use omni_tests::scenario::overloaded;
 use serde_json::{Value, json};
-
-const STREAM: &str = "/v1beta/models/fake-model:streamGenerateContent?alt=sse";
-const WHOLE: &str = "/v1beta/models/fake-model:generateContent";
-const BODY: &str = r#"{"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}"#;
-
-/// A daemon with the proxy on a free loopback port, retrying quickly.
-fn start(extra: &[&str]) -> (Omni, Api) {
-    let mut args = vec![
-        "--proxy-listen",
-        "127.0.0.1:0",
-        "--retry-initial-delay-ms",
-        "10",
-    ];
-    args.extend_from_slice(extra);
-    let omni = Omni::builder().args(&args).start();
-    let status = omni.ctl(&["--json", "status"]).ok().json();
-    let address: SocketAddr = status["proxy"]["address"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    (omni, Api::new(Target::Tcp(address), None))
-}
-
-/// A request with the daemon's own key.
-fn post(api: &Api, path: &str, body: &str) -> HttpReply {
-    api.request("POST", path, &[("x-goog-api-key", TEST_API_KEY)], body)
-}
-
-/// The `data:` payloads of an SSE body, as JSON.
-fn events(body: &str) -> Vec<Value> {
-    body.split("\r\n\r\n")
-        .filter_map(|event| event.trim().strip_prefix("data: "))
-        .map(|data| serde_json::from_str(data).unwrap())
-        .collect()
-}
-
-/// The text of an answer's events, joined.
-fn text_of(events: &[Value]) -> String {
-    events
-        .iter()
-        .filter_map(|e| e["candidates"][0]["content"]["parts"][0]["text"].as_str())
-        .collect()
-}
-
-fn proxy_status(omni: &Omni) -> Value {
-    omni.ctl(&["--json", "status"]).ok().json()["proxy"].clone()
-}
 
 #[test]
 fn plain_and_streamed_requests_pass_through_with_the_key_in_a_header() {
@@ -335,11 +286,6 @@ fn the_official_python_sdk_works_through_the_proxy_unchanged() {
     assert_eq!(proxy_status(&omni)["healed"], 1);
 }
 
-/// A content of the request, for the history tests.
-fn content(role: &str, parts: Value) -> Value {
-    json!({"role": role, "parts": parts})
-}
-
 fn poisoned_body() -> String {
     json!({"contents": [
         content("user", json!([{"text": "weather?"}])),
@@ -388,153 +334,6 @@ fn with_repair_the_known_poisonings_are_fixed_and_what_changed_is_written_down()
     );
 }
 
-/// A streamed request of these (role, text) turns; returns the answer's text.
-fn converse(api: &Api, turns: &[(&str, &str)]) -> String {
-    let contents: Vec<Value> = turns
-        .iter()
-        .map(|(role, text)| content(role, json!([{"text": text}])))
-        .collect();
-    let body = json!({ "contents": contents }).to_string();
-    let reply = api.request(
-        "POST",
-        STREAM,
-        &[
-            ("x-goog-api-key", TEST_API_KEY),
-            ("user-agent", "test-client/1.0"),
-        ],
-        &body,
-    );
-    assert_eq!(reply.status, 200, "{}", reply.body);
-    text_of(&events(&reply.body))
-}
-
-/// Waits until `ready` holds: recording happens after the client has its answer, so a
-/// client (and a test) sees it a moment later.
-#[track_caller]
-fn eventually(what: &str, mut ready: impl FnMut() -> bool) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !ready() {
-        assert!(std::time::Instant::now() < deadline, "never: {what}");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-}
-
-/// Total nodes in all sessions.
-fn nodes(omni: &Omni) -> u64 {
-    recorded(omni)
-        .iter()
-        .map(|s| s["nodes"].as_u64().unwrap())
-        .sum()
-}
-
-/// The proxy's recorded sessions, as `omnictl --json sessions` lists them.
-fn recorded(omni: &Omni) -> Vec<Value> {
-    let listed = omni.ctl(&["--json", "sessions"]).ok().json();
-    listed["sessions"].as_array().unwrap().clone()
-}
-
-#[test]
-fn conversations_are_recorded_appended_forked_and_kept_apart() {
-    let (omni, api) = start(&[]);
-    let first = converse(&api, &[("user", "hi")]);
-    let second = converse(&api, &[("user", "hi"), ("model", &first), ("user", "more")]);
-    eventually("two rounds recorded", || nodes(&omni) == 4);
-    let sessions = recorded(&omni);
-    assert_eq!(sessions.len(), 1, "{sessions:?}");
-    let id = sessions[0]["id"].as_str().unwrap().to_string();
-    assert_eq!(sessions[0]["nodes"], 4);
-    assert_eq!(sessions[0]["origin"], "proxy (test-client/1.0)");
-    assert_eq!(
-        sessions[0]["current"], false,
-        "a recorded conversation is not current"
-    );
-    let listed = omni.ctl(&["sessions"]).ok().stdout;
-    assert!(listed.contains("[proxy (test-client/1.0)]"), "{listed}");
-
-    // The client rewinds: the same start, another second question. A branch forks.
-    converse(
-        &api,
-        &[("user", "hi"), ("model", &first), ("user", "instead")],
-    );
-    eventually("the fork recorded", || nodes(&omni) == 6);
-    let view = omni.history_of(&id);
-    let entries = view["entries"].as_array().unwrap();
-    assert_eq!(entries.len(), 6);
-    assert_eq!(entries[3]["text"], second);
-    assert_eq!(entries[4]["text"], "instead");
-    assert_eq!(
-        entries[4]["parent"], 2,
-        "forked at the end of the shared part"
-    );
-    let branches = omni.ctl(&["--json", "branches", "-s", &id]).ok().json();
-    assert_eq!(branches["branches"].as_array().unwrap().len(), 2);
-
-    converse(&api, &[("user", "something unrelated")]);
-    eventually("a new session", || nodes(&omni) == 8);
-    assert_eq!(
-        recorded(&omni).len(),
-        2,
-        "anything else starts a new session"
-    );
-}
-
-#[test]
-fn a_recording_failure_never_fails_the_request() {
-    let (omni, api) = start(&[]);
-    let first = converse(&api, &[("user", "hi")]);
-    eventually("the first round recorded", || nodes(&omni) == 2);
-    let id = recorded(&omni)[0]["id"].as_str().unwrap().to_string();
-    // The session is busy answering a client of its own: the proxy cannot record into it.
-    let gate = omni_tests::scenario::held_answer(&omni);
-    let mut held = omni.spawn_ctl(&["send", "-s", &id, "a slow question"]);
-    held.read_texts(1);
-    let answer = converse(
-        &api,
-        &[("user", "hi"), ("model", &first), ("user", "again")],
-    );
-    assert!(answer.contains("You said: \"again\""), "{answer}");
-    eventually("the recording failed", || {
-        omni.daemon_stderr().contains("could not be recorded")
-    });
-    gate.open();
-    held.finish();
-    let texts: Vec<String> = omni.history_of(&id)["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["text"].as_str().unwrap().to_string())
-        .collect();
-    assert!(!texts.iter().any(|t| t == "again"), "{texts:?}");
-}
-
-#[test]
-fn a_failure_in_a_recorded_conversation_is_filed_under_its_session() {
-    let (omni, api) = start(&[]);
-    let first = converse(&api, &[("user", "hi")]);
-    eventually("the first round recorded", || nodes(&omni) == 2);
-    let id = recorded(&omni)[0]["id"].as_str().unwrap().to_string();
-    omni.fake()
-        .push([Reply::error(400, "INVALID_ARGUMENT", "Bad request.")]);
-    let body = json!({"contents": [
-        content("user", json!([{"text": "hi"}])),
-        content("model", json!([{"text": first}])),
-        content("user", json!([{"text": "and then?"}])),
-    ]})
-    .to_string();
-    assert_eq!(post(&api, STREAM, &body).status, 400);
-    let errors = omni.ctl(&["--json", "logs", "list"]).ok().json();
-    assert_eq!(errors["errors"][0]["session"], id.as_str(), "{errors}");
-    let bundle = omni
-        .ctl(&["logs", "export", "-s", &id, "-o", "-"])
-        .ok()
-        .json();
-    assert_eq!(
-        bundle["errors"][0]["node"], 2,
-        "the node the request continued"
-    );
-    assert_eq!(bundle["transcript"]["entries"][0]["text"], "hi");
-}
-
 #[test]
 fn a_stream_asked_for_without_sse_arrives_as_the_apis_json_array() {
     let (omni, api) = start(&[]);
@@ -560,4 +359,19 @@ fn a_stream_asked_for_without_sse_arrives_as_the_apis_json_array() {
         STREAM,
         "upstream streams SSE"
     );
+}
+
+#[test]
+fn the_demo_model_answers_plain_and_streamed_requests_through_the_proxy() {
+    let (_omni, api) = start(&["--demo", "--proxy-accept-any-key"]);
+    let key = [("x-goog-api-key", "any-key")];
+    let whole = api.request("POST", WHOLE, &key, BODY);
+    assert_eq!(whole.status, 200, "{}", whole.body);
+    let text = whole.json()["candidates"][0]["content"]["parts"][0]["text"].clone();
+    assert!(
+        text.as_str().unwrap().starts_with("You said: \"hello\"."),
+        "{text}"
+    );
+    let streamed = api.request("POST", STREAM, &key, BODY);
+    assert!(text_of(&events(&streamed.body)).starts_with("You said: \"hello\"."));
 }

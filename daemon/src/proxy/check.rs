@@ -17,10 +17,11 @@ pub async fn checked(
     live: &Live,
     url: &str,
     body: Bytes,
+    sent: &history::Sent,
     redactor: &Redactor,
     continues: Option<record::Place>,
 ) -> Bytes {
-    let Some(violation) = history::check(&body) else {
+    let Some(violation) = history::check(sent) else {
         return body;
     };
     let repaired = match live.config.proxy_history {

@@ -62,6 +62,8 @@ pub struct Forward {
     pub complete: bool,
     /// Where the request came from, for the recorded session.
     pub origin: String,
+    /// The request's contents as the client sent them (what is recorded).
+    pub turns: Vec<super::record::Turn>,
     /// The recorded conversation this request continues (its session and last node), if
     /// any: where its failures are filed.
     pub continues: Option<super::record::Place>,

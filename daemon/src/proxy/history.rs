@@ -22,11 +22,18 @@ use crate::provider::wire::CandidateContent;
 use crate::provider::{Content, contents};
 use crate::session::validate::{Violation, validate};
 
-/// The contents of a request body, if it has any.
-#[derive(serde::Deserialize)]
-struct Sent {
+/// The contents of a request body, read once for the check and for recording.
+#[derive(Default, serde::Deserialize)]
+pub struct Sent {
     #[serde(default)]
     contents: Vec<CandidateContent>,
+}
+
+impl Sent {
+    /// The contents of a generation request's body (none if it is not one).
+    pub fn parse(body: &[u8]) -> Self {
+        serde_json::from_slice(body).unwrap_or_default()
+    }
 }
 
 /// The contents as nodes numbered from 1, as a session would hold them.
@@ -56,16 +63,12 @@ fn as_nodes(sent: &[CandidateContent]) -> Vec<NodeRecord> {
         .collect()
 }
 
-/// The request's contents as turns (none if it has none).
-pub fn turns(body: &[u8]) -> Vec<super::record::Turn> {
-    serde_json::from_slice::<Sent>(body)
-        .map(|sent| {
-            as_nodes(&sent.contents)
-                .into_iter()
-                .map(|node| (node.role, node.parts))
-                .collect()
-        })
-        .unwrap_or_default()
+/// The request's contents as turns.
+pub fn turns(sent: &Sent) -> Vec<super::record::Turn> {
+    as_nodes(&sent.contents)
+        .into_iter()
+        .map(|node| (node.role, node.parts))
+        .collect()
 }
 
 /// Whether the roles alternate as sent; else the first pair that does not.
@@ -89,8 +92,7 @@ fn check_alternation(sent: &[CandidateContent]) -> Result<(), Violation> {
 
 /// Why the API would reject this request's history (contents are numbered from 1), if it
 /// would. A body that is not a generation request is not checked.
-pub fn check(body: &[u8]) -> Option<Violation> {
-    let sent: Sent = serde_json::from_slice(body).ok()?;
+pub fn check(sent: &Sent) -> Option<Violation> {
     if sent.contents.is_empty() {
         return None;
     }
@@ -211,30 +213,35 @@ mod tests {
     #[test]
     fn a_healthy_history_passes_and_needs_no_repair() {
         let healthy = body(json!([user("a"), model_calling("f"), response("f")]));
-        assert_eq!(check(&healthy), None);
+        assert_eq!(check(&Sent::parse(&healthy)), None);
         assert_eq!(repair(&healthy), None);
     }
 
     #[test]
     fn each_poisoning_is_named_with_its_content() {
         let twice = body(json!([user("a"), user("b")]));
-        assert!(check(&twice).unwrap().reason.contains("contents 1 and 2"));
+        assert!(
+            check(&Sent::parse(&twice))
+                .unwrap()
+                .reason
+                .contains("contents 1 and 2")
+        );
         let unanswered = body(json!([user("a"), model_calling("f"), user("b")]));
-        let found = check(&unanswered).unwrap();
+        let found = check(&Sent::parse(&unanswered)).unwrap();
         assert!(found.nodes.contains(&2), "{found:?}");
         let orphan = body(json!([
             user("a"),
             json!({"role": "model", "parts": [{"text": "hi"}]}),
             response("f")
         ]));
-        assert!(check(&orphan).is_some());
+        assert!(check(&Sent::parse(&orphan)).is_some());
     }
 
     #[test]
     fn repairs_merge_roles_and_drop_unmatched_calls_and_responses() {
         let poisoned = body(json!([user("a"), user("b"), model_calling("f"), user("c")]));
         let (fixed, changes) = repair(&poisoned).unwrap();
-        assert_eq!(check(&fixed), None, "{changes:?}");
+        assert_eq!(check(&Sent::parse(&fixed)), None, "{changes:?}");
         let fixed: Value = serde_json::from_slice(&fixed).unwrap();
         assert_eq!(
             fixed["generationConfig"]["temperature"], 0,

@@ -26,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::api::Daemon;
 use crate::exchange::{self, Outcome, Setup};
 use crate::provider::Redactor;
-use crate::services::Services;
+use crate::services::{Live, Services};
 use forward::{Forward, Head};
 
 /// The proxy's shared state.
@@ -86,6 +86,8 @@ struct Call {
     query: Option<String>,
     body: Bytes,
     streaming: bool,
+    /// A generation request (streamed or not): its history is checked, and looked up.
+    generates: bool,
 }
 
 async fn models(
@@ -101,6 +103,7 @@ async fn models(
         query,
         body: Bytes::new(),
         streaming: false,
+        generates: false,
     };
     pass(proxy, &version, call, &headers).await
 }
@@ -117,6 +120,7 @@ async fn model(
         query,
         body: Bytes::new(),
         streaming: false,
+        generates: false,
     };
     pass(proxy, &version, call, &headers).await
 }
@@ -129,12 +133,14 @@ async fn call(
     body: Bytes,
 ) -> Response {
     let streaming = call.ends_with(":streamGenerateContent");
+    let generates = streaming || call.ends_with(":generateContent");
     let call = Call {
         method: reqwest::Method::POST,
         path: format!("/{version}/models/{call}"),
         query,
         body,
         streaming,
+        generates,
     };
     pass(proxy, &version, call, &headers).await
 }
@@ -157,39 +163,24 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         .proxy
         .requests
         .fetch_add(1, Ordering::Relaxed);
-    let mut query = keys::without_key(call.query.as_deref());
-    // Upstream always streams server-sent events; a client that did not ask for them gets
-    // the JSON array the API would have sent it.
-    let framing = if call.streaming && !asks_for_sse(query.as_deref()) {
-        query = Some(match query {
-            Some(query) => format!("{query}&alt=sse"),
-            None => "alt=sse".to_string(),
-        });
-        relay::Framing::JsonArray
-    } else {
-        relay::Framing::Sse
-    };
-    let base = live.config.provider.base_url.trim_end_matches('/');
-    let url = match query {
-        Some(query) => format!("{base}{}?{query}", call.path),
-        None => format!("{base}{}", call.path),
-    };
+    let (url, framing) = upstream(&live, &call);
     let redactor = Redactor::new(key.as_ref().map(|k| k.expose()));
-    let origin = match headers.get("user-agent").and_then(|v| v.to_str().ok()) {
-        Some(agent) => format!("proxy ({})", agent.chars().take(120).collect::<String>()),
-        None => "proxy".to_string(),
+    let sent = if call.generates {
+        history::Sent::parse(&call.body)
+    } else {
+        history::Sent::default()
     };
-    let generates = call.path.ends_with("enerateContent");
-    let continues = if generates {
+    let turns = history::turns(&sent);
+    let continues = if call.generates {
         // A recording still under way (the previous answer's) is waited for, so the
         // conversation it records can be found.
         drop(proxy.recording.lock().await);
-        record::place(&proxy.daemon, &history::turns(&call.body))
+        record::place(&proxy.daemon, &turns)
     } else {
         None
     };
-    let body = if generates {
-        check::checked(&proxy, &live, &url, call.body, &redactor, continues).await
+    let body = if call.generates {
+        check::checked(&proxy, &live, &url, call.body, &sent, &redactor, continues).await
     } else {
         call.body
     };
@@ -208,7 +199,8 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         delivered: relay::Delivered::new(framing),
         complete: false,
         last_error: None,
-        origin,
+        origin: origin(headers),
+        turns,
         continues,
     };
     let services = proxy.services.clone();
@@ -216,6 +208,36 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         .tracker
         .spawn(run(proxy.clone(), forward, events_tx));
     respond(head_rx, events_rx).await
+}
+
+/// Where the request goes upstream (its key left out), and how a stream reaches the
+/// client: upstream always streams server-sent events; a client that did not ask for them
+/// gets the JSON array the API would have sent it.
+fn upstream(live: &Live, call: &Call) -> (String, relay::Framing) {
+    let mut query = keys::without_key(call.query.as_deref());
+    let framing = if call.streaming && !asks_for_sse(query.as_deref()) {
+        query = Some(match query {
+            Some(query) => format!("{query}&alt=sse"),
+            None => "alt=sse".to_string(),
+        });
+        relay::Framing::JsonArray
+    } else {
+        relay::Framing::Sse
+    };
+    let base = live.config.provider.base_url.trim_end_matches('/');
+    let url = match query {
+        Some(query) => format!("{base}{}?{query}", call.path),
+        None => format!("{base}{}", call.path),
+    };
+    (url, framing)
+}
+
+/// Where a recorded conversation came from: `proxy`, with the client's user agent.
+fn origin(headers: &HeaderMap) -> String {
+    match headers.get("user-agent").and_then(|v| v.to_str().ok()) {
+        Some(agent) => format!("proxy ({})", agent.chars().take(120).collect::<String>()),
+        None => "proxy".to_string(),
+    }
 }
 
 /// Whether a query asks for server-sent events.
@@ -301,9 +323,8 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
 /// Records a streamed conversation that completed. A failure is logged; the client,
 /// already answered, never hears of it.
 async fn keep(proxy: &Proxy, forward: Forward) {
-    let turns = history::turns(&forward.body);
     let answer = forward.delivered.answer.parts;
-    match record::record(&proxy.daemon, &forward.origin, turns, answer).await {
+    match record::record(&proxy.daemon, &forward.origin, forward.turns, answer).await {
         Ok((session, nodes)) => {
             tracing::debug!(%session, ?nodes, "recorded a conversation through the proxy")
         }

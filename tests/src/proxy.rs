@@ -1,0 +1,114 @@
+//! Driving the Gemini-compatible proxy in tests: a daemon with the proxy on a free port,
+//! requests with the daemon's key, and reading what comes back.
+
+use std::net::SocketAddr;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Omni, TEST_API_KEY};
+use crate::http::{Api, HttpReply, Target};
+
+/// A streamed generation request to the fake model, as SSE.
+pub const STREAM: &str = "/v1beta/models/fake-model:streamGenerateContent?alt=sse";
+/// A plain generation request to the fake model.
+pub const WHOLE: &str = "/v1beta/models/fake-model:generateContent";
+/// A one-turn request body.
+pub const BODY: &str = r#"{"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}"#;
+
+/// A daemon with the proxy on a free loopback port, retrying quickly.
+pub fn start(extra: &[&str]) -> (Omni, Api) {
+    let mut args = vec![
+        "--proxy-listen",
+        "127.0.0.1:0",
+        "--retry-initial-delay-ms",
+        "10",
+    ];
+    args.extend_from_slice(extra);
+    let omni = Omni::builder().args(&args).start();
+    let status = omni.ctl(&["--json", "status"]).ok().json();
+    let address: SocketAddr = status["proxy"]["address"]
+        .as_str()
+        .expect("status names the proxy's address")
+        .parse()
+        .expect("an address");
+    (omni, Api::new(Target::Tcp(address), None))
+}
+
+/// A request with the daemon's own key.
+pub fn post(api: &Api, path: &str, body: &str) -> HttpReply {
+    api.request("POST", path, &[("x-goog-api-key", TEST_API_KEY)], body)
+}
+
+/// The `data:` payloads of an SSE body, as JSON.
+pub fn events(body: &str) -> Vec<Value> {
+    body.split("\r\n\r\n")
+        .filter_map(|event| event.trim().strip_prefix("data: "))
+        .map(|data| serde_json::from_str(data).expect("an event of JSON"))
+        .collect()
+}
+
+/// The text of an answer's events, joined.
+pub fn text_of(events: &[Value]) -> String {
+    events
+        .iter()
+        .filter_map(|e| e["candidates"][0]["content"]["parts"][0]["text"].as_str())
+        .collect()
+}
+
+/// What `omnictl --json status` says of the proxy.
+pub fn proxy_status(omni: &Omni) -> Value {
+    omni.ctl(&["--json", "status"]).ok().json()["proxy"].clone()
+}
+
+/// A content of the request, for the history tests.
+pub fn content(role: &str, parts: Value) -> Value {
+    json!({"role": role, "parts": parts})
+}
+
+/// A streamed request of these (role, text) turns; returns the answer's text.
+pub fn converse(api: &Api, turns: &[(&str, &str)]) -> String {
+    let contents: Vec<Value> = turns
+        .iter()
+        .map(|(role, text)| content(role, json!([{"text": text}])))
+        .collect();
+    let body = json!({ "contents": contents }).to_string();
+    let reply = api.request(
+        "POST",
+        STREAM,
+        &[
+            ("x-goog-api-key", TEST_API_KEY),
+            ("user-agent", "test-client/1.0"),
+        ],
+        &body,
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    text_of(&events(&reply.body))
+}
+
+/// Waits until `ready` holds: recording happens after the client has its answer, so a
+/// client (and a test) sees it a moment later.
+#[track_caller]
+pub fn eventually(what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !ready() {
+        assert!(std::time::Instant::now() < deadline, "never: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Total nodes in all sessions.
+pub fn nodes(omni: &Omni) -> u64 {
+    recorded(omni)
+        .iter()
+        .map(|s| s["nodes"].as_u64().expect("a node count"))
+        .sum()
+}
+
+/// The proxy's recorded sessions, as `omnictl --json sessions` lists them.
+pub fn recorded(omni: &Omni) -> Vec<Value> {
+    let listed = omni.ctl(&["--json", "sessions"]).ok().json();
+    listed["sessions"]
+        .as_array()
+        .expect("a session list")
+        .clone()
+}

@@ -1,0 +1,110 @@
+//! Conversations through the Gemini-compatible proxy recorded as sessions: appended,
+//! forked, kept apart, failures filed under them, a recording failure never failing the
+//! request.
+#![allow(clippy::unwrap_used)] // in tests a panic is the failure report
+
+use omni_tests::fake_gemini::Reply;
+use omni_tests::proxy::*;
+use serde_json::json;
+
+#[test]
+fn conversations_are_recorded_appended_forked_and_kept_apart() {
+    let (omni, api) = start(&[]);
+    let first = converse(&api, &[("user", "hi")]);
+    let second = converse(&api, &[("user", "hi"), ("model", &first), ("user", "more")]);
+    eventually("two rounds recorded", || nodes(&omni) == 4);
+    let sessions = recorded(&omni);
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let id = sessions[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(sessions[0]["nodes"], 4);
+    assert_eq!(sessions[0]["origin"], "proxy (test-client/1.0)");
+    assert_eq!(
+        sessions[0]["current"], false,
+        "a recorded conversation is not current"
+    );
+    let listed = omni.ctl(&["sessions"]).ok().stdout;
+    assert!(listed.contains("[proxy (test-client/1.0)]"), "{listed}");
+
+    // The client rewinds: the same start, another second question. A branch forks.
+    converse(
+        &api,
+        &[("user", "hi"), ("model", &first), ("user", "instead")],
+    );
+    eventually("the fork recorded", || nodes(&omni) == 6);
+    let view = omni.history_of(&id);
+    let entries = view["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 6);
+    assert_eq!(entries[3]["text"], second);
+    assert_eq!(entries[4]["text"], "instead");
+    assert_eq!(
+        entries[4]["parent"], 2,
+        "forked at the end of the shared part"
+    );
+    let branches = omni.ctl(&["--json", "branches", "-s", &id]).ok().json();
+    assert_eq!(branches["branches"].as_array().unwrap().len(), 2);
+
+    converse(&api, &[("user", "something unrelated")]);
+    eventually("a new session", || nodes(&omni) == 8);
+    assert_eq!(
+        recorded(&omni).len(),
+        2,
+        "anything else starts a new session"
+    );
+}
+
+#[test]
+fn a_recording_failure_never_fails_the_request() {
+    let (omni, api) = start(&[]);
+    let first = converse(&api, &[("user", "hi")]);
+    eventually("the first round recorded", || nodes(&omni) == 2);
+    let id = recorded(&omni)[0]["id"].as_str().unwrap().to_string();
+    // The session is busy answering a client of its own: the proxy cannot record into it.
+    let gate = omni_tests::scenario::held_answer(&omni);
+    let mut held = omni.spawn_ctl(&["send", "-s", &id, "a slow question"]);
+    held.read_texts(1);
+    let answer = converse(
+        &api,
+        &[("user", "hi"), ("model", &first), ("user", "again")],
+    );
+    assert!(answer.contains("You said: \"again\""), "{answer}");
+    eventually("the recording failed", || {
+        omni.daemon_stderr().contains("could not be recorded")
+    });
+    gate.open();
+    held.finish();
+    let texts: Vec<String> = omni.history_of(&id)["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!texts.iter().any(|t| t == "again"), "{texts:?}");
+}
+
+#[test]
+fn a_failure_in_a_recorded_conversation_is_filed_under_its_session() {
+    let (omni, api) = start(&[]);
+    let first = converse(&api, &[("user", "hi")]);
+    eventually("the first round recorded", || nodes(&omni) == 2);
+    let id = recorded(&omni)[0]["id"].as_str().unwrap().to_string();
+    omni.fake()
+        .push([Reply::error(400, "INVALID_ARGUMENT", "Bad request.")]);
+    let body = json!({"contents": [
+        content("user", json!([{"text": "hi"}])),
+        content("model", json!([{"text": first}])),
+        content("user", json!([{"text": "and then?"}])),
+    ]})
+    .to_string();
+    assert_eq!(post(&api, STREAM, &body).status, 400);
+    let errors = omni.ctl(&["--json", "logs", "list"]).ok().json();
+    assert_eq!(errors["errors"][0]["session"], id.as_str(), "{errors}");
+    let bundle = omni
+        .ctl(&["logs", "export", "-s", &id, "-o", "-"])
+        .ok()
+        .json();
+    assert_eq!(
+        bundle["errors"][0]["node"], 2,
+        "the node the request continued"
+    );
+    assert_eq!(bundle["transcript"]["entries"][0]["text"], "hi");
+}
