@@ -49,6 +49,25 @@ pub enum Command {
         /// model may call
         #[arg(long, value_name = "FILE")]
         tools: Option<PathBuf>,
+        /// The model it asks: MODEL (of omnid's default provider) or PROVIDER/MODEL
+        /// [default: omnid's --model]
+        #[arg(long, value_name = "REF")]
+        model: Option<String>,
+        /// Models asked in turn, with the same context, when its own cannot answer (quota
+        /// exhausted, circuit breaker open, overloaded) [default: omnid's --fallback]
+        #[arg(long, value_name = "REF,...", value_delimiter = ',')]
+        fallback: Vec<String>,
+        /// A system instruction sent with every request of the session
+        #[arg(long, value_name = "TEXT")]
+        system: Option<String>,
+    },
+    /// Show the model a session asks and its fallbacks, or switch it (from the next send on)
+    Model {
+        #[command(flatten)]
+        session: SessionArg,
+        /// The model to ask from now on: MODEL or PROVIDER/MODEL
+        #[arg(value_name = "REF")]
+        model: Option<String>,
     },
     /// Send a prompt and stream the answer ("-" reads the prompt from stdin)
     Send {

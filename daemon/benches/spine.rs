@@ -296,7 +296,15 @@ async fn commits(rounds: usize) {
     let daemon = Daemon::start(dir.path(), &fake.url());
     let mut client = daemon.client().await;
     client
-        .call(Request::NewSession { tools_json: None }, |_| {})
+        .call(
+            Request::NewSession {
+                tools_json: None,
+                model: None,
+                fallback: Vec::new(),
+                system: None,
+            },
+            |_| {},
+        )
         .await
         .unwrap();
     let mut send = async || {

@@ -18,6 +18,7 @@ use crate::demo::{self, DemoModel};
 use crate::diag::Diagnostics;
 use crate::http;
 use crate::notify;
+use crate::provider::Kind;
 use crate::proxy;
 use crate::reload;
 use crate::server::{self, listener};
@@ -127,11 +128,12 @@ fn build_services(
         tracing::error!(%error, dir = %config.log_dir.display(), "cannot create the log directory (or make it private); diagnostics may not be written");
     }
     let diag = Arc::new(Diagnostics::new(&config.log_dir, &config.retention));
-    if config.provider.api_key.is_none() && !config.demo {
+    let default = &config.provider.default;
+    if default.api_key.is_none() && default.kind == Kind::Gemini && !config.demo {
         tracing::warn!(
             "no API key (GEMINI_API_KEY, api_key_file or the gemini_api_key credential): requests to {} \
              will be sent without one",
-            config.provider.base_url
+            default.base_url
         );
     }
     Ok(Arc::new(Services {
@@ -174,7 +176,8 @@ fn listen(
         version = env!("CARGO_PKG_VERSION"),
         socket = %path.display(),
         store = %live.config.data_dir.display(),
-        endpoint = live.provider.url(),
+        model = %live.config.provider.model,
+        endpoint = %live.config.provider.default.base_url,
         config = %live.config.file.as_ref().map_or("none".into(), |p| p.display().to_string()),
         "omnid is listening"
     );

@@ -68,6 +68,15 @@ pub enum Request {
     NewSession {
         /// Function declarations (a JSON array) the model may call in this session.
         tools_json: Option<String>,
+        /// The model it asks (`MODEL` or `PROVIDER/MODEL`); `None`: the daemon's.
+        #[serde(default)]
+        model: Option<String>,
+        /// Models asked in turn when its own cannot answer; empty: the daemon's chain.
+        #[serde(default)]
+        fallback: Vec<String>,
+        /// A system instruction sent with every request.
+        #[serde(default)]
+        system: Option<String>,
     },
     /// Sends a prompt and streams the answer as events.
     Send {
@@ -168,6 +177,14 @@ pub enum Request {
     Retry {
         /// The session.
         session: SessionRef,
+    },
+    /// Switches the model the session asks, from its next send on; answered with the
+    /// session's [`Reply::Session`].
+    SetModel {
+        /// The session.
+        session: SessionRef,
+        /// `MODEL` (of the daemon's default provider) or `PROVIDER/MODEL`.
+        model: String,
     },
 }
 

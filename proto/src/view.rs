@@ -116,6 +116,8 @@ pub struct ModelInfo {
     pub latency_ms: u64,
     /// The stream was cut short (a cancel or a shutdown); the node is kept but not in the context.
     pub interrupted: bool,
+    /// The provider that answered (`gemini`, `openai`, or a `[providers.NAME]`).
+    pub provider: String,
 }
 
 /// Why a node is out of the context, as the transcript shows it.
@@ -280,6 +282,10 @@ pub struct SessionSummary {
     /// Where a session recorded from elsewhere came from (`proxy (USER-AGENT)`); `None`
     /// for one a client of omnid made.
     pub origin: Option<String>,
+    /// The model its next send asks, `PROVIDER/MODEL` (its own, else the daemon's).
+    pub model: String,
+    /// The models asked in turn when that one cannot answer.
+    pub fallback: Vec<String>,
 }
 
 /// A failed attempt that will be retried: what the client shows while it waits.
@@ -297,4 +303,7 @@ pub struct RetryNotice {
     pub wait_ms: u64,
     /// Text of the failed attempt had already been sent and is now discarded.
     pub discarded_partial: bool,
+    /// The model asked next instead (`PROVIDER/MODEL`): the failing one cannot answer
+    /// (quota exhausted, circuit breaker open, overloaded through every retry).
+    pub fallback_to: Option<String>,
 }

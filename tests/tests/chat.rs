@@ -174,7 +174,7 @@ fn sessions_new_switch_status_model_export_and_help_work_from_the_chat() {
     assert!(out.stdout.contains("/checkout N"), "help: {}", out.stdout);
     assert!(
         out.stdout
-            .contains("model: fake-model at http://127.0.0.1:"),
+            .contains("model: gemini/fake-model (no fallback)"),
         "{}",
         out.stdout
     );

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use omni_tests::harness::Omni;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/store-0.1.0")
@@ -40,6 +40,11 @@ fn a_store_written_by_omnid_0_1_0_reads_identically() {
         let mut now = omni.ctl(&["--json", "history", "-s", &session]).ok().json();
         for entry in now["entries"].as_array_mut().unwrap() {
             *entry = without(entry.take(), &["why_reverted"]);
+            // Every answer 0.1.0 stored came from Gemini, its one provider.
+            if let Some(model) = entry.get_mut("model").filter(|m| m.is_object()) {
+                assert_eq!(model["provider"], "gemini", "{model}");
+                *model = without(model.take(), &["provider"]);
+            }
         }
         // Compared whole (one transcript holds a 136 KB prompt, too long to print).
         assert!(
@@ -64,7 +69,17 @@ fn a_store_written_by_omnid_0_1_0_reads_identically() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| without(s.clone(), &["damaged", "recovery_choices", "origin"]))
+        .map(|s| {
+            // Sessions of 0.1.0 ask the daemon's model, with no chain of their own.
+            assert_eq!(
+                (&s["model"], &s["fallback"]),
+                (&json!("gemini/fake-model"), &json!([]))
+            );
+            without(
+                s.clone(),
+                &["damaged", "recovery_choices", "origin", "model", "fallback"],
+            )
+        })
         .collect();
     assert_eq!(
         listed,

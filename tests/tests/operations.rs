@@ -55,14 +55,14 @@ fn systemd_hears_ready_status_watchdog_and_stopping() {
 
     let ready = notifications.wait_for("READY=1");
     assert!(
-        ready.contains("STATUS=0 sessions, 0 sends in flight, breaker closed"),
+        ready.contains("STATUS=0 sessions, 0 sends in flight, breakers closed"),
         "{ready}"
     );
     // READY=1 means the socket accepts.
     UnixStream::connect(&omni.socket).unwrap();
     omni.ctl(&["new"]).ok();
     let status = notifications.wait_for_line_starting("STATUS=1 sessions");
-    assert!(status.contains("breaker closed"), "{status}");
+    assert!(status.contains("breakers closed"), "{status}");
     notifications.wait_for("WATCHDOG=1");
 
     omni.signal(Signal::TERM);

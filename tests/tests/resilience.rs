@@ -191,7 +191,7 @@ fn unauthorized_is_not_retried() {
     fails_without_retrying(
         unauthorized,
         1,
-        &["HTTP 401 UNAUTHENTICATED", "check GEMINI_API_KEY"],
+        &["HTTP 401 UNAUTHENTICATED", "check the provider's API key"],
     );
 }
 

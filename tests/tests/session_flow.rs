@@ -343,7 +343,7 @@ fn status_describes_the_daemon() {
     assert_eq!(status["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(status["socket"], json!(omni.socket.display().to_string()));
     assert_eq!(status["sessions"], 1);
-    assert_eq!(status["model"], "fake-model");
+    assert_eq!(status["model"], "gemini/fake-model", "PROVIDER/MODEL");
     let text = omni.ctl(&["status"]).ok().stdout;
     assert!(text.starts_with("omnid "), "{text}");
     assert!(text.contains("1 session"), "{text}");

@@ -7,7 +7,7 @@ use super::input::Input;
 use super::slash::{self, Slash};
 use super::{Chat, Flow, new_session, summary};
 use crate::cli::SessionArg;
-use crate::commands::{branches, logs, moves, resume, sessions, status, unexpected};
+use crate::commands::{branches, logs, model, moves, resume, sessions, status, unexpected};
 use crate::error::CtlError;
 use crate::output;
 use crate::render::style::Style;
@@ -48,7 +48,7 @@ impl Chat<'_> {
             }
             Slash::Sessions => sessions::run(self.ctx).await.map(|()| Flow::Go),
             Slash::Status => status::run(self.ctx).await.map(|()| Flow::Go),
-            Slash::Model => self.model().await,
+            Slash::Model(reference) => self.model(reference).await,
             Slash::Resume => self.resume().await,
             Slash::Switch(id) => {
                 let found = summary(self.ctx, omni_proto::SessionRef::Id(id)).await?;
@@ -164,15 +164,17 @@ impl Chat<'_> {
         }
     }
 
-    /// `/model`: the model that answers (one per daemon until providers arrive).
-    async fn model(&mut self) -> Result<Flow, CtlError> {
-        match self.ctx.ask(Request::Status).await? {
-            Reply::Status(status) => {
-                output::line(&format!("model: {} at {}", status.model, status.base_url));
-                Ok(Flow::Go)
-            }
-            other => Err(unexpected(other)),
+    /// `/model [REF]`: the model the session asks and its fallbacks, or a switch.
+    async fn model(&mut self, reference: Option<String>) -> Result<Flow, CtlError> {
+        let switching = reference.is_some();
+        let summary = model::request(self.ctx, self.id(), reference).await?;
+        let line = model::describe(&summary);
+        if switching {
+            output::line(&format!("{line} · from the next prompt on"));
+        } else {
+            output::line(&line);
         }
+        Ok(Flow::Go)
     }
 
     pub(super) async fn resume(&mut self) -> Result<Flow, CtlError> {

@@ -131,7 +131,7 @@ async fn open_session(ctx: &mut Ctx, options: &Options) -> Result<SessionSummary
 
 /// Creates a session and returns its summary.
 async fn new_session(ctx: &mut Ctx) -> Result<SessionSummary, CtlError> {
-    match ctx.ask(Request::NewSession { tools_json: None }).await? {
+    match ctx.ask(crate::commands::new::plain()).await? {
         Reply::SessionCreated { session } => summary(ctx, SessionRef::Id(session)).await,
         other => Err(unexpected(other)),
     }

@@ -7,8 +7,9 @@ mod demo;
 mod docs;
 mod history;
 pub mod logs;
+pub mod model;
 pub mod moves;
-mod new;
+pub mod new;
 mod recover;
 mod replay;
 pub mod resume;
@@ -205,7 +206,21 @@ fn socket(flag: Option<PathBuf>, config: Option<&Path>) -> Result<PathBuf, CtlEr
 /// Runs a command that talks to the daemon.
 async fn dispatch(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
     match command {
-        Command::New { tools } => new::run(ctx, tools.as_deref()).await,
+        Command::New {
+            tools,
+            model,
+            fallback,
+            system,
+        } => {
+            let asked = new::Asked {
+                tools: tools.as_deref(),
+                model,
+                fallback,
+                system,
+            };
+            new::run(ctx, asked).await
+        }
+        Command::Model { session, model } => model::run(ctx, &session, model).await,
         Command::Send { session, text } => send::run(ctx, &session, &text).await,
         Command::Retry { session } => send::retry(ctx, &session).await,
         Command::History {

@@ -1,4 +1,5 @@
-//! `omnictl new [--tools FILE]`: create a session; print its id.
+//! `omnictl new [--tools FILE] [--model REF] [--fallback REF,...] [--system TEXT]`: create a
+//! session; print its id.
 
 use std::path::Path;
 
@@ -9,8 +10,31 @@ use super::{Ctx, unexpected};
 use crate::error::CtlError;
 use crate::output;
 
-pub async fn run(ctx: &mut Ctx, tools: Option<&Path>) -> Result<(), CtlError> {
-    let tools_json = tools
+/// What the new session starts with.
+pub struct Asked<'a> {
+    /// A file of function declarations.
+    pub tools: Option<&'a Path>,
+    /// Its model (`MODEL` or `PROVIDER/MODEL`); `None`: the daemon's.
+    pub model: Option<String>,
+    /// Its fallback chain; empty: the daemon's.
+    pub fallback: Vec<String>,
+    /// Its system instruction.
+    pub system: Option<String>,
+}
+
+/// The request that creates a session with nothing of its own (the chat's `/new`).
+pub fn plain() -> Request {
+    Request::NewSession {
+        tools_json: None,
+        model: None,
+        fallback: Vec::new(),
+        system: None,
+    }
+}
+
+pub async fn run(ctx: &mut Ctx, asked: Asked<'_>) -> Result<(), CtlError> {
+    let tools_json = asked
+        .tools
         .map(|path| {
             std::fs::read_to_string(path).map_err(|e| {
                 CtlError::usage(format!(
@@ -20,7 +44,13 @@ pub async fn run(ctx: &mut Ctx, tools: Option<&Path>) -> Result<(), CtlError> {
             })
         })
         .transpose()?;
-    match ctx.ask(Request::NewSession { tools_json }).await? {
+    let request = Request::NewSession {
+        tools_json,
+        model: asked.model,
+        fallback: asked.fallback,
+        system: asked.system,
+    };
+    match ctx.ask(request).await? {
         Reply::SessionCreated { session } => {
             if ctx.json {
                 output::json(&json!({ "session": session }));

@@ -34,7 +34,7 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg, text: &[String]) -> Result
             if !ask_for_new_session(&error.message) {
                 return Err(error);
             }
-            let session = match ctx.ask(Request::NewSession { tools_json: None }).await? {
+            let session = match ctx.ask(super::new::plain()).await? {
                 Reply::SessionCreated { session } => session,
                 other => return Err(unexpected(other)),
             };

@@ -115,7 +115,8 @@ pub fn finish_answer(ctx: &Ctx, answer: &Answer) {
     }
 }
 
-/// One line on how an answer was made: its node, time, tokens and attempts.
+/// One line on how an answer was made: its node, the model that gave it, time, tokens and
+/// attempts.
 pub fn footer(answer: &Answer) -> String {
     let tokens = answer
         .model
@@ -127,8 +128,9 @@ pub fn footer(answer: &Answer) -> String {
         n => format!(" · {n} attempts"),
     };
     format!(
-        "[node {} · {:.1} s{tokens}{attempts}]",
+        "[node {} · {} · {:.1} s{tokens}{attempts}]",
         answer.node,
+        crate::render::model_ref(&answer.model),
         answer.model.latency_ms as f64 / 1000.0
     )
 }

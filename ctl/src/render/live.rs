@@ -14,20 +14,24 @@ use crate::output;
 
 fn retry_line(notice: &RetryNotice) -> String {
     let wait = Duration::from_millis(notice.wait_ms).as_secs_f64();
-    if notice.class == "circuit_open" {
+    let mut line = if notice.fallback_to.is_some() {
+        // The message names the model that failed and the one asked instead.
+        notice.message.trim_end().to_string()
+    } else if notice.class == "circuit_open" {
         // Nothing was sent: the endpoint is failing fast until its next probe.
-        return format!(
+        format!(
             "the model API is failing fast (circuit breaker open); the next probe goes out in \
              {wait:.1} s"
-        );
-    }
-    let mut line = format!(
-        "attempt {}/{} failed ({}): {}; retrying in {wait:.1} s",
-        notice.attempt,
-        notice.max_attempts,
-        notice.class,
-        notice.message.trim_end().trim_end_matches('.'),
-    );
+        )
+    } else {
+        format!(
+            "attempt {}/{} failed ({}): {}; retrying in {wait:.1} s",
+            notice.attempt,
+            notice.max_attempts,
+            notice.class,
+            notice.message.trim_end().trim_end_matches('.'),
+        )
+    };
     if notice.discarded_partial {
         line.push_str(" (the partial answer above is discarded)");
     }

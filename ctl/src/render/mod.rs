@@ -35,3 +35,8 @@ pub fn bytes(n: u64) -> String {
 pub fn duration(ms: u64) -> String {
     humantime::format_duration(std::time::Duration::from_secs(ms / 1000)).to_string()
 }
+
+/// The model that gave an answer, as model references are written: `PROVIDER/MODEL`.
+pub fn model_ref(model: &omni_proto::ModelInfo) -> String {
+    format!("{}/{}", model.provider, model.model)
+}

@@ -73,6 +73,12 @@ pub fn entry(entry: &Entry, style: &Style, detail: Detail) -> String {
     out
 }
 
+/// The line that says which model answered from here on: shown above the first answer and
+/// wherever the model changes.
+fn model_line(now: &str, style: &Style) -> String {
+    style.dim(&format!("── model: {now} ──\n"))
+}
+
 /// Renders a whole transcript with a header line.
 pub fn history(view: &HistoryView, style: &Style, detail: Detail) -> String {
     let head = if view.head == 0 {
@@ -86,7 +92,15 @@ pub fn history(view: &HistoryView, style: &Style, detail: Detail) -> String {
             "this session is damaged: {reason}; it is shown as stored and takes no changes\n"
         )));
     }
+    let mut answering: Option<String> = None;
     for item in &view.entries {
+        if let Some(model) = &item.model {
+            let now = super::model_ref(model);
+            if answering.as_ref() != Some(&now) {
+                out.push_str(&model_line(&now, style));
+                answering = Some(now);
+            }
+        }
         out.push_str(&entry(item, style, detail));
     }
     if view.entries.is_empty() {
@@ -152,5 +166,42 @@ mod tests {
             Detail::default(),
         );
         assert_eq!(live, "#1 \x1b[1;36muser\x1b[0m: here\n");
+    }
+
+    fn answered_by(mut entry: Entry, provider: &str, model: &str) -> Entry {
+        entry.model = Some(omni_proto::ModelInfo {
+            model: model.into(),
+            model_version: None,
+            finish_reason: Some("STOP".into()),
+            usage: None,
+            attempts: 1,
+            latency_ms: 0,
+            interrupted: false,
+            provider: provider.into(),
+        });
+        entry
+    }
+
+    #[test]
+    fn the_model_is_named_above_the_first_answer_and_wherever_it_changes() {
+        let view = HistoryView {
+            session: "s".into(),
+            head: 6,
+            entries: vec![
+                item(1, Role::User, "a", false),
+                answered_by(item(2, Role::Model, "b", false), "gemini", "flash"),
+                item(3, Role::User, "c", false),
+                answered_by(item(4, Role::Model, "d", false), "gemini", "flash"),
+                item(5, Role::User, "e", false),
+                answered_by(item(6, Role::Model, "f", false), "local", "qwen"),
+            ],
+            damaged: None,
+        };
+        let text = history(&view, &Style::new(false), Detail::default());
+        assert_eq!(
+            text,
+            "session s · head #6\n#1 user: a\n── model: gemini/flash ──\n#2 model: b\n\
+             #3 user: c\n#4 model: d\n#5 user: e\n── model: local/qwen ──\n#6 model: f\n"
+        );
     }
 }

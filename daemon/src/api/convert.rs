@@ -86,6 +86,7 @@ impl From<ModelInfo> for wire::ModelInfo {
             attempts: info.attempts,
             latency_ms: info.latency_ms,
             interrupted: info.interrupted,
+            provider: info.provider,
         }
     }
 }
@@ -99,6 +100,7 @@ impl From<RetryNotice> for wire::RetryNotice {
             message: notice.message,
             wait_ms: notice.wait_ms,
             discarded_partial: notice.discarded_partial,
+            fallback_to: notice.fallback_to,
         }
     }
 }

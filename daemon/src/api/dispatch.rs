@@ -14,7 +14,21 @@ pub async fn dispatch(
 ) -> Result<Reply, ErrorReply> {
     match request {
         Request::Ping => Ok(Reply::Pong),
-        Request::NewSession { tools_json } => new_session::handle(daemon, tools_json).await,
+        Request::NewSession {
+            tools_json,
+            model,
+            fallback,
+            system,
+        } => {
+            let asked = new_session::Asked {
+                tools_json,
+                model,
+                fallback,
+                system,
+            };
+            new_session::handle(daemon, asked).await
+        }
+        Request::SetModel { session, model } => set_model::handle(daemon, &session, model).await,
         Request::Send { session, prompt } => {
             send::handle(daemon, &session, Some(prompt), responder).await
         }

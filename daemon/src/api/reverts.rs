@@ -90,6 +90,7 @@ mod tests {
                 attempts: 1,
                 latency_ms: 0,
                 interrupted,
+                provider: "gemini".into(),
             });
             self.nodes.push(NodeRecord {
                 id,

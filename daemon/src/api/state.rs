@@ -20,21 +20,20 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    /// One line for systemd's `STATUS=`: sessions, sends in flight, the breaker.
+    /// One line for systemd's `STATUS=`: sessions, sends in flight, the breakers.
     pub fn one_line_status(&self) -> String {
         let services = &self.services;
-        let breaker = services
-            .live
-            .get()
-            .breaker
-            .status(std::time::Instant::now());
-        let breaker = match breaker.state {
-            BreakerState::Closed => "closed",
-            BreakerState::Open => "open",
-            BreakerState::HalfOpen => "half-open",
+        let statuses = services.live.get().breaker_statuses();
+        let open = statuses
+            .iter()
+            .filter(|b| b.state != BreakerState::Closed)
+            .count();
+        let breaker = match open {
+            0 => "breakers closed".to_string(),
+            n => format!("{n} of {} breakers open", statuses.len()),
         };
         format!(
-            "{} sessions, {} sends in flight, breaker {breaker}",
+            "{} sessions, {} sends in flight, {breaker}",
             services.store.session_count(),
             services.counters.sends_in_flight.load(Ordering::Relaxed),
         )

@@ -8,6 +8,7 @@ use omni_proto::{
 
 use super::reverts::revert_reasons;
 use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
+use crate::provider::ProviderConfig;
 use crate::session::calls::pending_calls;
 use crate::session::integrity::stored_path;
 use crate::session::tree::Tree;
@@ -139,8 +140,12 @@ pub fn summary(
     damaged: Option<String>,
     recovery_choices: Vec<RecoveryPreview>,
     origin: Option<String>,
+    providers: &ProviderConfig,
 ) -> SessionSummary {
+    let (model, fallback) = models_in_effect(record, providers);
     SessionSummary {
+        model,
+        fallback,
         id: record.id.to_string(),
         title: record.title.clone(),
         created_at_ms: record.created_at_ms,
@@ -180,5 +185,27 @@ pub fn unreadable_summary(id: &uuid::Uuid, reason: &str) -> SessionSummary {
         has_tools: false,
         damaged: Some(reason.to_string()),
         origin: None,
+        model: String::new(),
+        fallback: Vec::new(),
     }
+}
+
+/// The model a session's next send asks and its fallbacks, as `PROVIDER/MODEL`: its own,
+/// else the daemon's.
+pub fn models_in_effect(
+    record: &SessionRecord,
+    providers: &ProviderConfig,
+) -> (String, Vec<String>) {
+    let canonical = |reference: &String| {
+        providers
+            .resolve(reference)
+            .map_or_else(|_| reference.clone(), |r| r.reference())
+    };
+    let model = canonical(record.model.as_ref().unwrap_or(&providers.model));
+    let fallback = if record.fallback.is_empty() {
+        &providers.fallback
+    } else {
+        &record.fallback
+    };
+    (model, fallback.iter().map(canonical).collect())
 }

@@ -12,30 +12,15 @@ pub struct Env {
     vars: HashMap<String, OsString>,
 }
 
-/// The variables that matter.
-const NAMES: &[&str] = &[
-    "OMNI_SOCKET",
-    "GEMINI_API_KEY",
-    "HOME",
-    "XDG_RUNTIME_DIR",
-    "XDG_DATA_HOME",
-    "XDG_STATE_HOME",
-    "XDG_CONFIG_HOME",
-    // Set by systemd for StateDirectory=, LogsDirectory=, RuntimeDirectory=, LoadCredential=.
-    "STATE_DIRECTORY",
-    "LOGS_DIRECTORY",
-    "RUNTIME_DIRECTORY",
-    "CREDENTIALS_DIRECTORY",
-];
-
 impl Env {
-    /// The process's environment.
+    /// The process's environment (a provider's `api_key_env` may name any variable).
     pub fn from_process() -> Self {
-        Self::from_pairs(
-            NAMES
-                .iter()
-                .filter_map(|name| std::env::var_os(name).map(|value| (*name, value))),
-        )
+        Self {
+            vars: std::env::vars_os()
+                .filter_map(|(name, value)| Some((name.into_string().ok()?, value)))
+                .filter(|(_, value)| !value.is_empty())
+                .collect(),
+        }
     }
 
     /// An environment made of these variables only.

@@ -3,27 +3,39 @@
 
 use std::path::{Path, PathBuf};
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{Context, bail};
 use serde::de::DeserializeOwned;
 
 use super::declare::Declared;
 use super::env::Env;
+use super::providers::ProviderEntry;
 use super::settings::DECLARED;
 
-/// The configuration file's values, by dotted key.
+/// The configuration file's values, by dotted key, and its `[providers.NAME]` tables.
 #[derive(Debug, Clone, Default)]
-pub struct FileValues(toml::Table);
+pub struct FileValues(toml::Table, BTreeMap<String, ProviderEntry>);
 
 impl FileValues {
     /// Parses a file's text, refusing a key no setting declares (so a typo never silently
     /// falls back to a default).
     pub fn parse(text: &str, declared: &[Declared]) -> anyhow::Result<Self> {
-        let table: toml::Table = text.parse()?;
+        let mut table: toml::Table = text.parse()?;
+        let providers = match table.remove("providers") {
+            Some(value) => value.try_into().context(
+                "invalid [providers.NAME] table (keys: kind, base_url, api_key_env, api_key_file)",
+            )?,
+            None => BTreeMap::new(),
+        };
         let keys: BTreeSet<&str> = declared.iter().map(|d| d.key).collect();
         check_keys(&table, "", &keys)?;
-        Ok(Self(table))
+        Ok(Self(table, providers))
+    }
+
+    /// The `[providers.NAME]` tables.
+    pub fn providers(&self) -> &BTreeMap<String, ProviderEntry> {
+        &self.1
     }
 
     /// The value of a dotted key, if the file has it.

@@ -9,6 +9,7 @@ mod env;
 mod file;
 mod forms;
 mod key;
+mod providers;
 mod settings;
 
 use std::path::PathBuf;
@@ -25,10 +26,15 @@ pub use settings::SettingFlags;
 pub use settings::Settings;
 
 use crate::diag::{Policy, Retention};
-use crate::provider::{ProviderConfig, Redactor, RequestOptions};
+use crate::provider::{
+    ApiKey, DEFAULT_BASE_URL, Kind, OPENAI_BASE_URL, Provider, ProviderConfig, Redactor,
+    RequestOptions,
+};
 use crate::resilience::RetryPolicy;
 use crate::store::StoreOptions;
 use declare::DefaultInputs;
+use key::ApiKeyFrom;
+pub use providers::{ModelList, ProviderEntry};
 
 /// Everything the daemon needs to run, in typed form, with the settings it came from.
 #[derive(Debug, Clone)]
@@ -49,8 +55,11 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// The diagnostic log directory.
     pub log_dir: PathBuf,
-    /// How to reach the model (with the key, read from where the settings say).
+    /// The providers, the default model and the fallback chain (with the keys, read from
+    /// where the settings say).
     pub provider: ProviderConfig,
+    /// The file's `[providers.NAME]` tables as written (for `--print-config`).
+    pub provider_entries: std::collections::BTreeMap<String, ProviderEntry>,
     /// Serve from the bundled demo model.
     pub demo: bool,
     /// Connection cap.
@@ -185,7 +194,10 @@ impl Config {
         let (path, file) = read_file(args, env)?;
         let mut settings = Settings::resolve(&args.settings, &inputs(args, env), &file)?;
         let kept = settings.keep_restart_only(&running.settings);
-        Ok((Self::from_settings(settings, env, path, args.demo)?, kept))
+        Ok((
+            Self::from_settings(settings, env, path, &file, args.demo)?,
+            kept,
+        ))
     }
 
     /// Resolves the settings from flags, environment and a parsed file.
@@ -196,7 +208,7 @@ impl Config {
         file: &FileValues,
     ) -> anyhow::Result<Self> {
         let settings = Settings::resolve(&args.settings, &inputs(args, env), file)?;
-        Self::from_settings(settings, env, path, args.demo)
+        Self::from_settings(settings, env, path, file, args.demo)
     }
 
     /// The typed form of resolved settings: values checked, units applied, the key read.
@@ -204,17 +216,26 @@ impl Config {
         settings: Settings,
         env: &Env,
         path: Option<PathBuf>,
+        file: &FileValues,
         demo: bool,
     ) -> anyhow::Result<Self> {
         let s = &settings;
         if s.retry_initial_delay_ms > s.retry_max_delay_ms {
             bail!("the retry initial delay must not exceed the maximum delay");
         }
-        let api_key = s
-            .api_key
-            .as_ref()
-            .map(|from| key::read(from, env))
-            .transpose()?;
+        let provider = ProviderConfig {
+            default: default_provider(s, env)?,
+            named: providers::build_all(file.providers(), env)?,
+            model: s.model.clone(),
+            fallback: s.fallback.0.clone(),
+            request: RequestOptions {
+                include_thoughts: s.include_thoughts,
+            },
+            idle_timeout: seconds("stream-idle-timeout-secs", s.stream_idle_timeout_secs)?,
+        };
+        for reference in std::iter::once(&provider.model).chain(&provider.fallback) {
+            provider.resolve(reference)?;
+        }
         Ok(Self {
             file: path,
             socket: s.socket.clone(),
@@ -223,15 +244,8 @@ impl Config {
             proxy_history: history_policy(s)?,
             data_dir: s.data_dir.clone(),
             log_dir: s.log_dir.clone(),
-            provider: ProviderConfig {
-                base_url: s.base_url.clone(),
-                model: s.model.clone(),
-                api_key,
-                request: RequestOptions {
-                    include_thoughts: s.include_thoughts,
-                },
-                idle_timeout: seconds("stream-idle-timeout-secs", s.stream_idle_timeout_secs)?,
-            },
+            provider,
+            provider_entries: file.providers().clone(),
             demo,
             max_connections: at_least_one("max-connections", s.max_connections)?,
             retry: RetryPolicy {
@@ -257,12 +271,25 @@ impl Config {
         })
     }
 
-    /// Where the key in effect came from, for `--print-config` and the logs.
+    /// Where the default provider's key came from, for `--print-config` and the logs.
     pub fn key_source(&self) -> String {
-        match &self.settings.api_key {
-            Some(from) => format!("set, from {from}"),
-            None => "not set".into(),
+        match (&self.settings.api_key, self.provider.default.kind) {
+            (Some(from @ (ApiKeyFrom::Flag(_) | ApiKeyFrom::ConfigFile(_))), _)
+            | (Some(from), Kind::Gemini) => format!("set, from {from}"),
+            (_, Kind::OpenAi) if self.provider.default.api_key.is_some() => {
+                "set, from OPENAI_API_KEY".into()
+            }
+            _ => "not set".into(),
         }
+    }
+
+    /// Every configured key's redactor.
+    pub fn redactor(&self) -> Redactor {
+        Redactor::of_all(
+            self.provider
+                .all()
+                .filter_map(|p| p.api_key.as_ref().map(ApiKey::expose)),
+        )
     }
 
     /// The configuration in effect in the file's own format (so it can be saved as one),
@@ -272,12 +299,20 @@ impl Config {
             Some(path) => path.display().to_string(),
             None => "none".to_string(),
         };
+        let mut table = self.settings.to_toml();
+        if !self.provider_entries.is_empty() {
+            table.insert(
+                "providers".into(),
+                toml::Value::try_from(&self.provider_entries)
+                    .context("cannot print the providers")?,
+            );
+        }
         Ok(format!(
             "# omnid configuration in effect (flags > environment > file > defaults)\n\
              # configuration file: {source}\n\
              # API key: {} (the value is never printed)\n{}",
             self.key_source(),
-            toml::to_string(&self.settings.to_toml()).context("cannot print the configuration")?
+            toml::to_string(&table).context("cannot print the configuration")?
         ))
     }
 
@@ -285,7 +320,7 @@ impl Config {
     /// (redacted) with every error, keep the log directory's history as it says.
     pub fn diag_policy(&self) -> Policy {
         Policy {
-            redactor: Redactor::new(self.provider.api_key.as_ref().map(|k| k.expose())),
+            redactor: self.redactor(),
             config: self.redacted(),
             retention: self.retention.clone(),
         }
@@ -296,7 +331,7 @@ impl Config {
     pub fn redacted(&self) -> serde_json::Value {
         let mut value = self.settings.to_json();
         if let Some(object) = value.as_object_mut() {
-            let api_key = if self.provider.api_key.is_some() {
+            let api_key = if self.provider.default.api_key.is_some() {
                 "set (redacted)"
             } else {
                 "not set"
@@ -312,5 +347,41 @@ impl Config {
     }
 }
 
+/// The provider the flags (or the file's top-level keys) describe, named after its kind.
+fn default_provider(s: &Settings, env: &Env) -> anyhow::Result<Provider> {
+    let Some(kind) = Kind::parse(&s.provider) else {
+        bail!(
+            "--provider must be `gemini` or `openai`, not `{}`",
+            s.provider
+        );
+    };
+    let base_url = s.base_url.clone().unwrap_or_else(|| {
+        match kind {
+            Kind::Gemini => DEFAULT_BASE_URL,
+            Kind::OpenAi => OPENAI_BASE_URL,
+        }
+        .to_string()
+    });
+    let api_key = match (kind, &s.api_key) {
+        (Kind::Gemini, Some(from)) => Some(key::read(from, env)?),
+        (Kind::OpenAi, Some(from @ (ApiKeyFrom::Flag(_) | ApiKeyFrom::ConfigFile(_)))) => {
+            Some(key::read(from, env)?)
+        }
+        (Kind::OpenAi, _) => env
+            .text("OPENAI_API_KEY")
+            .map(|text| ApiKey::new(text).context("OPENAI_API_KEY is not usable"))
+            .transpose()?,
+        (Kind::Gemini, None) => None,
+    };
+    Ok(Provider {
+        name: kind.as_str().to_string(),
+        kind,
+        base_url,
+        api_key,
+    })
+}
+
+#[cfg(test)]
+mod provider_tests;
 #[cfg(test)]
 mod tests;

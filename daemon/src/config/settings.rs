@@ -8,7 +8,7 @@ use anyhow::Context;
 
 use super::declare::{DefaultInputs, settings};
 use super::key::ApiKeyFrom;
-use crate::provider::DEFAULT_BASE_URL;
+use super::providers::ModelList;
 
 /// The model asked when nothing says otherwise.
 pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";
@@ -92,26 +92,48 @@ settings! {
         reloads: false,
         secret: false,
     }
-    /// The Gemini API (any server speaking its wire format).
+    /// The default provider's kind: `gemini`, or `openai` for an OpenAI-compatible server
+    /// (its key in `OPENAI_API_KEY` or `--api-key-file`). More providers are named in the
+    /// file's `[providers.NAME]` tables.
+    provider: String {
+        key: "provider",
+        flag: value("provider", "KIND"),
+        env: none,
+        default: text("gemini"),
+        reloads: true,
+        secret: false,
+    }
+    /// The default provider's API (any server speaking its wire format).
     base_url: String {
         key: "base_url",
         flag: value("base-url", "URL"),
         env: none,
-        default: text(DEFAULT_BASE_URL),
+        default: maybe(kind_default, "`https://generativelanguage.googleapis.com` (gemini), `https://api.openai.com/v1` (openai)"),
         reloads: true,
         secret: false,
     }
-    /// The model to ask.
+    /// The model sessions ask unless they name their own: `MODEL` (of the default
+    /// provider) or `PROVIDER/MODEL`.
     model: String {
         key: "model",
-        flag: value("model", "NAME"),
+        flag: value("model", "MODEL"),
         env: none,
         default: text(DEFAULT_MODEL),
         reloads: true,
         secret: false,
     }
-    /// A file holding the API key, readable by its owner only (`GEMINI_API_KEY` may hold
-    /// the key itself instead).
+    /// Models asked in turn, with the same context, when a send's own model is out of
+    /// quota, its circuit breaker is open, or it stays overloaded (never after a 400).
+    fallback: ModelList {
+        key: "fallback",
+        flag: value("fallback", "MODEL,..."),
+        env: none,
+        default: from(no_models, "none"),
+        reloads: true,
+        secret: false,
+    }
+    /// A file holding the default provider's API key, readable by its owner only
+    /// (`GEMINI_API_KEY`, or `OPENAI_API_KEY` for `openai`, may hold the key instead).
     api_key: ApiKeyFrom {
         key: "api_key_file",
         flag: parsed("api-key-file", "FILE", ApiKeyFrom::flag),
@@ -268,6 +290,16 @@ settings! {
         reloads: true,
         secret: false,
     }
+}
+
+/// The base URL's default depends on the provider's kind: chosen when the settings are
+/// typed (see `Config`).
+fn kind_default(_: &DefaultInputs<'_>) -> anyhow::Result<Option<String>> {
+    Ok(None)
+}
+
+fn no_models(_: &DefaultInputs<'_>) -> anyhow::Result<ModelList> {
+    Ok(ModelList::default())
 }
 
 fn default_socket(inputs: &DefaultInputs<'_>) -> anyhow::Result<PathBuf> {

@@ -53,7 +53,7 @@ fn flags_beat_environment_beats_file_beats_defaults() {
     );
     assert_eq!(config.provider.model, "flag-model", "flag over file");
     assert_eq!(config.retry.max_attempts, 2);
-    assert_eq!(config.provider.base_url, "http://file");
+    assert_eq!(config.provider.default.base_url, "http://file");
 }
 
 #[test]
@@ -73,6 +73,7 @@ fn the_api_key_follows_the_same_rule() {
         let config = resolve(flags, env, file);
         let key = config
             .provider
+            .default
             .api_key
             .as_ref()
             .map(|k| k.expose().to_string());

@@ -23,10 +23,10 @@ use serde_json::value::{RawValue, to_raw_value};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::config::Config;
+use crate::config::{Config, ModelList};
 use crate::model::PartContent;
-use crate::provider::parts;
 use crate::provider::wire::{Candidate, CandidateContent, Chunk, PartOut, UsageMetadata};
+use crate::provider::{Kind, Provider, parts};
 
 /// The model name the demo answers as.
 pub const MODEL: &str = "omni-demo";
@@ -65,14 +65,24 @@ impl DemoModel {
 }
 
 /// Points a configuration at the demo model, whatever the file says: its URL, its model
-/// name, and no key (a real key has no business going to it).
+/// name, and no key (a real key has no business going to it); no other provider and no
+/// fallback.
 pub fn point_at(config: &mut Config, url: &str) {
-    config.provider.base_url = url.to_string();
+    config.provider.default = Provider {
+        name: Kind::Gemini.as_str().into(),
+        kind: Kind::Gemini,
+        base_url: url.to_string(),
+        api_key: None,
+    };
+    config.provider.named.clear();
     config.provider.model = MODEL.into();
-    config.provider.api_key = None;
+    config.provider.fallback.clear();
+    config.provider_entries.clear();
     // What --print-config and diagnostics show says the same.
-    config.settings.base_url = url.to_string();
+    config.settings.provider = Kind::Gemini.as_str().into();
+    config.settings.base_url = Some(url.to_string());
     config.settings.model = MODEL.into();
+    config.settings.fallback = ModelList::default();
     config.settings.api_key = None;
 }
 

@@ -38,6 +38,8 @@ pub struct RetryNotice {
     pub wait_ms: u64,
     /// Text of the failed attempt had already gone out and is now discarded.
     pub discarded_partial: bool,
+    /// The model asked next instead (`PROVIDER/MODEL`), when the failing one cannot answer.
+    pub fallback_to: Option<String>,
 }
 
 /// How one attempt ended.
@@ -94,6 +96,11 @@ pub struct Setup {
     pub diag: Arc<Diagnostics>,
     /// A client's cancel, or shutdown.
     pub cancel: CancellationToken,
+    /// The circuit breaker of the endpoint the request goes to.
+    pub breaker: Arc<Breaker>,
+    /// Wait for an open breaker's probe (when the request has nowhere else to go), rather
+    /// than fail at once.
+    pub wait_for_probe: bool,
 }
 
 /// How the attempts ended.
@@ -194,9 +201,10 @@ async fn wait_for_probe<E: Exchange>(
         class: FailureClass::CircuitOpen { retry_in: wait }
             .name()
             .to_string(),
-        message: circuit_open(&setup.live.breaker, refused).message,
+        message: circuit_open(&setup.breaker, refused).message,
         wait_ms: wait.as_millis() as u64,
         discarded_partial: false,
+        fallback_to: None,
     });
     tokio::select! {
         _ = tokio::time::sleep(wait) => true,
@@ -213,16 +221,16 @@ async fn admit<E: Exchange>(
     sent: u32,
 ) -> Result<Permit, Outcome<E::Done, E::Partial>> {
     loop {
-        let refused = match setup.live.breaker.admit(Instant::now().into_std()) {
+        let refused = match setup.breaker.admit(Instant::now().into_std()) {
             Ok(permit) => return Ok(permit),
             Err(refused) => refused,
         };
         if setup.cancel.is_cancelled() {
             return Err(Outcome::Interrupted(E::Partial::default()));
         }
-        if !wait_for_probe(exchange, setup, refused, started, sent).await {
+        if !setup.wait_for_probe || !wait_for_probe(exchange, setup, refused, started, sent).await {
             return Err(Outcome::Failed {
-                failure: circuit_open(&setup.live.breaker, refused),
+                failure: circuit_open(&setup.breaker, refused),
                 attempts: sent,
                 gave_up: GiveUp::NotRetryable,
                 error_id: None,
@@ -296,6 +304,7 @@ fn announce_retry<E: Exchange>(
         message: failure.message,
         wait_ms: wait.as_millis() as u64,
         discarded_partial: partial,
+        fallback_to: None,
     });
 }
 

@@ -79,7 +79,8 @@ pub fn head_move(input: Input, op: MoveOp) -> Result<Request, ErrorReply> {
     })
 }
 
-/// `POST /v1/sessions`: `{"tools": [...]}` is optional.
+/// `POST /v1/sessions`: `{"tools": [...], "model": "PROVIDER/MODEL", "fallback": [...],
+/// "system": "..."}`, each optional.
 pub fn new_session(input: Input) -> Result<Request, ErrorReply> {
     let tools_json = match &input.body["tools"] {
         Value::Null => None,
@@ -90,7 +91,38 @@ pub fn new_session(input: Input) -> Result<Request, ErrorReply> {
             ));
         }
     };
-    Ok(Request::NewSession { tools_json })
+    let text = |key: &str| match &input.body[key] {
+        Value::Null => Ok(None),
+        Value::String(text) => Ok(Some(text.clone())),
+        _ => Err(invalid(format!("\"{key}\" must be a string"))),
+    };
+    let fallback = match &input.body["fallback"] {
+        Value::Null => Vec::new(),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| invalid("\"fallback\" must be an array of model names"))?,
+        _ => return Err(invalid("\"fallback\" must be an array of model names")),
+    };
+    Ok(Request::NewSession {
+        tools_json,
+        model: text("model")?,
+        fallback,
+        system: text("system")?,
+    })
+}
+
+/// `PUT /v1/sessions/{id}/model`: `{"model": "PROVIDER/MODEL"}`.
+pub fn set_model(input: Input) -> Result<Request, ErrorReply> {
+    let model = input.body["model"]
+        .as_str()
+        .ok_or_else(|| invalid("the body needs \"model\": MODEL or PROVIDER/MODEL"))?
+        .to_string();
+    Ok(Request::SetModel {
+        session: input.session(),
+        model,
+    })
 }
 
 /// `{"node": N}`.

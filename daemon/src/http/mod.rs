@@ -65,10 +65,10 @@ pub fn serve(listeners: Listeners, daemon: Arc<Daemon>, shutdown: CancellationTo
 pub fn router(daemon: Arc<Daemon>) -> Router {
     let mut paths: Vec<(&'static str, MethodRouter<Arc<Daemon>>)> = Vec::new();
     for route in ROUTES {
-        let filter = if route.method == "GET" {
-            MethodFilter::GET
-        } else {
-            MethodFilter::POST
+        let filter = match route.method {
+            "GET" => MethodFilter::GET,
+            "PUT" => MethodFilter::PUT,
+            _ => MethodFilter::POST,
         };
         let handler = move |state, params, query, headers, body| {
             handle(route, state, params, query, headers, body)

@@ -6,7 +6,9 @@
 use omni_proto::{ErrorReply, MoveOp, Request};
 use serde_json::{Value, json};
 
-use super::input::{Input, checkout, head_move, new_session, object, recover, tool_result};
+use super::input::{
+    Input, checkout, head_move, new_session, object, recover, set_model, tool_result,
+};
 
 /// How a route answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,11 +69,16 @@ pub const ROUTES: &[Route] = &[
     Route {
         method: "POST",
         path: "/v1/sessions",
-        summary: "Create a session (it becomes the current one), optionally with tools",
+        summary: "Create a session (it becomes the current one), optionally with tools, its own model and fallback chain, and a system instruction",
         query: &[],
         body: Some(|| {
             object(
-                json!({"tools": {"type": "array", "items": {"type": "object"}, "description": "Function declarations the model may call"}}),
+                json!({
+                    "tools": {"type": "array", "items": {"type": "object"}, "description": "Function declarations the model may call"},
+                    "model": {"type": "string", "description": "The model it asks: MODEL (of the default provider) or PROVIDER/MODEL"},
+                    "fallback": {"type": "array", "items": {"type": "string"}, "description": "Models asked in turn when its own cannot answer"},
+                    "system": {"type": "string", "description": "A system instruction sent with every request"}
+                }),
                 &[],
             )
         }),
@@ -153,6 +160,21 @@ pub const ROUTES: &[Route] = &[
                 session: i.session(),
             })
         },
+    },
+    Route {
+        method: "PUT",
+        path: "/v1/sessions/{id}/model",
+        summary: "Switch the model the session asks, from its next send on",
+        query: &[],
+        body: Some(|| {
+            object(
+                json!({"model": {"type": "string", "description": "MODEL or PROVIDER/MODEL"}}),
+                &["model"],
+            )
+        }),
+        reply: "SessionSummary",
+        answer: Answer::Json(200),
+        build: set_model,
     },
     Route {
         method: "POST",

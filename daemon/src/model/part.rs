@@ -124,4 +124,7 @@ pub struct ModelInfo {
     pub latency_ms: u64,
     /// The stream was cut short; the node is kept but not in the context.
     pub interrupted: bool,
+    /// The provider that answered (its name in model references: `gemini`, `local`, ...).
+    /// What it attached to the answer for itself (thought signatures) goes back to it only.
+    pub provider: String,
 }

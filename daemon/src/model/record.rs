@@ -45,6 +45,12 @@ pub struct SessionRecord {
     pub needs_recovery: Option<Recovery>,
     /// Results submitted so far for the function calls at the head.
     pub tool_results: Option<ToolResults>,
+    /// The model this session asks (`MODEL` or `PROVIDER/MODEL`); `None`: the daemon's.
+    pub model: Option<String>,
+    /// Models asked in turn when the session's own cannot answer; empty: the daemon's.
+    pub fallback: Vec<String>,
+    /// The system instruction sent with every request, if any.
+    pub system: Option<String>,
 }
 
 /// Why a session needs recovery.
@@ -97,6 +103,9 @@ impl SessionRecord {
             tools_json: None,
             needs_recovery: None,
             tool_results: None,
+            model: None,
+            fallback: Vec::new(),
+            system: None,
         }
     }
 }

@@ -7,8 +7,8 @@ use tokio::time::timeout;
 
 use super::chunk::{self, StreamUpdate};
 use super::error::{Phase, ProviderError};
-use super::sse::SseParser;
-use super::{ApiKey, ModelApi, ProviderConfig, Redactor};
+use super::sse::Events;
+use super::{ApiKey, ModelApi, Provider, Redactor};
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 
@@ -16,7 +16,13 @@ use futures_util::future::BoxFuture;
 const MAX_ERROR_BODY: usize = 1024 * 1024;
 
 /// Headers of an error response worth keeping (retry hints, content type, request ids).
-const KEPT_HEADERS: &[&str] = &["retry-after", "content-type", "x-request-id", "server"];
+const KEPT_HEADERS: &[&str] = &[
+    "retry-after",
+    "retry-after-ms",
+    "content-type",
+    "x-request-id",
+    "server",
+];
 
 /// A client for one Gemini endpoint and model.
 pub struct Gemini {
@@ -49,34 +55,27 @@ impl ModelApi for Gemini {
     }
 }
 
+/// The HTTP client every provider shares (one connection pool).
+pub fn http_client() -> Result<reqwest::Client, reqwest::Error> {
+    reqwest::Client::builder()
+        .user_agent(concat!("omnid/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(Duration::from_secs(10))
+        .build()
+}
+
 impl Gemini {
-    /// Builds the HTTP client for `config`.
-    pub fn new(config: &ProviderConfig) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
-            .user_agent(concat!("omnid/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(Duration::from_secs(10))
-            .build()?;
+    /// A client for `model` at `provider`.
+    pub fn new(http: reqwest::Client, provider: &Provider, model: &str, idle: Duration) -> Self {
         let url = format!(
-            "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
-            config.base_url.trim_end_matches('/'),
-            config.model
+            "{}/v1beta/models/{model}:streamGenerateContent?alt=sse",
+            provider.base_url.trim_end_matches('/'),
         );
-        Ok(Self {
+        Self {
             http,
             url,
-            api_key: config.api_key.clone(),
-            idle_timeout: config.idle_timeout,
-            redactor: Redactor::new(config.api_key.as_ref().map(ApiKey::expose)),
-        })
-    }
-
-    fn idle_error(&self, phase: Phase) -> ProviderError {
-        ProviderError::Transport {
-            phase,
-            chain: format!("no data for {} s", self.idle_timeout.as_secs_f32()),
-            timeout: true,
-            connect: false,
-            io_kind: Some(std::io::ErrorKind::TimedOut),
+            api_key: provider.api_key.clone(),
+            idle_timeout: idle,
+            redactor: Redactor::new(provider.api_key.as_ref().map(ApiKey::expose)),
         }
     }
 
@@ -93,48 +92,35 @@ impl Gemini {
         if let Some(key) = &self.api_key {
             request = request.header("x-goog-api-key", key.header().clone());
         }
-        let mut response = timeout(self.idle_timeout, request.send())
-            .await
-            .map_err(|_| self.idle_error(Phase::Connect))?
-            .map_err(|e| ProviderError::transport(Phase::Connect, &e))?;
+        let response = send(request, self.idle_timeout).await?;
 
-        if !response.status().is_success() {
-            return Err(status_error(&mut response, self.idle_timeout).await);
-        }
-
-        let mut parser = SseParser::new();
+        let mut events = Events::of(response, self.idle_timeout);
         let mut finish_reason = None;
         let mut visible = false;
-        loop {
-            let bytes = timeout(self.idle_timeout, response.chunk())
-                .await
-                .map_err(|_| self.idle_error(Phase::Stream))?
-                .map_err(|e| ProviderError::transport(Phase::Stream, &e))?;
-            let Some(bytes) = bytes else { break };
-            let events = parser
-                .push(&bytes)
-                .map_err(|e| ProviderError::BrokenStream(e.to_string()))?;
-            for data in events {
-                let update = chunk::parse(&data)?;
-                visible |= update.parts.iter().any(is_visible);
-                if update.finish_reason.is_some() {
-                    finish_reason.clone_from(&update.finish_reason);
-                }
-                on_update(update);
+        while let Some(data) = events.next_idle().await? {
+            let update = chunk::parse(&data)?;
+            visible |= update.parts.iter().any(is_visible);
+            if update.finish_reason.is_some() {
+                finish_reason.clone_from(&update.finish_reason);
             }
+            on_update(update);
         }
-        parser
-            .finish()
-            .map_err(|e| ProviderError::BrokenStream(e.to_string()))?;
-        match finish_reason {
-            None => Err(ProviderError::NoFinishReason),
-            Some(finish_reason) if !visible => Err(ProviderError::EmptyAnswer { finish_reason }),
-            Some(_) => Ok(()),
-        }
+        ended(finish_reason, visible)
     }
 }
 
-fn is_visible(part: &crate::model::Part) -> bool {
+/// How a stream that ended cleanly ends the answer: it must have finished, with something
+/// to show.
+pub fn ended(finish_reason: Option<String>, visible: bool) -> Result<(), ProviderError> {
+    match finish_reason {
+        None => Err(ProviderError::NoFinishReason),
+        Some(finish_reason) if !visible => Err(ProviderError::EmptyAnswer { finish_reason }),
+        Some(_) => Ok(()),
+    }
+}
+
+/// Whether a part counts as an answer (a thought alone does not).
+pub fn is_visible(part: &crate::model::Part) -> bool {
     use crate::model::PartContent;
     match &part.content {
         PartContent::Text(text) => !text.is_empty(),
@@ -143,6 +129,22 @@ fn is_visible(part: &crate::model::Part) -> bool {
         | PartContent::FunctionResponse { .. }
         | PartContent::Other { .. } => true,
     }
+}
+
+/// Sends a request and waits (at most `idle`) for its headers; a non-success status is
+/// an error carrying what the API said.
+pub async fn send(
+    request: reqwest::RequestBuilder,
+    idle: Duration,
+) -> Result<reqwest::Response, ProviderError> {
+    let mut response = timeout(idle, request.send())
+        .await
+        .map_err(|_| super::sse::idle_error(Phase::Connect, idle))?
+        .map_err(|e| ProviderError::transport(Phase::Connect, &e))?;
+    if !response.status().is_success() {
+        return Err(status_error(&mut response, idle).await);
+    }
+    Ok(response)
 }
 
 /// The error for a response with a non-success status: its status, the headers worth

@@ -1,12 +1,16 @@
 //! Model providers: a model context goes in, a stream of parts comes out.
 //!
-//! Gemini is the only provider so far. This module (and only this one) talks HTTP, and it
-//! is the one boundary where what the API says enters the daemon: every provider error is
-//! stripped of the key here (an API may echo it back), so no later path can leak it.
+//! Two kinds speak to the outside: Gemini (`streamGenerateContent`) and OpenAI-compatible
+//! servers (`/chat/completions`: OpenAI, Ollama, llama.cpp, vLLM, OpenRouter, ...). Stored
+//! parts are provider-neutral; each kind renders them to its wire format and reads its
+//! stream back into them. This module (and only this one) talks HTTP, and it is the one
+//! boundary where what an API says enters the daemon: every provider error is stripped of
+//! the key here (an API may echo it back), so no later path can leak it.
 
 pub mod chunk;
 pub mod error;
 mod gemini;
+pub mod openai;
 pub mod parts;
 mod redact;
 pub mod request;
@@ -21,9 +25,10 @@ use reqwest::header::HeaderValue;
 
 pub use chunk::StreamUpdate;
 pub use error::{Phase, ProviderError};
-pub use gemini::{Gemini, status_error};
+pub use gemini::{Gemini, http_client, status_error};
+pub use openai::OpenAi;
 pub use redact::Redactor;
-pub use request::{Content, RequestOptions, SourcedPart, WireRole, contents, render};
+pub use request::{Content, RequestOptions, SourcedPart, Target, WireRole, body, contents};
 
 /// A model API: a request body in, a stream of updates out. Gemini is the one the daemon
 /// talks to; the session layer's tests answer through scripted ones.
@@ -43,6 +48,9 @@ pub trait ModelApi: Send + Sync {
 
 /// The production endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
+
+/// OpenAI's own API, for `--provider openai` without `--base-url`.
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 
 /// An API key. Its `Debug` never shows the value, so it cannot leak into a log by accident,
 /// and its header value is marked sensitive so HTTP tooling will not print it either.
@@ -82,6 +90,14 @@ impl ApiKey {
     pub fn header(&self) -> &HeaderValue {
         &self.header
     }
+
+    /// The `Authorization: Bearer` header value (OpenAI-compatible servers).
+    pub fn bearer(&self) -> HeaderValue {
+        let mut value = HeaderValue::from_str(&format!("Bearer {}", self.text))
+            .unwrap_or_else(|_| self.header.clone());
+        value.set_sensitive(true);
+        value
+    }
 }
 
 impl fmt::Debug for ApiKey {
@@ -90,17 +106,130 @@ impl fmt::Debug for ApiKey {
     }
 }
 
-/// How to reach the model API.
+/// Which wire format a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Gemini's `models/{model}:streamGenerateContent`.
+    Gemini,
+    /// OpenAI's `chat/completions` (and every server that copies it).
+    OpenAi,
+}
+
+impl Kind {
+    /// The name the configuration uses (`kind = "openai"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Gemini => "gemini",
+            Kind::OpenAi => "openai",
+        }
+    }
+
+    /// Parses a configuration's `kind`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "gemini" => Some(Kind::Gemini),
+            "openai" => Some(Kind::OpenAi),
+            _ => None,
+        }
+    }
+}
+
+/// One provider a model can be asked through: a named endpoint of one kind, with its key.
+#[derive(Debug, Clone)]
+pub struct Provider {
+    /// Its name in model references (`local` in `local/qwen2.5:7b`).
+    pub name: String,
+    /// Its wire format.
+    pub kind: Kind,
+    /// Scheme, host, port and (for OpenAI-compatible servers) path prefix, e.g.
+    /// `http://127.0.0.1:11434/v1`.
+    pub base_url: String,
+    /// Its key, if it needs one; never in a URL.
+    pub api_key: Option<ApiKey>,
+}
+
+/// Every provider, the default model and the fallback chain.
 #[derive(Debug, Clone)]
 pub struct ProviderConfig {
-    /// Scheme, host and port, e.g. `https://generativelanguage.googleapis.com`.
-    pub base_url: String,
-    /// The model name, e.g. `gemini-2.5-flash`.
+    /// The provider that `--base-url` and the key settings describe; a model reference
+    /// without a provider name goes to it. Named after its kind (`gemini`, `openai`).
+    pub default: Provider,
+    /// The configuration file's `[providers.NAME]`.
+    pub named: Vec<Provider>,
+    /// The model sessions ask unless they say otherwise (`MODEL` or `PROVIDER/MODEL`).
     pub model: String,
-    /// Sent as `x-goog-api-key`; never in the URL.
-    pub api_key: Option<ApiKey>,
+    /// Models asked, in order, when a send cannot be answered by its own.
+    pub fallback: Vec<String>,
     /// Request settings that do not come from the conversation.
     pub request: RequestOptions,
     /// Longest wait for the response headers or for the next chunk of the stream.
     pub idle_timeout: Duration,
+}
+
+/// A model reference resolved: the provider to ask and the model's name there.
+#[derive(Debug, Clone)]
+pub struct Resolved<'a> {
+    /// The provider.
+    pub provider: &'a Provider,
+    /// The model's name at that provider.
+    pub model: &'a str,
+}
+
+impl Resolved<'_> {
+    /// The canonical reference, `PROVIDER/MODEL`.
+    pub fn reference(&self) -> String {
+        format!("{}/{}", self.provider.name, self.model)
+    }
+}
+
+/// A model reference that names no configured provider.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(
+    "no provider is named `{name}` (configured: {known}); name a model as MODEL or \
+     PROVIDER/MODEL, with providers defined as [providers.NAME] in the configuration file"
+)]
+pub struct UnknownProvider {
+    /// The name given.
+    pub name: String,
+    /// The names configured.
+    pub known: String,
+}
+
+impl ProviderConfig {
+    /// Every provider, the default first.
+    pub fn all(&self) -> impl Iterator<Item = &Provider> {
+        std::iter::once(&self.default).chain(&self.named)
+    }
+
+    /// The Gemini provider the proxy forwards to: the default one if it is Gemini, else the
+    /// first named one that is.
+    pub fn gemini(&self) -> Option<&Provider> {
+        self.all().find(|p| p.kind == Kind::Gemini)
+    }
+
+    /// Resolves `MODEL` or `PROVIDER/MODEL`. Text before the first `/` that names a
+    /// provider selects it; otherwise the whole text is a model of the default provider
+    /// (OpenAI-compatible servers have models such as `meta-llama/llama-3-8b`). Gemini's
+    /// model names never hold a `/`, so there an unknown prefix is an error, not a model.
+    pub fn resolve<'a>(&'a self, reference: &'a str) -> Result<Resolved<'a>, UnknownProvider> {
+        if let Some((name, model)) = reference.split_once('/') {
+            if let Some(provider) = self.all().find(|p| p.name == name) {
+                return Ok(Resolved { provider, model });
+            }
+            if self.default.kind == Kind::Gemini {
+                return Err(UnknownProvider {
+                    name: name.to_string(),
+                    known: self
+                        .all()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            }
+        }
+        Ok(Resolved {
+            provider: &self.default,
+            model: reference,
+        })
+    }
 }

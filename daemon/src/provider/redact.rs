@@ -10,25 +10,33 @@ const SECRET_HEADERS: &[&str] = &["x-goog-api-key", "authorization", "proxy-auth
 /// Removes secrets from text before it is written anywhere.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
-    key: Option<String>,
+    keys: Vec<String>,
 }
 
 impl Redactor {
     /// A redactor that also knows the configured key's value.
     pub fn new(key: Option<&str>) -> Self {
+        Self::of_all(key)
+    }
+
+    /// A redactor that knows every configured key (each provider may have its own).
+    pub fn of_all<'a>(keys: impl IntoIterator<Item = &'a str>) -> Self {
         Self {
-            key: key.filter(|k| !k.is_empty()).map(str::to_string),
+            keys: keys
+                .into_iter()
+                .filter(|k| !k.is_empty())
+                .map(str::to_string)
+                .collect(),
         }
     }
 
-    /// The text with the key's value and every `key=` URL parameter value replaced.
+    /// The text with every key's value and every `key=` URL parameter value replaced.
     pub fn text(&self, text: &str) -> String {
-        let mut out = match &self.key {
-            Some(key) => text.replace(key.as_str(), REDACTED),
-            None => text.to_string(),
-        };
-        out = redact_key_params(&out);
-        out
+        let mut out = text.to_string();
+        for key in &self.keys {
+            out = out.replace(key.as_str(), REDACTED);
+        }
+        redact_key_params(&out)
     }
 
     /// A header value as it may be shown: secret headers are redacted entirely.

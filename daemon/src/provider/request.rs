@@ -1,13 +1,76 @@
-//! Building the request from a model context (the path from the start to the head), in two
-//! steps: first the merged [`Content`]s, which remember which node each part came from (so
-//! preflight validation can name offending nodes), then the JSON body.
+//! Building the request from a model context (the path from the start to the head): the
+//! merged [`Content`]s, which remember which node each part came from (so preflight
+//! validation can name offending nodes), and the JSON body in the target provider's
+//! format ([`body`]).
+//!
+//! What one provider attached to an answer for itself does not travel to another: an
+//! answer from elsewhere goes without its thoughts and thought signatures. Gemini 3 wants a
+//! signature on the first function call of every answer, so a call another provider made
+//! carries Google's documented placeholder, which tells it the call came from elsewhere.
 
-use crate::model::{Part, Role};
+use crate::model::{Part, PartContent, Role};
 use serde_json::value::RawValue;
 
-use super::{parts, wire};
+use super::{Kind, openai, parts, wire};
 use crate::model::NodeId;
 use crate::model::NodeRecord;
+
+/// The signature Gemini accepts on a function call it did not make.
+pub const FOREIGN_CALL_SIGNATURE: &str = "skip_thought_signature_validator";
+
+/// Where a request goes: the provider (by name), its kind, and the model.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    /// The provider's name: an answer it gave keeps what it attached for itself.
+    pub provider: &'a str,
+    /// Its wire format.
+    pub kind: Kind,
+    /// The model's name there.
+    pub model: &'a str,
+}
+
+/// A node as `target` should see it: an answer another provider gave loses its thoughts
+/// and signatures (and, for Gemini, its first call gets the placeholder signature).
+fn as_seen_by(node: &NodeRecord, target: &Target<'_>) -> NodeRecord {
+    let foreign = node
+        .model
+        .as_ref()
+        .is_some_and(|info| info.provider != target.provider);
+    if !foreign {
+        return node.clone();
+    }
+    let mut node = node.clone();
+    node.parts
+        .retain(|part| !matches!(part.content, PartContent::Thought(_)));
+    let mut first_call = true;
+    for part in &mut node.parts {
+        part.thought_signature = None;
+        if target.kind == Kind::Gemini
+            && first_call
+            && matches!(part.content, PartContent::FunctionCall { .. })
+        {
+            part.thought_signature = Some(FOREIGN_CALL_SIGNATURE.to_string());
+            first_call = false;
+        }
+    }
+    node
+}
+
+/// The request body for `target`: the context in its wire format, with the session's
+/// function declarations and system instruction.
+pub fn body(
+    target: &Target<'_>,
+    context: &[NodeRecord],
+    tools_json: Option<&str>,
+    system: Option<&str>,
+    options: &RequestOptions,
+) -> String {
+    let context: Vec<NodeRecord> = context.iter().map(|n| as_seen_by(n, target)).collect();
+    match target.kind {
+        Kind::Gemini => render(&contents(&context), tools_json, system, options),
+        Kind::OpenAi => openai::render(target.model, system, &context, tools_json),
+    }
+}
 
 /// Request settings that do not come from the conversation.
 #[derive(Debug, Clone, Default)]
@@ -86,8 +149,20 @@ pub fn contents(context: &[NodeRecord]) -> Vec<Content> {
 }
 
 /// The JSON body for `streamGenerateContent`.
-pub fn render(contents: &[Content], tools_json: Option<&str>, options: &RequestOptions) -> String {
+pub fn render(
+    contents: &[Content],
+    tools_json: Option<&str>,
+    system: Option<&str>,
+    options: &RequestOptions,
+) -> String {
     let request = wire::Request {
+        system_instruction: system.map(|text| wire::SystemInstruction {
+            parts: [wire::PartOut::Text {
+                text,
+                thought: None,
+                thought_signature: None,
+            }],
+        }),
         contents: contents
             .iter()
             .map(|content| wire::Content {
@@ -149,6 +224,7 @@ mod tests {
         let body: Value = serde_json::from_str(&render(
             &contents(&context),
             None,
+            None,
             &RequestOptions::default(),
         ))
         .unwrap();
@@ -188,7 +264,8 @@ mod tests {
         };
         let tools = r#"[{"name": "get_weather", "description": "Weather in a city"}]"#;
         let body: Value =
-            serde_json::from_str(&render(&contents(&context), Some(tools), &options)).unwrap();
+            serde_json::from_str(&render(&contents(&context), Some(tools), None, &options))
+                .unwrap();
         assert_eq!(body["contents"][1]["parts"][0]["thoughtSignature"], "sig");
         assert_eq!(
             body["contents"][1]["parts"][0]["functionCall"]["args"]["city"],
@@ -206,6 +283,95 @@ mod tests {
         assert_eq!(
             body["generationConfig"]["thinkingConfig"]["includeThoughts"],
             true
+        );
+    }
+
+    fn answered_by(mut node: NodeRecord, provider: &str) -> NodeRecord {
+        node.model = Some(crate::model::ModelInfo {
+            model: "m".into(),
+            model_version: None,
+            finish_reason: Some("STOP".into()),
+            usage: None,
+            attempts: 1,
+            latency_ms: 0,
+            interrupted: false,
+            provider: provider.into(),
+        });
+        node
+    }
+
+    #[test]
+    fn signatures_and_thoughts_go_back_only_to_the_provider_that_made_them() {
+        let signed = |content| Part {
+            content,
+            thought_signature: Some("sig-of-gemini".into()),
+        };
+        let call = |id: &str| PartContent::FunctionCall {
+            id: Some(id.into()),
+            name: "f".into(),
+            args_json: "{}".into(),
+        };
+        let mut by_gemini = node(2, Role::Model, "");
+        by_gemini.parts = vec![
+            signed(PartContent::Thought("thinking".into())),
+            signed(call("g1")),
+        ];
+        let mut by_local = node(4, Role::Model, "");
+        by_local.parts = vec![
+            Part {
+                content: PartContent::Thought("local thought".into()),
+                thought_signature: None,
+            },
+            Part {
+                content: call("l1"),
+                thought_signature: None,
+            },
+            Part {
+                content: call("l2"),
+                thought_signature: None,
+            },
+        ];
+        let context = [
+            node(1, Role::User, "go"),
+            answered_by(by_gemini, "gemini"),
+            node(3, Role::User, "more"),
+            answered_by(by_local, "local"),
+        ];
+        let options = RequestOptions::default();
+        let gemini = Target {
+            provider: "gemini",
+            kind: Kind::Gemini,
+            model: "gemini-2.5-flash",
+        };
+        let sent: Value =
+            serde_json::from_str(&body(&gemini, &context, None, None, &options)).unwrap();
+        let own = &sent["contents"][1]["parts"];
+        assert_eq!(
+            own[0]["thoughtSignature"], "sig-of-gemini",
+            "its own go back"
+        );
+        assert_eq!(own[1]["thoughtSignature"], "sig-of-gemini");
+        let foreign = &sent["contents"][3]["parts"];
+        assert_eq!(
+            foreign.as_array().unwrap().len(),
+            2,
+            "another's thoughts stay"
+        );
+        assert_eq!(foreign[0]["thoughtSignature"], FOREIGN_CALL_SIGNATURE);
+        assert!(
+            foreign[1].get("thoughtSignature").is_none(),
+            "only the first call"
+        );
+
+        let local = Target {
+            provider: "local",
+            kind: Kind::OpenAi,
+            model: "qwen",
+        };
+        let text = body(&local, &context, None, None, &options);
+        assert!(
+            !text.contains("sig-of-gemini") && !text.contains("thinking"),
+            "{text}"
         );
     }
 }

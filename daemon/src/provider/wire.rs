@@ -10,6 +10,9 @@ use serde_json::value::RawValue;
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Request<'a> {
+    /// The session's system instruction, if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_instruction: Option<SystemInstruction<'a>>,
     /// The conversation, roles alternating.
     pub contents: Vec<Content<'a>>,
     /// Function declarations, if the session has any.
@@ -18,6 +21,13 @@ pub struct Request<'a> {
     /// Generation settings, if any differ from the API's defaults.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub generation_config: Option<GenerationConfig>,
+}
+
+/// `systemInstruction`: one text part.
+#[derive(Debug, Serialize)]
+pub struct SystemInstruction<'a> {
+    /// The instruction.
+    pub parts: [PartOut<'a>; 1],
 }
 
 /// One turn of the request.
@@ -243,11 +253,16 @@ pub struct PromptFeedback {
     pub block_reason: Option<String>,
 }
 
-/// The `error` object of an error body (or of an error inside the stream).
+/// The `error` object of an error body (or of an error inside the stream), in Gemini's
+/// shape (`code`, `message`, `status`, `details`) or OpenAI's (`message`, `type`, `param`,
+/// `code`).
 #[derive(Debug, Default, Clone, Deserialize)]
 pub struct ApiError {
-    /// The HTTP-like code.
-    pub code: Option<u64>,
+    /// Gemini's HTTP-like number, or OpenAI's name (`context_length_exceeded`).
+    pub code: Option<ErrorCode>,
+    /// OpenAI's error type (`insufficient_quota`, `invalid_request_error`, ...).
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
     /// The API's message.
     pub message: Option<String>,
     /// The canonical status (`INVALID_ARGUMENT`, `RESOURCE_EXHAUSTED`, ...).
@@ -255,6 +270,32 @@ pub struct ApiError {
     /// Typed details (`RetryInfo`, `QuotaFailure`, `ErrorInfo`, ...).
     #[serde(default)]
     pub details: Vec<ErrorDetail>,
+}
+
+/// An error's `code`: a number (Gemini) or a name (OpenAI).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum ErrorCode {
+    /// `429`.
+    Number(u64),
+    /// `"insufficient_quota"`.
+    Name(String),
+}
+
+impl ApiError {
+    /// The numeric code, if the code is a number.
+    pub fn number(&self) -> Option<u64> {
+        match &self.code {
+            Some(ErrorCode::Number(n)) => Some(*n),
+            Some(ErrorCode::Name(_)) | None => None,
+        }
+    }
+
+    /// Whether the code or the type is `name` (OpenAI's way of saying what went wrong).
+    pub fn is(&self, name: &str) -> bool {
+        matches!(&self.code, Some(ErrorCode::Name(code)) if code == name)
+            || self.kind.as_deref() == Some(name)
+    }
 }
 
 /// One entry of `error.details`; fields of the kinds Omni reads.
@@ -319,7 +360,7 @@ mod tests {
         let plain = r#"{"error": {"code": 429, "message": "slow down", "status": "RESOURCE_EXHAUSTED",
             "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "2s"}]}}"#;
         let error = api_error(plain).unwrap();
-        assert_eq!(error.code, Some(429));
+        assert_eq!(error.number(), Some(429));
         assert!(error.details[0].is("google.rpc.RetryInfo"));
         assert_eq!(error.details[0].retry_delay.as_deref(), Some("2s"));
         let wrapped = r#"[{"error": {"code": 503, "message": "overloaded"}}]"#;
@@ -327,6 +368,9 @@ mod tests {
             api_error(wrapped).unwrap().message.as_deref(),
             Some("overloaded")
         );
+        let openai = r#"{"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}"#;
+        let error = api_error(openai).unwrap();
+        assert!(error.is("insufficient_quota") && error.number().is_none());
         assert!(api_error("<html>").is_none());
         assert!(api_error(r#"{"other": 1}"#).is_none());
     }

@@ -161,7 +161,7 @@ impl Forward {
             let _ = head.send(Head::Stream(self.delivered.framing.content_type()));
         }
         let idle = self.idle();
-        match relay::relay(&mut response, &mut self.delivered, &events, idle, deadline).await {
+        match relay::relay(response, &mut self.delivered, &events, idle, deadline).await {
             Relayed::Complete => {
                 self.complete = true;
                 Attempt::Done(None)

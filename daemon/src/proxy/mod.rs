@@ -26,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::api::Daemon;
 use crate::exchange::{self, Outcome, Setup};
 use crate::provider::Redactor;
-use crate::services::{Live, Services};
+use crate::services::Services;
 use forward::{Forward, Head};
 
 /// The proxy's shared state.
@@ -151,9 +151,17 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         return errors::not_found(&call.path);
     }
     let live = proxy.services.live.get();
+    let Some(gemini) = live.config.provider.gemini() else {
+        return errors::response(
+            axum::http::StatusCode::NOT_IMPLEMENTED,
+            "UNIMPLEMENTED",
+            "omnid's proxy forwards to a Gemini provider, and none is configured (the default \
+             provider is OpenAI-compatible and no [providers.NAME] has kind = \"gemini\")",
+        );
+    };
     let accept_any = live.config.settings.proxy_accept_any_key;
     let carried = keys::carried(headers, call.query.as_deref());
-    let key = match keys::admit(carried, live.config.provider.api_key.as_ref(), accept_any) {
+    let key = match keys::admit(carried, gemini.api_key.as_ref(), accept_any) {
         Ok(key) => key,
         Err(refusal) => return refusal.response(),
     };
@@ -163,7 +171,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         .proxy
         .requests
         .fetch_add(1, Ordering::Relaxed);
-    let (url, framing) = upstream(&live, &call);
+    let (url, framing) = upstream(&gemini.base_url, &call);
     let redactor = Redactor::new(key.as_ref().map(|k| k.expose()));
     let sent = if call.generates {
         history::Sent::parse(&call.body)
@@ -213,7 +221,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
 /// Where the request goes upstream (its key left out), and how a stream reaches the
 /// client: upstream always streams server-sent events; a client that did not ask for them
 /// gets the JSON array the API would have sent it.
-fn upstream(live: &Live, call: &Call) -> (String, relay::Framing) {
+fn upstream(base_url: &str, call: &Call) -> (String, relay::Framing) {
     let mut query = keys::without_key(call.query.as_deref());
     let framing = if call.streaming && !asks_for_sse(query.as_deref()) {
         query = Some(match query {
@@ -224,7 +232,7 @@ fn upstream(live: &Live, call: &Call) -> (String, relay::Framing) {
     } else {
         relay::Framing::Sse
     };
-    let base = live.config.provider.base_url.trim_end_matches('/');
+    let base = base_url.trim_end_matches('/');
     let url = match query {
         Some(query) => format!("{base}{}?{query}", call.path),
         None => format!("{base}{}", call.path),
@@ -257,9 +265,11 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
         })
     };
     let setup = Setup {
+        breaker: forward.live.breaker(&forward.url),
         live: forward.live.clone(),
         diag: proxy.services.diag.clone(),
         cancel,
+        wait_for_probe: true,
     };
     let started = std::time::Instant::now();
     let outcome = exchange::run(&mut forward, &setup).await;

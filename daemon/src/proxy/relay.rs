@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use tokio::sync::mpsc;
-use tokio::time::{Instant, timeout_at};
+use tokio::time::Instant;
 
 use crate::model::PartContent;
+use crate::provider::ProviderError;
 use crate::provider::chunk;
-use crate::provider::sse::SseParser;
-use crate::provider::{Phase, ProviderError};
+use crate::provider::sse::Events;
 use crate::session::answer::AnswerBuilder;
 
 /// How a stream reaches the client: server-sent events (`alt=sse`), or, as the API
@@ -113,66 +113,43 @@ impl Delivered {
 
 /// Relays one attempt's stream to `client`, skipping what it already has.
 pub async fn relay(
-    response: &mut reqwest::Response,
+    response: reqwest::Response,
     delivered: &mut Delivered,
     client: &mpsc::Sender<Bytes>,
     idle: Duration,
     deadline: Instant,
 ) -> Relayed {
-    let mut parser = SseParser::new();
+    let mut events = Events::of(response, idle);
     let mut index = 0;
     let mut finished = false;
     loop {
-        let next = timeout_at(deadline.min(Instant::now() + idle), response.chunk()).await;
-        let bytes = match next {
-            Err(_) => return Relayed::Failed(idle_error(idle)),
-            Ok(Err(error)) => {
-                return Relayed::Failed(ProviderError::transport(Phase::Stream, &error));
-            }
-            Ok(Ok(None)) => break,
-            Ok(Ok(Some(bytes))) => bytes,
+        let data = match events.next(deadline).await {
+            Err(error) => return Relayed::Failed(error),
+            Ok(None) => break,
+            Ok(Some(data)) => data,
         };
-        let events = match parser.push(&bytes) {
-            Ok(events) => events,
-            Err(error) => return Relayed::Failed(ProviderError::BrokenStream(error.to_string())),
+        let update = match chunk::parse(&data) {
+            Ok(update) => update,
+            Err(error) => return Relayed::Failed(error),
         };
-        for data in events {
-            let update = match chunk::parse(&data) {
-                Ok(update) => update,
-                Err(error) => return Relayed::Failed(error),
-            };
-            finished |= update.finish_reason.is_some();
-            let parts: Vec<PartContent> = update.parts.iter().map(|p| p.content.clone()).collect();
-            if let Some(had) = delivered.events.get(index) {
-                index += 1;
-                if *had != parts {
-                    return Relayed::Diverged;
-                }
-                continue;
-            }
+        finished |= update.finish_reason.is_some();
+        let parts: Vec<PartContent> = update.parts.iter().map(|p| p.content.clone()).collect();
+        if let Some(had) = delivered.events.get(index) {
             index += 1;
-            if !delivered.send(client, &data).await {
-                return Relayed::ClientGone;
+            if *had != parts {
+                return Relayed::Diverged;
             }
-            delivered.events.push(parts);
-            delivered.answer.absorb(update);
+            continue;
         }
-    }
-    if let Err(error) = parser.finish() {
-        return Relayed::Failed(ProviderError::BrokenStream(error.to_string()));
+        index += 1;
+        if !delivered.send(client, &data).await {
+            return Relayed::ClientGone;
+        }
+        delivered.events.push(parts);
+        delivered.answer.absorb(update);
     }
     if !finished || index < delivered.events.len() {
         return Relayed::Failed(ProviderError::NoFinishReason);
     }
     Relayed::Complete
-}
-
-fn idle_error(idle: Duration) -> ProviderError {
-    ProviderError::Transport {
-        phase: Phase::Stream,
-        chain: format!("no data for {} s", idle.as_secs_f32()),
-        timeout: true,
-        connect: false,
-        io_kind: Some(std::io::ErrorKind::TimedOut),
-    }
 }

@@ -95,11 +95,6 @@ impl Breaker {
         &self.endpoint
     }
 
-    /// Its threshold and cool-down.
-    pub fn settings(&self) -> (u32, Duration) {
-        (self.threshold, self.cooldown)
-    }
-
     /// Asks to send a request now.
     pub fn admit(self: &Arc<Self>, now: Instant) -> Result<Permit, Refused> {
         let mut inner = self.inner();

@@ -67,6 +67,9 @@ pub enum FailureClass {
         /// The API rejected the history's function call/response structure.
         mismatched_function_parts: bool,
     },
+    /// The conversation is longer than the model's context window (a 400 that says so):
+    /// the request cannot succeed as it is.
+    ContextTooLong,
     /// 401/403 or an invalid API key.
     Auth,
     /// 404: the model does not exist.
@@ -99,6 +102,7 @@ impl FailureClass {
             FailureClass::BadRequest {
                 mismatched_function_parts: false,
             } => "bad_request",
+            FailureClass::ContextTooLong => "context_too_long",
             FailureClass::Auth => "auth",
             FailureClass::ModelNotFound => "model_not_found",
             FailureClass::InvalidStream => "invalid_stream",
@@ -118,12 +122,22 @@ impl FailureClass {
             | FailureClass::Timeout
             | FailureClass::QuotaExhausted { .. }
             | FailureClass::BadRequest { .. }
+            | FailureClass::ContextTooLong
             | FailureClass::Auth
             | FailureClass::ModelNotFound
             | FailureClass::InvalidStream
             | FailureClass::Blocked
             | FailureClass::CircuitOpen { .. } => None,
         }
+    }
+
+    /// Whether the request itself is at fault (retrying, or asking another model, cannot
+    /// help): the session stops and asks how to recover.
+    pub fn needs_recovery(&self) -> bool {
+        matches!(
+            self,
+            FailureClass::BadRequest { .. } | FailureClass::ContextTooLong
+        )
     }
 
     /// Whether this failure may heal by itself: the endpoint is having trouble (so it also
@@ -140,6 +154,7 @@ impl FailureClass {
             FailureClass::Cancelled
             | FailureClass::QuotaExhausted { .. }
             | FailureClass::BadRequest { .. }
+            | FailureClass::ContextTooLong
             | FailureClass::Auth
             | FailureClass::ModelNotFound
             | FailureClass::Blocked
@@ -207,6 +222,17 @@ fn quota_is_daily(error: &ApiError, message: &str) -> bool {
     daily_violation || lower.contains("limit: 0") || lower.contains("per day")
 }
 
+/// OpenAI's `context_length_exceeded` (or a message that says the same: Ollama, vLLM and
+/// llama.cpp word it their own way).
+fn context_too_long(error: &ApiError, message: &str) -> bool {
+    let lower = message.to_ascii_lowercase();
+    error.is("context_length_exceeded")
+        || lower.contains("maximum context length")
+        || lower.contains("context length exceeded")
+        || lower.contains("exceeds the context")
+        || lower.contains("context window")
+}
+
 fn status_class(
     status: u16,
     headers: &[(String, String)],
@@ -216,22 +242,31 @@ fn status_class(
 ) -> FailureClass {
     let error = api_error(body).unwrap_or_default();
     let message = error.message.as_deref().unwrap_or_default();
-    let header_delay = headers
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case("retry-after"))
-        .and_then(|(_, value)| delay::parse_retry_after(value, now));
+    let header = |wanted: &str| {
+        headers
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(wanted))
+            .map(|(_, value)| value.as_str())
+    };
+    let header_delay = header("retry-after-ms")
+        .and_then(delay::parse_retry_after_ms)
+        .or_else(|| header("retry-after").and_then(|v| delay::parse_retry_after(v, now)));
     let server_delay = header_delay
         .or_else(|| delay::retry_info(&error))
         .or_else(|| delay::from_message(message));
     match status {
         400 if api_key_invalid(&error, message) => FailureClass::Auth,
+        400 | 413 if context_too_long(&error, message) => FailureClass::ContextTooLong,
         400 => FailureClass::BadRequest {
             mismatched_function_parts: is_mismatched_function_parts(message),
         },
         401 | 403 => FailureClass::Auth,
         404 => FailureClass::ModelNotFound,
         408 => FailureClass::Timeout,
-        429 if quota_is_daily(&error, message) || server_delay.is_some_and(|d| d > max_delay) => {
+        429 if quota_is_daily(&error, message)
+            || error.is("insufficient_quota")
+            || server_delay.is_some_and(|d| d > max_delay) =>
+        {
             FailureClass::QuotaExhausted {
                 resets_in: server_delay,
             }
@@ -289,7 +324,7 @@ fn network_cause(chain: &str, io_kind: Option<io::ErrorKind>) -> NetworkCause {
 
 /// An error object that arrived inside the stream, classified by its `code`.
 fn in_stream_class(body: &str, message: &str) -> FailureClass {
-    let code = api_error(body).and_then(|e| e.code).unwrap_or(500);
+    let code = api_error(body).and_then(|e| e.number()).unwrap_or(500);
     match code {
         429 => FailureClass::RateLimited { server_delay: None },
         503 => FailureClass::Overloaded { server_delay: None },
@@ -313,8 +348,16 @@ fn advice(class: &FailureClass) -> Option<String> {
             "the quota will not recover by retrying (daily quotas reset at midnight Pacific time)"
                 .to_string(),
         ),
-        FailureClass::Auth => Some("check GEMINI_API_KEY".to_string()),
-        FailureClass::ModelNotFound => Some("check omnid's --model".to_string()),
+        FailureClass::Auth => Some("check the provider's API key".to_string()),
+        FailureClass::ModelNotFound => {
+            Some("check the model's name (`omnictl model`, or omnid's --model)".to_string())
+        }
+        FailureClass::ContextTooLong => Some(
+            "the conversation is too long for this model: go back to an earlier point \
+             (`omnictl recover --deep`, `back`, `checkout`) or switch to a model with a \
+             larger context (`omnictl model`)"
+                .to_string(),
+        ),
         FailureClass::Cancelled
         | FailureClass::Network(_)
         | FailureClass::Timeout
@@ -375,5 +418,7 @@ pub fn classify(error: &ProviderError, max_delay: Duration, now: SystemTime) -> 
     }
 }
 
+#[cfg(test)]
+mod openai_tests;
 #[cfg(test)]
 mod tests;

@@ -32,6 +32,12 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
+/// OpenAI's `retry-after-ms` header: milliseconds, possibly fractional.
+pub fn parse_retry_after_ms(value: &str) -> Option<Duration> {
+    let ms: f64 = value.trim().parse().ok()?;
+    Duration::try_from_secs_f64(ms / 1000.0).ok()
+}
+
 /// `RetryInfo.retryDelay` from an error object's `details`.
 pub fn retry_info(error: &ApiError) -> Option<Duration> {
     error

@@ -7,10 +7,11 @@ use std::sync::{Arc, RwLock};
 
 use anyhow::Context;
 
+use super::endpoints::{self, Breakers, Endpoint};
 use crate::config::Config;
 use crate::diag::Policy;
-use crate::provider::{Gemini, ModelApi};
-use crate::resilience::Breaker;
+use crate::provider::{Kind, ModelApi, UnknownProvider, http_client};
+use crate::resilience::{Breaker, BreakerStatus};
 
 /// Settings in effect for new sends.
 pub struct Live {
@@ -19,48 +20,112 @@ pub struct Live {
     pub config: Config,
     /// What diagnostics redact and record.
     pub diag: Policy,
-    /// The model API client.
-    pub provider: Arc<dyn ModelApi>,
-    /// The endpoint's circuit breaker.
-    pub breaker: Arc<Breaker>,
+    /// One connection pool for every provider.
+    http: reqwest::Client,
+    /// Answers every model when set (the session layer's tests give a scripted one).
+    fixed: Option<Arc<dyn ModelApi>>,
+    /// Every endpoint's circuit breaker.
+    breakers: Arc<Breakers>,
 }
 
 impl Live {
-    /// Builds the live settings from a configuration. The breaker (and what it learned) is
-    /// kept if the endpoint and its settings did not change.
+    /// Builds the live settings from a configuration. The breakers (and what they learned)
+    /// are kept if their settings did not change.
     pub fn build(config: Config, previous: Option<&Live>) -> anyhow::Result<Self> {
-        let provider =
-            Arc::new(Gemini::new(&config.provider).context("cannot build the HTTP client")?);
-        Ok(Self::with_provider(config, provider, previous))
+        let http = http_client().context("cannot build the HTTP client")?;
+        Ok(Self::assemble(config, http, None, previous))
     }
 
-    /// The live settings of a configuration, answered by `provider` (the session layer's
-    /// tests give a scripted one).
+    /// The live settings of a configuration, every model answered by `provider` (the
+    /// session layer's tests give a scripted one).
+    #[cfg(test)]
     pub fn with_provider(
         config: Config,
         provider: Arc<dyn ModelApi>,
         previous: Option<&Live>,
     ) -> Self {
-        let breaker = match previous {
-            Some(old)
-                if old.breaker.endpoint() == provider.url()
-                    && old.breaker.settings()
-                        == (config.breaker_failures, config.breaker_cooldown) =>
-            {
-                old.breaker.clone()
-            }
-            _ => Breaker::new(
-                provider.url(),
-                config.breaker_failures,
-                config.breaker_cooldown,
-            ),
-        };
+        Self::assemble(config, reqwest::Client::new(), Some(provider), previous)
+    }
+
+    fn assemble(
+        config: Config,
+        http: reqwest::Client,
+        fixed: Option<Arc<dyn ModelApi>>,
+        previous: Option<&Live>,
+    ) -> Self {
+        let breakers = Breakers::carried(
+            previous.map(|old| &old.breakers),
+            config.breaker_failures,
+            config.breaker_cooldown,
+        );
         Self {
             diag: config.diag_policy(),
-            provider,
-            breaker,
+            http,
+            fixed,
+            breakers,
             config,
         }
+    }
+
+    /// The endpoint a model reference names (`MODEL` or `PROVIDER/MODEL`).
+    pub fn endpoint(&self, reference: &str) -> Result<Endpoint, UnknownProvider> {
+        let providers = &self.config.provider;
+        let resolved = providers.resolve(reference)?;
+        let api = match &self.fixed {
+            Some(api) => api.clone(),
+            None => endpoints::client(&self.http, resolved.provider, resolved.model, providers),
+        };
+        let kind = resolved.provider.kind;
+        let breaker = self
+            .breakers
+            .of(&endpoints::label(kind, api.url(), resolved.model));
+        Ok(Endpoint {
+            reference: resolved.reference(),
+            provider: resolved.provider.name.clone(),
+            kind,
+            model: resolved.model.to_string(),
+            api,
+            breaker,
+        })
+    }
+
+    /// The daemon's default model's endpoint (its reference was checked when the
+    /// configuration was read).
+    pub fn default_endpoint(&self) -> Result<Endpoint, UnknownProvider> {
+        self.endpoint(&self.config.provider.model)
+    }
+
+    /// The breaker of an endpoint by its label (the proxy's upstream URL).
+    pub fn breaker(&self, label: &str) -> Arc<Breaker> {
+        self.breakers.of(label)
+    }
+
+    /// Every endpoint's breaker asked so far, the default model's included.
+    pub fn breaker_statuses(&self) -> Vec<BreakerStatus> {
+        // The default model's breaker is shown from the start, before anything was sent.
+        let _ = self.default_endpoint();
+        self.breakers.statuses(std::time::Instant::now())
+    }
+
+    /// The client that sends to `url` (a recorded request's), if a configured provider
+    /// serves it: how a diagnostic record is replayed.
+    pub fn api_for_url(&self, url: &str) -> Option<Arc<dyn ModelApi>> {
+        if let Some(api) = &self.fixed {
+            return Some(api.clone());
+        }
+        let providers = &self.config.provider;
+        providers.all().find_map(|provider| {
+            let base = provider.base_url.trim_end_matches('/');
+            let rest = url.strip_prefix(base)?;
+            match provider.kind {
+                Kind::OpenAi => (rest == "/chat/completions")
+                    .then(|| endpoints::client(&self.http, provider, "", providers)),
+                Kind::Gemini => {
+                    let model = rest.strip_prefix("/v1beta/models/")?.split(':').next()?;
+                    Some(endpoints::client(&self.http, provider, model, providers))
+                }
+            }
+        })
     }
 }
 

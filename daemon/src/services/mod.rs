@@ -4,6 +4,7 @@
 //! shows.
 
 mod current;
+mod endpoints;
 mod live;
 
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 pub use current::CurrentSession;
+pub use endpoints::Endpoint;
 pub use live::{Live, Swap};
 
 use crate::diag::Diagnostics;

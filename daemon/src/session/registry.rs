@@ -29,6 +29,19 @@ pub fn is_bad_record(error: &StoreError) -> bool {
     )
 }
 
+/// What a new session starts with (each checked by the caller).
+#[derive(Debug, Default)]
+pub struct NewSession {
+    /// Function declarations, a JSON array.
+    pub tools_json: Option<String>,
+    /// Its model, `PROVIDER/MODEL`; `None`: the daemon's.
+    pub model: Option<String>,
+    /// Its fallback chain; empty: the daemon's.
+    pub fallback: Vec<String>,
+    /// Its system instruction.
+    pub system: Option<String>,
+}
+
 impl Registry {
     /// A registry over the shared session context.
     pub fn new(ctx: Arc<Services>) -> Self {
@@ -71,9 +84,12 @@ impl Registry {
 
     /// Creates an empty session (with function declarations, if given), durably, and makes
     /// it the current one.
-    pub async fn create(&self, tools_json: Option<String>) -> Result<SessionRecord, SessionError> {
+    pub async fn create(&self, options: NewSession) -> Result<SessionRecord, SessionError> {
         let mut record = SessionRecord::new(Uuid::new_v4(), now_ms());
-        record.tools_json = tools_json;
+        record.tools_json = options.tools_json;
+        record.model = options.model;
+        record.fallback = options.fallback;
+        record.system = options.system;
         self.store_new(&record).await?;
         self.ctx.current.set(record.id);
         Ok(record)

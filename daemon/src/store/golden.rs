@@ -6,8 +6,10 @@
 use crate::model::{ModelInfo, Part, PartContent, Role, Usage};
 use uuid::Uuid;
 
-use super::legacy::{SessionRecordV1, SessionRecordV2};
-use super::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT, codec, decode_move, decode_session};
+use super::legacy::{SessionRecordV1, SessionRecordV2, SessionRecordV3};
+use super::{
+    MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT, codec, decode_move, decode_node, decode_session,
+};
 use crate::model::{
     MoveKind, MoveRecord, NodeRecord, Recovery, SessionRecord, Suspension, ToolResults,
 };
@@ -54,18 +56,13 @@ fn v2() -> SessionRecordV2 {
     }
 }
 
-fn session_v3() -> SessionRecord {
-    SessionRecord {
-        id: ID,
-        title: "a title".into(),
-        created_at_ms: 1_790_000_000_000,
-        updated_at_ms: 1_790_000_000_500,
-        head: 3,
-        nodes: 4,
-        moves: 5,
-        redo_top: Some(2),
-        consecutive_failures: 1,
-        suspended: Some(suspension()),
+fn v3() -> SessionRecordV3 {
+    SessionRecordV3 {
+        v2: SessionRecordV2 {
+            v1: v1(),
+            consecutive_failures: 1,
+            suspended: Some(suspension()),
+        },
         tools_json: Some(r#"[{"name":"get_weather"}]"#.into()),
         needs_recovery: Some(Recovery {
             reason: "HTTP 400".into(),
@@ -80,7 +77,16 @@ fn session_v3() -> SessionRecord {
     }
 }
 
-fn node_v1() -> NodeRecord {
+fn session_v4() -> SessionRecord {
+    SessionRecord {
+        model: Some("local/qwen2.5:7b".into()),
+        fallback: vec!["gemini-2.5-flash".into(), "local/llama3".into()],
+        system: Some("Answer briefly.".into()),
+        ..v3().into()
+    }
+}
+
+fn node_v2() -> NodeRecord {
     let part = |content| Part {
         content,
         thought_signature: None,
@@ -123,6 +129,7 @@ fn node_v1() -> NodeRecord {
             attempts: 2,
             latency_ms: 1234,
             interrupted: false,
+            provider: "local".into(),
         }),
     }
 }
@@ -155,26 +162,43 @@ fn old_session_formats_read_as_their_samples_say() {
     assert_eq!(read.consecutive_failures, 3);
     assert_eq!(read.suspended, Some(suspension()));
     assert_eq!(read.tools_json, None);
+
+    let v3_bytes = unhex(include_str!("golden/session-v3.hex"));
+    assert_eq!(hex(&v3_bytes), hex(&codec::encode(&v3(), 3).unwrap()));
+    let read = decode_session(&v3_bytes).unwrap();
+    assert_eq!(read, SessionRecord::from(v3()));
+    assert_eq!(
+        (read.model, read.fallback, read.system),
+        (None, vec![], None)
+    );
+}
+
+#[test]
+fn old_nodes_read_as_answered_by_gemini() {
+    let v1_bytes = unhex(include_str!("golden/node-v1.hex"));
+    let read = decode_node(&v1_bytes).unwrap();
+    let mut expected = node_v2();
+    if let Some(info) = &mut expected.model {
+        info.provider = "gemini".into();
+    }
+    assert_eq!(read, expected);
 }
 
 #[test]
 fn current_formats_write_exactly_their_samples() {
-    let session = unhex(include_str!("golden/session-v3.hex"));
+    let session = unhex(include_str!("golden/session-v4.hex"));
     assert_eq!(
-        hex(&codec::encode(&session_v3(), SESSION_FORMAT).unwrap()),
+        hex(&codec::encode(&session_v4(), SESSION_FORMAT).unwrap()),
         hex(&session)
     );
-    assert_eq!(decode_session(&session).unwrap(), session_v3());
+    assert_eq!(decode_session(&session).unwrap(), session_v4());
 
-    let node = unhex(include_str!("golden/node-v1.hex"));
+    let node = unhex(include_str!("golden/node-v2.hex"));
     assert_eq!(
-        hex(&codec::encode(&node_v1(), NODE_FORMAT).unwrap()),
+        hex(&codec::encode(&node_v2(), NODE_FORMAT).unwrap()),
         hex(&node)
     );
-    assert_eq!(
-        codec::decode::<NodeRecord>(&node, "node", NODE_FORMAT).unwrap(),
-        node_v1()
-    );
+    assert_eq!(decode_node(&node).unwrap(), node_v2());
 
     // Format 1 moves had only the plain kinds; format 2 added the recovery ones.
     let old_move = unhex(include_str!("golden/move-v1.hex"));
@@ -198,4 +222,25 @@ fn current_formats_write_exactly_their_samples() {
         .map(|kind| hex(&codec::encode(&move_record(*kind), MOVE_FORMAT).unwrap()) + "\n")
         .collect();
     assert_eq!(written.split_whitespace().collect::<String>(), hex(&moves));
+}
+
+/// Writes the current formats' samples: `OMNI_WRITE_GOLDEN=1 cargo test -p omnid --lib golden`
+/// (only when a format version changes; the old samples stay as they are).
+#[test]
+fn write_current_samples_when_asked() {
+    if std::env::var_os("OMNI_WRITE_GOLDEN").is_none() {
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/golden");
+    let write = |name: &str, bytes: Vec<u8>| {
+        std::fs::write(dir.join(name), hex(&bytes) + "\n").expect("a writable source tree")
+    };
+    write(
+        &format!("session-v{SESSION_FORMAT}.hex"),
+        codec::encode(&session_v4(), SESSION_FORMAT).unwrap(),
+    );
+    write(
+        &format!("node-v{NODE_FORMAT}.hex"),
+        codec::encode(&node_v2(), NODE_FORMAT).unwrap(),
+    );
 }

@@ -47,10 +47,11 @@ use crate::model::NodeId;
 use crate::model::{MoveRecord, NodeRecord, SessionRecord};
 
 /// Format of session records: 2 added the failure count and suspension, 3 tools and
-/// recovery. Older ones are migrated when read.
-const SESSION_FORMAT: u8 = 3;
-/// Format of nodes.
-const NODE_FORMAT: u8 = 1;
+/// recovery, 4 the session's model, fallback chain and system instruction. Older ones are
+/// migrated when read.
+const SESSION_FORMAT: u8 = 4;
+/// Format of nodes: 2 added the provider that answered.
+const NODE_FORMAT: u8 = 2;
 /// Format of moves: 2 added the recovery move kinds (a format-1 move reads unchanged).
 const MOVE_FORMAT: u8 = 2;
 
@@ -58,13 +59,28 @@ fn decode_session(bytes: &[u8]) -> Result<SessionRecord, StoreError> {
     const WHAT: &str = "session record";
     match codec::split(bytes, WHAT)? {
         (SESSION_FORMAT, body) => codec::body(body, WHAT),
-        (2, body) => Ok(codec::body::<legacy::SessionRecordV2>(body, WHAT)?.into()),
+        (3, body) => Ok(codec::body::<legacy::SessionRecordV3>(body, WHAT)?.into()),
+        (2, body) => {
+            let v3: legacy::SessionRecordV3 =
+                codec::body::<legacy::SessionRecordV2>(body, WHAT)?.into();
+            Ok(v3.into())
+        }
         (1, body) => {
             let v2: legacy::SessionRecordV2 =
                 codec::body::<legacy::SessionRecordV1>(body, WHAT)?.into();
-            Ok(v2.into())
+            let v3: legacy::SessionRecordV3 = v2.into();
+            Ok(v3.into())
         }
         (found, _) => Err(codec::unknown(WHAT, found, SESSION_FORMAT)),
+    }
+}
+
+fn decode_node(bytes: &[u8]) -> Result<NodeRecord, StoreError> {
+    const WHAT: &str = "node";
+    match codec::split(bytes, WHAT)? {
+        (NODE_FORMAT, body) => codec::body(body, WHAT),
+        (1, body) => Ok(codec::body::<legacy::NodeRecordV1>(body, WHAT)?.into()),
+        (found, _) => Err(codec::unknown(WHAT, found, NODE_FORMAT)),
     }
 }
 
@@ -281,7 +297,7 @@ impl Store {
             .nodes
             .scan_prefix(session.as_bytes())
             .values()
-            .map(|v| codec::decode(&v?, "node", NODE_FORMAT))
+            .map(|v| decode_node(&v?))
             .collect()
     }
 
@@ -294,7 +310,7 @@ impl Store {
         let (mut nodes, mut problems) = (Vec::new(), Vec::new());
         for item in self.db.get()?.nodes.scan_prefix(session.as_bytes()) {
             let (key, value) = item?;
-            match codec::decode(&value, "node", NODE_FORMAT) {
+            match decode_node(&value) {
                 Ok(node) => nodes.push(node),
                 Err(error) => problems.push(format!(
                     "node {}: {error}",
@@ -308,7 +324,7 @@ impl Store {
     /// One node of a session; a missing node is corruption (the tree said it exists).
     pub fn node(&self, session: &Uuid, id: NodeId) -> Result<NodeRecord, StoreError> {
         match self.db.get()?.nodes.get(child_key(session, id))? {
-            Some(value) => codec::decode(&value, "node", NODE_FORMAT),
+            Some(value) => decode_node(&value),
             None => Err(StoreError::Corrupt(format!(
                 "node {id} of session {session} is missing"
             ))),

@@ -15,6 +15,7 @@ pub(super) mod resume;
 pub(super) mod send;
 pub(super) mod session;
 pub(super) mod sessions;
+pub(super) mod set_model;
 pub(super) mod status;
 pub(super) mod stream;
 pub(super) mod tool_result;

@@ -1,9 +1,15 @@
-//! `NewSession`: create an empty session (optionally with tools); it becomes the current one.
+//! `NewSession`: create an empty session (optionally with tools, its own model and fallback
+//! chain, and a system instruction); it becomes the current one.
 
 use omni_proto::{ErrorKind, ErrorReply, Reply};
 use serde_json::Value;
 
 use crate::api::state::Daemon;
+use crate::session::registry::NewSession;
+
+fn invalid(message: String) -> ErrorReply {
+    ErrorReply::new(ErrorKind::InvalidRequest, message)
+}
 
 /// Checks function declarations: a JSON array of objects, each with a non-empty `name`.
 /// Returns them compacted.
@@ -36,10 +42,69 @@ fn validate_tools(json: &str) -> Result<String, ErrorReply> {
     Ok(value.to_string())
 }
 
-pub async fn handle(daemon: &Daemon, tools_json: Option<String>) -> Result<Reply, ErrorReply> {
-    let tools = tools_json.as_deref().map(validate_tools).transpose()?;
-    let record = daemon.sessions.create(tools).await?;
-    tracing::info!(session = %record.id, tools = record.tools_json.is_some(), "session created");
+/// The longest system instruction a session takes.
+const MAX_SYSTEM: usize = 256 * 1024;
+
+/// A model reference as `PROVIDER/MODEL`, or why it names nothing configured.
+pub fn canonical_model(daemon: &Daemon, reference: &str) -> Result<String, ErrorReply> {
+    let live = daemon.services.live.get();
+    match live.config.provider.resolve(reference) {
+        Ok(resolved) if !resolved.model.trim().is_empty() => Ok(resolved.reference()),
+        Ok(_) => Err(invalid(format!(
+            "`{reference}` names no model: write MODEL or PROVIDER/MODEL"
+        ))),
+        Err(error) => Err(invalid(error.to_string())),
+    }
+}
+
+/// What a `NewSession` request asks for.
+pub struct Asked {
+    /// Function declarations.
+    pub tools_json: Option<String>,
+    /// Its model.
+    pub model: Option<String>,
+    /// Its fallback chain.
+    pub fallback: Vec<String>,
+    /// Its system instruction.
+    pub system: Option<String>,
+}
+
+pub async fn handle(daemon: &Daemon, asked: Asked) -> Result<Reply, ErrorReply> {
+    let tools_json = asked
+        .tools_json
+        .as_deref()
+        .map(validate_tools)
+        .transpose()?;
+    let model = asked
+        .model
+        .as_deref()
+        .map(|m| canonical_model(daemon, m))
+        .transpose()?;
+    let fallback = asked
+        .fallback
+        .iter()
+        .map(|m| canonical_model(daemon, m))
+        .collect::<Result<Vec<_>, _>>()?;
+    let system = asked.system.filter(|s| !s.trim().is_empty());
+    if system.as_ref().is_some_and(|s| s.len() > MAX_SYSTEM) {
+        return Err(invalid(format!(
+            "the system instruction is over {} KiB",
+            MAX_SYSTEM / 1024
+        )));
+    }
+    let options = NewSession {
+        tools_json,
+        model,
+        fallback,
+        system,
+    };
+    let record = daemon.sessions.create(options).await?;
+    tracing::info!(
+        session = %record.id,
+        tools = record.tools_json.is_some(),
+        model = record.model.as_deref().unwrap_or("(the daemon's)"),
+        "session created"
+    );
     Ok(Reply::SessionCreated {
         session: record.id.to_string(),
     })

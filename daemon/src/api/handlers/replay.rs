@@ -18,9 +18,17 @@ pub async fn handle(daemon: &Daemon, error: &str) -> Result<Reply, ErrorReply> {
         .diag
         .find(error)
         .map_err(|m| ErrorReply::new(ErrorKind::NotFound, m))?;
+    let api = live.api_for_url(&record.request.url).ok_or_else(|| {
+        ErrorReply::new(
+            ErrorKind::InvalidRequest,
+            format!(
+                "no configured provider serves {}, where the recorded request went",
+                record.request.url
+            ),
+        )
+    })?;
     let mut answer = AnswerBuilder::default();
-    let outcome = live
-        .provider
+    let outcome = api
         .stream(record.request.body.text(), &mut |update| {
             answer.absorb(update);
         })

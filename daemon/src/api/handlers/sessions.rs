@@ -16,6 +16,7 @@ use crate::session::tree::{NodeId, Tree};
 pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
     let current = daemon.services.current.get();
     let damaged = daemon.sessions.damaged();
+    let live = daemon.services.live.get();
     let mut summaries: Vec<SessionSummary> = Vec::new();
     for stored in daemon.services.store.sessions().map_err(store_error)? {
         let summary = match stored.record {
@@ -30,6 +31,7 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
                     damaged.get(&record.id),
                     choices,
                     daemon.services.store.origin(&record.id),
+                    &live.config.provider,
                 )
             }
             Err(error) => {

@@ -35,9 +35,15 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
             .counters
             .sends_in_flight
             .load(Ordering::Relaxed),
-        model: live.config.provider.model.clone(),
-        base_url: live.config.provider.base_url.clone(),
-        breakers: vec![live.breaker.status(std::time::Instant::now()).into()],
+        model: live
+            .default_endpoint()
+            .map_or_else(|_| live.config.provider.model.clone(), |e| e.reference),
+        base_url: live.config.provider.default.base_url.clone(),
+        breakers: live
+            .breaker_statuses()
+            .into_iter()
+            .map(Into::into)
+            .collect(),
         log_write_failures: services.diag.write_failures(),
         config_file: config.file.as_ref().map(|p| p.display().to_string()),
         config_reloads: daemon.services.counters.reloads.load(Ordering::Relaxed),

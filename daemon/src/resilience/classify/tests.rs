@@ -328,7 +328,7 @@ fn messages_keep_the_apis_words_and_say_what_to_do() {
     );
     let auth = classify(&gemini(401, "UNAUTHENTICATED", "bad credentials"), CAP, now);
     assert!(
-        auth.message.ends_with("check GEMINI_API_KEY"),
+        auth.message.ends_with("check the provider's API key"),
         "{}",
         auth.message
     );

@@ -6,25 +6,21 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use crate::model::{ModelInfo, Part, Role};
+use crate::model::{Part, Role};
 use crate::session::SessionError;
 use crate::session::outcome::{Answer, Cancelled, SessionEvent};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::attempts::{AnswerJob, SendOutcome, answer_with_retries};
+use super::attempts::{AnswerJob, Context, SendOutcome, answer_with_retries};
 use super::{Actor, Events, HeadMove, RedoEffect, Reply};
 use crate::diag::{Cause, Report};
-use crate::exchange::Outcome;
 use crate::model::{MoveKind, NodeRecord};
-use crate::provider::{contents, render};
-use crate::resilience::{FailureClass, GiveUp};
+use crate::provider::contents;
 use crate::services::Live;
-use crate::session::answer::AnswerBuilder;
 use crate::session::tree::NodeId;
 use crate::session::validate::validate;
-use crate::text::{count, then};
 use crate::time::now_ms;
 
 /// Delivers the outcome of answering a turn to whoever asked, in their reply's type.
@@ -38,12 +34,12 @@ pub(super) fn done_with<T: Send + 'static>(reply: Reply<T>, wrap: fn(Answer) -> 
 }
 
 pub(super) struct InFlight {
-    turn: NodeId,
+    pub(super) turn: NodeId,
     task: JoinHandle<SendOutcome>,
-    done: Done,
-    started: Instant,
+    pub(super) done: Done,
+    pub(super) started: Instant,
     /// The settings this send started with (a reload does not change them).
-    live: Arc<Live>,
+    pub(super) live: Arc<Live>,
     /// Stops the attempts: a client's cancel, or shutdown (its parent).
     pub(super) cancel: CancellationToken,
     /// Clients that asked to cancel, answered once the outcome is stored.
@@ -57,24 +53,6 @@ pub(super) async fn next_outcome(
     match inflight {
         Some(send) => (&mut send.task).await,
         None => std::future::pending().await,
-    }
-}
-
-fn model_info(
-    live: &Live,
-    answer: &AnswerBuilder,
-    attempts: u32,
-    latency_ms: u64,
-    interrupted: bool,
-) -> ModelInfo {
-    ModelInfo {
-        model: live.config.provider.model.clone(),
-        model_version: answer.model_version.clone(),
-        finish_reason: answer.finish_reason.clone(),
-        usage: answer.usage,
-        attempts,
-        latency_ms,
-        interrupted,
     }
 }
 
@@ -170,24 +148,29 @@ impl Actor {
     /// own task. A violation never reaches the API: it is recorded and the session needs
     /// recovery.
     pub(super) async fn start_answering(&mut self, turn: NodeId, events: Events, done: Done) {
-        let context = match self
+        let nodes = match self
             .tree
             .path_to(turn)
             .into_iter()
             .map(|id| self.ctx.store.node(&self.record.id, id))
             .collect::<Result<Vec<_>, _>>()
         {
-            Ok(context) => context,
+            Ok(nodes) => nodes,
             Err(error) => return self.finish(done, Err(error.into())),
         };
         let live = self.ctx.live.get();
-        let contents = contents(&context);
-        let body = render(
-            &contents,
-            self.record.tools_json.as_deref(),
-            &live.config.provider.request,
-        );
-        if let Err(violation) = validate(&contents) {
+        let chain = match self.model_chain(&live) {
+            Ok(chain) => chain,
+            Err(error) => return self.finish(done, Err(error)),
+        };
+        let context = Context {
+            nodes,
+            tools_json: self.record.tools_json.clone(),
+            system: self.record.system.clone(),
+        };
+        let endpoint = chain[0].clone();
+        let body = context.body_for(&endpoint, &live);
+        if let Err(violation) = validate(&contents(&context.nodes)) {
             // Deep rollback drops the round that holds the earliest offending node.
             let rollback_to = violation
                 .nodes
@@ -207,7 +190,7 @@ impl Actor {
                 cause: Cause::Preflight,
                 message: format!("preflight validation refused the request: {violation}{before}"),
                 response: None,
-                request_url: live.provider.url().to_string(),
+                request_url: endpoint.api.url().to_string(),
                 request_body: body,
                 timeline: Vec::new(),
             };
@@ -223,9 +206,13 @@ impl Actor {
             diag: self.ctx.diag.clone(),
             session: self.record.id,
             turn,
+            context,
+            chain,
+            endpoint,
             body,
             events,
             cancel: cancel.clone(),
+            streamed_partial: false,
         };
         self.ctx
             .counters
@@ -250,143 +237,5 @@ impl Actor {
             Err(error) => SessionEvent::Failed(error.clone()),
         });
         done(result);
-    }
-
-    /// Stores what the attempts produced and answers the requester.
-    pub(super) async fn finish_send(
-        &mut self,
-        outcome: Result<SendOutcome, tokio::task::JoinError>,
-    ) {
-        let Some(mut send) = self.inflight.take() else {
-            return;
-        };
-        let mut cancellers = std::mem::take(&mut send.cancellers);
-        self.ctx
-            .counters
-            .sends_in_flight
-            .fetch_sub(1, Ordering::Relaxed);
-        let latency_ms = send.started.elapsed().as_millis() as u64;
-        let result = match outcome {
-            Ok(Outcome::Completed {
-                done: answer,
-                attempts,
-            }) => {
-                let info = model_info(&send.live, &answer, attempts, latency_ms, false);
-                self.store_answer(send.turn, answer, info).await
-            }
-            Ok(Outcome::Failed {
-                failure,
-                attempts,
-                gave_up,
-                error_id,
-            }) => {
-                let why = match gave_up {
-                    GiveUp::NotRetryable => String::new(),
-                    GiveUp::BudgetSpent => {
-                        format!(" (gave up after {})", count(attempts, "attempt"))
-                    }
-                    GiveUp::DeadlineWouldPass => format!(
-                        " (gave up after {}: the next could not finish within the {:.1} s \
-                         request deadline)",
-                        count(attempts, "attempt"),
-                        send.live.config.retry.deadline.as_secs_f64()
-                    ),
-                };
-                let failure_text = if why.is_empty() {
-                    failure.message.clone()
-                } else {
-                    format!("{}{why}", failure.message.trim_end_matches('.'))
-                };
-                if let FailureClass::BadRequest { .. } = failure.class {
-                    // Retrying cannot fix a request the API rejects: stop and ask.
-                    Err(self.enter_recovery(&failure_text, error_id, None).await)
-                } else if attempts == 0 {
-                    // Nothing reached the API (the circuit breaker is open): this says
-                    // nothing about the session, so it does not count toward suspending it.
-                    Err(SessionError::Upstream(then(
-                        &failure_text,
-                        &format!(
-                            "Nothing was sent, so this does not count toward suspending \
-                                 the session. Your prompt is saved as node {} and stays in the \
-                                 context: send again later",
-                            send.turn
-                        ),
-                    )))
-                } else {
-                    let saved = format!(
-                        "Your prompt is saved as node {} and stays in the context: send again \
-                         to continue (both prompts are sent), or `omnictl back` to drop it",
-                        send.turn
-                    );
-                    Err(self.record_failure(&failure_text, &saved).await)
-                }
-            }
-            Ok(Outcome::Interrupted(answer)) => {
-                let info = model_info(&send.live, &answer, 1, latency_ms, true);
-                let cancellers = std::mem::take(&mut cancellers);
-                Err(self
-                    .store_interrupted(send.turn, answer, info, cancellers)
-                    .await)
-            }
-            Err(join) => Err(SessionError::Internal(format!(
-                "the answer task failed ({join}); your turn is saved as node {}",
-                send.turn
-            ))),
-        };
-        self.too_late_to_cancel(cancellers, &result);
-        self.finish(send.done, result);
-    }
-
-    /// Stores a model node under the turn. A complete answer becomes the head (and resets
-    /// the failure count); an interrupted one stays beside it, out of the context.
-    pub(super) async fn store_answer(
-        &mut self,
-        turn: NodeId,
-        answer: AnswerBuilder,
-        model: ModelInfo,
-    ) -> Result<Answer, SessionError> {
-        let interrupted = model.interrupted;
-        let node = NodeRecord {
-            id: self.tree.len() + 1,
-            parent: turn,
-            role: Role::Model,
-            parts: answer.parts,
-            created_at_ms: now_ms(),
-            model: Some(model.clone()),
-        };
-        let (id, text) = (node.id, node.text());
-        let pending_calls = crate::session::calls::calls_of(&node)
-            .into_iter()
-            .map(|call| call.pending(false))
-            .collect();
-        let to_head = HeadMove {
-            kind: MoveKind::Answer,
-            to: id,
-            redoes: None,
-            redo: RedoEffect::Keep,
-        };
-        self.commit_with(Some(node), (!interrupted).then_some(to_head), |record| {
-            if !interrupted {
-                record.consecutive_failures = 0;
-            }
-        })
-        .await
-        .map_err(|e| {
-            SessionError::Storage(then(
-                &e.error("the answer").to_string(),
-                &format!(
-                    "Your prompt is saved as node {turn} but not answered: send again to have \
-                     it answered (it is sent with the new prompt), or `omnictl back` to drop it"
-                ),
-            ))
-        })?;
-        Ok(Answer {
-            session: self.record.id,
-            prompt_node: turn,
-            node: id,
-            text,
-            model,
-            pending_calls,
-        })
     }
 }

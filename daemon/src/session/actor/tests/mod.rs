@@ -4,6 +4,7 @@
 
 mod follow;
 mod health;
+mod models;
 mod recovery;
 mod tools;
 mod turns;
@@ -27,7 +28,7 @@ use crate::provider::{ModelApi, ProviderError, StreamUpdate};
 use crate::services::{Counters, CurrentSession, Live, Services, Swap};
 use crate::session::SessionError;
 use crate::session::outcome::{Answer, SessionEvent};
-use crate::session::registry::Registry;
+use crate::session::registry::{NewSession, Registry};
 use crate::store::Store;
 
 /// What the scripted model does with the next request.
@@ -174,7 +175,10 @@ impl World {
     pub async fn session(&self, tools: Option<&str>) -> (Uuid, ActorHandle) {
         let record = self
             .sessions
-            .create(tools.map(str::to_string))
+            .create(NewSession {
+                tools_json: tools.map(str::to_string),
+                ..NewSession::default()
+            })
             .await
             .unwrap();
         (record.id, self.sessions.actor(record.id).unwrap())

@@ -1,0 +1,64 @@
+//! `omnictl model [-s ID] [REF]`: the model a session asks and its fallbacks, or a switch
+//! to another model from the session's next send on.
+
+use omni_proto::{Reply, Request, SessionRef, SessionSummary};
+use serde_json::json;
+
+use super::{Ctx, unexpected};
+use crate::cli::SessionArg;
+use crate::error::CtlError;
+use crate::output;
+
+/// Switches the session to `model`, or (without one) asks which it uses; returns its
+/// summary either way.
+pub async fn request(
+    ctx: &mut Ctx,
+    session: SessionRef,
+    model: Option<String>,
+) -> Result<SessionSummary, CtlError> {
+    let request = match model {
+        Some(model) => Request::SetModel { session, model },
+        None => Request::Session { session },
+    };
+    match ctx.ask(request).await? {
+        Reply::Session(summary) => Ok(summary),
+        other => Err(unexpected(other)),
+    }
+}
+
+/// One line: the model and what follows it.
+pub fn describe(summary: &SessionSummary) -> String {
+    if summary.fallback.is_empty() {
+        format!("model: {} (no fallback)", summary.model)
+    } else {
+        format!(
+            "model: {}, then {}",
+            summary.model,
+            summary.fallback.join(", then ")
+        )
+    }
+}
+
+pub async fn run(
+    ctx: &mut Ctx,
+    session: &SessionArg,
+    model: Option<String>,
+) -> Result<(), CtlError> {
+    let switching = model.is_some();
+    let summary = request(ctx, session.to_ref(), model).await?;
+    if ctx.json {
+        output::json(&json!({
+            "session": summary.id,
+            "model": summary.model,
+            "fallback": summary.fallback,
+        }));
+    } else if switching {
+        output::line(&format!(
+            "session {} asks {} from its next send on",
+            summary.id, summary.model
+        ));
+    } else {
+        output::line(&describe(&summary));
+    }
+    Ok(())
+}

@@ -1,0 +1,251 @@
+//! The neutral context as a chat-completions request: prompts become `user` messages,
+//! answers `assistant` messages (text, and tool calls with their arguments as JSON text),
+//! and function results `tool` messages naming the call they answer. Thoughts are not sent
+//! back: these servers do not take reasoning as input (DeepSeek refuses it).
+//!
+//! A call without an id (Gemini 2.5 gives none) gets one made from its node and position,
+//! and its result, which Gemini pairs by position, gets the same.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::model::{NodeId, NodeRecord, PartContent, Role};
+
+#[derive(Serialize)]
+struct Request<'a> {
+    model: &'a str,
+    messages: Vec<Message<'a>>,
+    stream: bool,
+    stream_options: StreamOptions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<Vec<Tool<'a>>>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+enum Message<'a> {
+    System {
+        content: &'a str,
+    },
+    User {
+        content: String,
+    },
+    Assistant {
+        content: Option<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall<'a>>,
+    },
+    Tool {
+        tool_call_id: String,
+        content: &'a str,
+    },
+}
+
+#[derive(Serialize)]
+struct ToolCall<'a> {
+    id: String,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: Function<'a>,
+}
+
+#[derive(Serialize)]
+struct Function<'a> {
+    name: &'a str,
+    arguments: &'a str,
+}
+
+#[derive(Serialize)]
+struct Tool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: &'a RawValue,
+}
+
+/// The id a call without one goes by.
+fn made_up_id(node: NodeId, position: usize) -> String {
+    format!("call_{node}_{position}")
+}
+
+fn text_of(node: &NodeRecord) -> String {
+    node.text()
+}
+
+/// The messages of one node. `last_calls` is the previous answer and its calls' ids, so
+/// results without ids can be paired by position.
+fn messages_of<'a>(node: &'a NodeRecord, last_calls: &mut Vec<String>) -> Vec<Message<'a>> {
+    match node.role {
+        Role::User => vec![Message::User {
+            content: text_of(node),
+        }],
+        Role::Model => {
+            let mut tool_calls = Vec::new();
+            for part in &node.parts {
+                if let PartContent::FunctionCall {
+                    id,
+                    name,
+                    args_json,
+                } = &part.content
+                {
+                    let id = id
+                        .clone()
+                        .unwrap_or_else(|| made_up_id(node.id, tool_calls.len()));
+                    tool_calls.push(ToolCall {
+                        id,
+                        kind: "function",
+                        function: Function {
+                            name,
+                            arguments: args_json,
+                        },
+                    });
+                }
+            }
+            *last_calls = tool_calls.iter().map(|call| call.id.clone()).collect();
+            let text = text_of(node);
+            let content = (!text.is_empty() || tool_calls.is_empty()).then_some(text);
+            vec![Message::Assistant {
+                content,
+                tool_calls,
+            }]
+        }
+        Role::Tool => node
+            .parts
+            .iter()
+            .filter_map(|part| match &part.content {
+                PartContent::FunctionResponse {
+                    id, response_json, ..
+                } => Some((id, response_json)),
+                _ => None,
+            })
+            .enumerate()
+            .map(|(position, (id, response_json))| Message::Tool {
+                tool_call_id: id
+                    .clone()
+                    .unwrap_or_else(|| last_calls.get(position).cloned().unwrap_or_default()),
+                content: response_json,
+            })
+            .collect(),
+    }
+}
+
+/// The declarations stored with a session (Gemini's `functionDeclarations`: name,
+/// description, parameters) as chat-completions tools.
+fn tools(tools_json: Option<&str>) -> Option<Vec<Tool<'_>>> {
+    let declarations: Vec<&RawValue> = serde_json::from_str(tools_json?).ok()?;
+    Some(
+        declarations
+            .into_iter()
+            .map(|function| Tool {
+                kind: "function",
+                function,
+            })
+            .collect(),
+    )
+}
+
+/// The body of `POST /chat/completions` for `model` and the context.
+pub fn render(
+    model: &str,
+    system: Option<&str>,
+    context: &[NodeRecord],
+    tools_json: Option<&str>,
+) -> String {
+    let mut messages: Vec<Message<'_>> = system
+        .map(|content| Message::System { content })
+        .into_iter()
+        .collect();
+    let mut last_calls = Vec::new();
+    for node in context {
+        messages.extend(messages_of(node, &mut last_calls));
+    }
+    let request = Request {
+        model,
+        messages,
+        stream: true,
+        stream_options: StreamOptions {
+            include_usage: true,
+        },
+        tools: tools(tools_json),
+    };
+    // Strings, bools and valid raw JSON only: this cannot fail.
+    serde_json::to_string(&request).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::model::Part;
+
+    fn node(id: u64, role: Role, parts: Vec<PartContent>) -> NodeRecord {
+        NodeRecord {
+            id,
+            parent: id - 1,
+            role,
+            parts: parts
+                .into_iter()
+                .map(|content| Part {
+                    content,
+                    thought_signature: None,
+                })
+                .collect(),
+            created_at_ms: 0,
+            model: None,
+        }
+    }
+
+    #[test]
+    fn calls_and_results_pair_by_id_made_up_when_missing() {
+        let call = |id: Option<&str>, name: &str| PartContent::FunctionCall {
+            id: id.map(Into::into),
+            name: name.into(),
+            args_json: r#"{"city":"Paris"}"#.into(),
+        };
+        let result = |name: &str| PartContent::FunctionResponse {
+            id: None,
+            name: name.into(),
+            response_json: r#"{"output":21}"#.into(),
+        };
+        let context = [
+            node(1, Role::User, vec![PartContent::Text("weather?".into())]),
+            node(2, Role::Model, vec![call(None, "a"), call(None, "b")]),
+            node(3, Role::Tool, vec![result("a"), result("b")]),
+            node(
+                4,
+                Role::Model,
+                vec![
+                    PartContent::Thought("so".into()),
+                    PartContent::Text("21".into()),
+                ],
+            ),
+        ];
+        let tools = r#"[{"name":"a","parameters":{"type":"object"}}]"#;
+        let body: Value =
+            serde_json::from_str(&render("m", Some("be brief"), &context, Some(tools))).unwrap();
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role": "system", "content": "be brief"},
+                {"role": "user", "content": "weather?"},
+                {"role": "assistant", "content": null, "tool_calls": [
+                    {"id": "call_2_0", "type": "function", "function": {"name": "a", "arguments": "{\"city\":\"Paris\"}"}},
+                    {"id": "call_2_1", "type": "function", "function": {"name": "b", "arguments": "{\"city\":\"Paris\"}"}},
+                ]},
+                {"role": "tool", "tool_call_id": "call_2_0", "content": "{\"output\":21}"},
+                {"role": "tool", "tool_call_id": "call_2_1", "content": "{\"output\":21}"},
+                {"role": "assistant", "content": "21"},
+            ])
+        );
+        assert_eq!(
+            body["tools"][0],
+            json!({"type": "function", "function": {"name": "a", "parameters": {"type": "object"}}})
+        );
+        assert_eq!(body["stream_options"]["include_usage"], true);
+    }
+}

@@ -1,0 +1,110 @@
+//! Where a send can go: a model reference (`local/qwen2.5:7b`) resolved to a client for
+//! that model at that provider, with the circuit breaker of that endpoint. Breakers are
+//! kept per endpoint (provider and model) for the daemon's life, and across reloads while
+//! the breaker settings stay the same, so one failing model never stops another.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::provider::{Gemini, Kind, ModelApi, OpenAi, Provider, ProviderConfig, Target};
+use crate::resilience::{Breaker, BreakerStatus};
+
+/// One model at one provider, ready to be asked.
+#[derive(Clone)]
+pub struct Endpoint {
+    /// The canonical reference, `PROVIDER/MODEL`.
+    pub reference: String,
+    /// The provider's name.
+    pub provider: String,
+    /// Its wire format.
+    pub kind: Kind,
+    /// The model's name there.
+    pub model: String,
+    /// The client.
+    pub api: Arc<dyn ModelApi>,
+    /// The endpoint's circuit breaker.
+    pub breaker: Arc<Breaker>,
+}
+
+impl Endpoint {
+    /// Where its requests go, for rendering a body.
+    pub fn target(&self) -> Target<'_> {
+        Target {
+            provider: &self.provider,
+            kind: self.kind,
+            model: &self.model,
+        }
+    }
+}
+
+/// The breakers of every endpoint asked so far, created on first use.
+pub struct Breakers {
+    settings: (u32, Duration),
+    map: Mutex<HashMap<String, Arc<Breaker>>>,
+}
+
+impl Breakers {
+    /// No breakers yet, opening after `failures` in a row for `cooldown`.
+    pub fn new(failures: u32, cooldown: Duration) -> Self {
+        Self {
+            settings: (failures, cooldown),
+            map: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The breakers of `previous` if its settings are these, else new ones.
+    pub fn carried(
+        previous: Option<&Arc<Breakers>>,
+        failures: u32,
+        cooldown: Duration,
+    ) -> Arc<Self> {
+        match previous {
+            Some(old) if old.settings == (failures, cooldown) => old.clone(),
+            _ => Arc::new(Self::new(failures, cooldown)),
+        }
+    }
+
+    /// The breaker of `endpoint` (its label, as messages and `status` show it).
+    pub fn of(&self, endpoint: &str) -> Arc<Breaker> {
+        let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        map.entry(endpoint.to_string())
+            .or_insert_with(|| Breaker::new(endpoint, self.settings.0, self.settings.1))
+            .clone()
+    }
+
+    /// Every breaker's state, by endpoint.
+    pub fn statuses(&self, now: Instant) -> Vec<BreakerStatus> {
+        let map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        let mut statuses: Vec<BreakerStatus> = map.values().map(|b| b.status(now)).collect();
+        statuses.sort_by(|a, b| a.endpoint.cmp(&b.endpoint));
+        statuses
+    }
+}
+
+/// The client for `model` at `provider`.
+pub fn client(
+    http: &reqwest::Client,
+    provider: &Provider,
+    model: &str,
+    config: &ProviderConfig,
+) -> Arc<dyn ModelApi> {
+    match provider.kind {
+        Kind::Gemini => Arc::new(Gemini::new(
+            http.clone(),
+            provider,
+            model,
+            config.idle_timeout,
+        )),
+        Kind::OpenAi => Arc::new(OpenAi::new(http.clone(), provider, config.idle_timeout)),
+    }
+}
+
+/// How an endpoint is named in messages and `status`: Gemini's URL names the model; an
+/// OpenAI-compatible server's does not, so the model is added.
+pub fn label(kind: Kind, url: &str, model: &str) -> String {
+    match kind {
+        Kind::Gemini => url.to_string(),
+        Kind::OpenAi => format!("{url} (model {model})"),
+    }
+}

@@ -1,0 +1,62 @@
+//! Which models a session asks: its own (or the daemon's), then its fallbacks (or the
+//! daemon's), each resolved to an endpoint when a send starts; and switching the model
+//! between turns.
+
+use super::Actor;
+use crate::services::{Endpoint, Live};
+use crate::session::SessionError;
+
+impl Actor {
+    /// The session's model and its fallbacks, resolved, the session's own first. A
+    /// fallback the configuration no longer knows is skipped (and said so in the log); the
+    /// session's own model must resolve.
+    pub(super) fn model_chain(&self, live: &Live) -> Result<Vec<Endpoint>, SessionError> {
+        let providers = &live.config.provider;
+        let own = self.record.model.as_ref().unwrap_or(&providers.model);
+        let first = live.endpoint(own).map_err(|error| {
+            SessionError::invalid(format!(
+                "this session's model `{own}` cannot be asked: {error}. Choose another with \
+                 `omnictl model REF`"
+            ))
+        })?;
+        let fallback = if self.record.fallback.is_empty() {
+            &providers.fallback
+        } else {
+            &self.record.fallback
+        };
+        let mut chain = vec![first];
+        for reference in fallback {
+            match live.endpoint(reference) {
+                Ok(endpoint) if chain.iter().all(|e| e.reference != endpoint.reference) => {
+                    chain.push(endpoint);
+                }
+                Ok(_) => {}
+                Err(error) => tracing::warn!(
+                    session = %self.record.id,
+                    "fallback model {reference} skipped: {error}"
+                ),
+            }
+        }
+        Ok(chain)
+    }
+
+    /// `model REF`: the session asks `reference` from its next send on. Stored as
+    /// `PROVIDER/MODEL`, so a later change of the default provider does not move it.
+    pub(super) async fn set_model(&mut self, reference: String) -> Result<(), SessionError> {
+        self.refuse_if_busy()?;
+        let live = self.ctx.live.get();
+        let endpoint = live
+            .endpoint(&reference)
+            .map_err(|error| SessionError::invalid(error.to_string()))?;
+        if endpoint.model.trim().is_empty() {
+            return Err(SessionError::invalid(format!(
+                "`{reference}` names no model: write MODEL or PROVIDER/MODEL"
+            )));
+        }
+        let canonical = endpoint.reference;
+        self.commit_with(None, None, |record| record.model = Some(canonical))
+            .await
+            .map_err(|e| e.error("the model choice"))?;
+        Ok(())
+    }
+}
