@@ -3,12 +3,14 @@
 //!
 //! - [`fake_gemini`]: a small HTTP server on 127.0.0.1 that speaks Gemini's
 //!   `streamGenerateContent` wire format and can inject faults on a schedule.
+//! - [`fake_openai`]: the same for OpenAI's streamed `chat/completions`, with its checks.
 //! - [`harness`]: starts the real `omnid` on a temporary socket and data directory and
 //!   drives it with the real `omnictl` or the protocol client.
 //! - [`http`]: a real HTTP client for the daemon's HTTP API (JSON and server-sent events).
 //! - [`raw`]: frames written and read by hand, for the protocol's edges.
 
 pub mod fake_gemini;
+pub mod fake_openai;
 pub mod harness;
 pub mod http;
 pub mod proxy;

@@ -27,7 +27,9 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
 }
 
 /// Reads one request: head (parsed with httparse) and a Content-Length body.
-async fn read_request(stream: &mut TcpStream) -> std::io::Result<Option<RecordedRequest>> {
+pub(crate) async fn read_request(
+    stream: &mut TcpStream,
+) -> std::io::Result<Option<RecordedRequest>> {
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 8192];
     loop {
@@ -207,7 +209,7 @@ async fn hold(
     finish(stream).await
 }
 
-async fn write_head(
+pub(crate) async fn write_head(
     stream: &mut TcpStream,
     status: u16,
     headers: &[(String, String)],
@@ -224,7 +226,7 @@ async fn write_head(
     stream.write_all(head.as_bytes()).await
 }
 
-async fn write_chunk(stream: &mut TcpStream, data: &[u8]) -> std::io::Result<()> {
+pub(crate) async fn write_chunk(stream: &mut TcpStream, data: &[u8]) -> std::io::Result<()> {
     let mut chunk = format!("{:x}\r\n", data.len()).into_bytes();
     chunk.extend_from_slice(data);
     chunk.extend_from_slice(b"\r\n");
@@ -236,7 +238,7 @@ async fn write_event(stream: &mut TcpStream, data: &str) -> std::io::Result<()> 
     write_chunk(stream, format!("data: {data}\r\n\r\n").as_bytes()).await
 }
 
-async fn finish(stream: &mut TcpStream) -> std::io::Result<()> {
+pub(crate) async fn finish(stream: &mut TcpStream) -> std::io::Result<()> {
     stream.write_all(b"0\r\n\r\n").await?;
     stream.flush().await?;
     stream.shutdown().await

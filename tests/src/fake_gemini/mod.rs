@@ -22,6 +22,9 @@ use tokio::sync::oneshot;
 
 pub use script::{Answer, Gate, Reply};
 
+/// The HTTP/1.1 pieces the fake OpenAI server shares.
+pub(crate) use http::{finish, read_request, write_chunk, write_head};
+
 /// One request the fake server received.
 #[derive(Debug, Clone)]
 pub struct RecordedRequest {
@@ -68,7 +71,7 @@ struct Shared {
     hangups: std::sync::atomic::AtomicUsize,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())

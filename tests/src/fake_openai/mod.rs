@@ -1,0 +1,130 @@
+//! A fake OpenAI-compatible chat-completions endpoint over real HTTP on 127.0.0.1.
+//!
+//! It answers `POST /v1/chat/completions` (with `stream: true`) with a streamed SSE answer
+//! in OpenAI's chunk format, tool calls arriving in interleaved fragments. It checks each
+//! request as the real API does (roles, keys, tool calls answered by tool messages, the
+//! API key when one is set) and refuses with OpenAI's own 400/401/404 bodies; it records
+//! every request, refused or not. Accepted requests follow a script of [`Reply`]s (errors
+//! with real-shaped bodies, resets, cut streams) before the default answer resumes: an
+//! echo of the last message that also says how many messages the model was sent.
+//!
+//! Like [`crate::fake_gemini`], it runs on its own thread with its own runtime, so tests
+//! can be plain blocking tests.
+
+mod http;
+mod script;
+mod validate;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use tokio::sync::oneshot;
+
+pub use crate::fake_gemini::RecordedRequest;
+use crate::fake_gemini::lock;
+pub use script::{Answer, Reply};
+
+#[derive(Default)]
+struct Shared {
+    script: Mutex<VecDeque<Reply>>,
+    requests: Mutex<Vec<RecordedRequest>>,
+    /// The API key requests must carry, if any.
+    key: Option<String>,
+}
+
+/// Why the fake server could not start.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start the fake OpenAI-compatible endpoint: {0}")]
+pub struct StartError(#[from] std::io::Error);
+
+/// A running fake OpenAI-compatible endpoint. Stops when dropped.
+pub struct FakeOpenAi {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl FakeOpenAi {
+    /// Starts a server on an ephemeral port of 127.0.0.1 that asks for no API key.
+    pub fn start() -> Result<Self, StartError> {
+        Self::serve(None)
+    }
+
+    /// Starts a server that refuses (401) any request without `Authorization: Bearer <key>`.
+    pub fn with_key(key: &str) -> Result<Self, StartError> {
+        Self::serve(Some(key.to_string()))
+    }
+
+    fn serve(key: Option<String>) -> Result<Self, StartError> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            key,
+            ..Shared::default()
+        });
+        let (stop, stopped) = oneshot::channel();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let server_shared = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("fake-openai".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                        return;
+                    };
+                    tokio::select! {
+                        _ = http::serve(listener, server_shared) => {}
+                        _ = stopped => {}
+                    }
+                });
+            })?;
+        Ok(Self {
+            addr,
+            shared,
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+
+    /// The base URL to configure a provider with, `http://127.0.0.1:PORT/v1`; requests go
+    /// to `{url}/chat/completions`.
+    pub fn url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Queues replies for the next accepted requests, in order; after them the default
+    /// answer resumes.
+    pub fn push(&self, replies: impl IntoIterator<Item = Reply>) {
+        lock(&self.shared.script).extend(replies);
+    }
+
+    /// Every request received so far (refused ones too), oldest first.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.requests).clone()
+    }
+
+    /// How many requests were received (refused ones too).
+    pub fn request_count(&self) -> usize {
+        lock(&self.shared.requests).len()
+    }
+}
+
+impl Drop for FakeOpenAi {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! The fake OpenAI server, driven by a real HTTP client (hyper).
+
+#![allow(clippy::unwrap_used)] // in tests a panic is the failure report
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+
+use super::{Answer, FakeOpenAi, Reply};
+
+mod checks;
+
+/// A whole response; `body` is `Err` when the connection broke mid-body.
+struct Response {
+    status: u16,
+    headers: hyper::HeaderMap,
+    body: Result<String, String>,
+}
+
+impl Response {
+    /// The SSE `data` payloads.
+    fn events(&self) -> Vec<String> {
+        let body = self.body.as_ref().unwrap();
+        body.split("\n\n")
+            .filter(|e| !e.is_empty())
+            .map(|e| e.strip_prefix("data: ").unwrap().to_string())
+            .collect()
+    }
+
+    /// The chunks (every payload but `[DONE]`) as JSON.
+    fn chunks(&self) -> Vec<Value> {
+        self.events()
+            .iter()
+            .filter(|e| *e != "[DONE]")
+            .map(|e| serde_json::from_str(e).unwrap())
+            .collect()
+    }
+
+    /// The deltas' `key` strings, concatenated.
+    fn joined(&self, key: &str) -> String {
+        self.chunks()
+            .iter()
+            .filter_map(|c| c["choices"][0]["delta"][key].as_str().map(str::to_string))
+            .collect()
+    }
+
+    /// The error object of an error body.
+    fn error(&self) -> Value {
+        let body: Value = serde_json::from_str(self.body.as_ref().unwrap()).unwrap();
+        body["error"].clone()
+    }
+}
+
+/// Sends one request; `Err` if none came back (e.g. the connection was reset).
+fn send(
+    fake: &FakeOpenAi,
+    method: &str,
+    path: &str,
+    auth: Option<&str>,
+    body: &Value,
+) -> Result<Response, hyper::Error> {
+    let url = fake.url();
+    let authority = url
+        .strip_prefix("http://")
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let stream = tokio::net::TcpStream::connect(authority).await.unwrap();
+        let (mut sender, connection) =
+            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+        tokio::spawn(connection);
+        let mut request = hyper::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", authority)
+            .header("content-type", "application/json");
+        if let Some(auth) = auth {
+            request = request.header("authorization", auth);
+        }
+        let request = request
+            .body(Full::new(Bytes::from(body.to_string())))
+            .unwrap();
+        let response = sender.send_request(request).await?;
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = match response.into_body().collect().await {
+            Ok(body) => Ok(String::from_utf8(body.to_bytes().to_vec()).unwrap()),
+            Err(error) => Err(error.to_string()),
+        };
+        Ok(Response {
+            status,
+            headers,
+            body,
+        })
+    })
+}
+
+fn chat(fake: &FakeOpenAi, body: &Value) -> Response {
+    send(fake, "POST", "/v1/chat/completions", None, body).unwrap()
+}
+
+fn request(messages: Value) -> Value {
+    json!({"model": "m-1", "messages": messages, "stream": true,
+           "stream_options": {"include_usage": true}})
+}
+
+fn user(text: &str) -> Value {
+    json!({"role": "user", "content": text})
+}
+
+fn calls(ids: &[&str]) -> Value {
+    let calls: Vec<Value> = ids
+        .iter()
+        .map(|id| {
+            json!({"id": id, "type": "function",
+                         "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}})
+        })
+        .collect();
+    json!({"role": "assistant", "content": null, "tool_calls": calls})
+}
+
+fn result(id: &str) -> Value {
+    json!({"role": "tool", "tool_call_id": id, "content": "{\"temp_c\":21}"})
+}
+
+#[test]
+fn the_default_answer_echoes_the_last_message_and_ends_with_done() {
+    let fake = FakeOpenAi::start().unwrap();
+    assert!(fake.url().starts_with("http://127.0.0.1:") && fake.url().ends_with("/v1"));
+    let reply = chat(&fake, &request(json!([user("hello")])));
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.headers["content-type"], "text/event-stream");
+    let events = reply.events();
+    assert_eq!(events.last().unwrap(), "[DONE]");
+    let chunks = reply.chunks();
+    assert_eq!(chunks[0]["object"], "chat.completion.chunk");
+    assert_eq!(chunks[0]["model"], "m-1");
+    assert_eq!(
+        chunks[0]["choices"][0]["delta"],
+        json!({"role": "assistant", "content": ""})
+    );
+    let text = reply.joined("content");
+    assert!(text.starts_with("You said: hello."), "{text}");
+    assert!(text.ends_with("I was sent 1 message."), "{text}");
+    assert!(chunks.len() > 5, "word-sized pieces");
+    let finish = &chunks[chunks.len() - 2];
+    assert_eq!(finish["choices"][0]["finish_reason"], "stop");
+    assert_eq!(finish["choices"][0]["delta"], json!({}));
+    let usage = &chunks[chunks.len() - 1];
+    assert_eq!(usage["choices"], json!([]));
+    let pieces = chunks.len() as u64 - 3;
+    assert_eq!(
+        usage["usage"],
+        json!({"prompt_tokens": 10, "completion_tokens": pieces, "total_tokens": 10 + pieces})
+    );
+    assert_eq!(fake.request_count(), 1);
+    assert_eq!(fake.requests()[0].json()["model"], "m-1");
+
+    // Tool results are thanked for; without include_usage there is no usage chunk.
+    let mut body = request(json!([user("weather?"), calls(&["c1"]), result("c1")]));
+    body["stream_options"] = json!({"include_usage": false});
+    let reply = chat(&fake, &body);
+    let text = reply.joined("content");
+    assert!(
+        text.starts_with("Thanks: Tool c1 returned {\"temp_c\":21}."),
+        "{text}"
+    );
+    assert!(reply.chunks().iter().all(|c| c.get("usage").is_none()));
+}
+
+#[test]
+fn tool_call_fragments_interleave_and_reassemble_by_index() {
+    let fake = FakeOpenAi::start().unwrap();
+    fake.push([Reply::Answer(Answer::tool_calls([
+        ("call_a", "get_weather", json!({"city": "Paris"})),
+        ("call_b", "get_time", json!({"tz": "Europe/Paris"})),
+    ]))]);
+    let reply = chat(&fake, &request(json!([user("weather and time?")])));
+    let mut assembled: Vec<(String, String, String)> = Vec::new();
+    let mut arrival = Vec::new();
+    for chunk in reply.chunks() {
+        let Some(fragments) = chunk["choices"][0]["delta"]["tool_calls"].as_array() else {
+            continue;
+        };
+        for fragment in fragments {
+            let index = fragment["index"].as_u64().unwrap() as usize;
+            arrival.push(index);
+            if let Some(id) = fragment["id"].as_str() {
+                assert_eq!(fragment["type"], "function");
+                assert_eq!(index, assembled.len());
+                let name = fragment["function"]["name"].as_str().unwrap();
+                assembled.push((id.into(), name.into(), String::new()));
+            }
+            let piece = fragment["function"]["arguments"].as_str().unwrap();
+            assembled[index].2.push_str(piece);
+        }
+    }
+    assert_eq!(arrival, [0, 0, 1, 0, 1, 1], "fragments interleave");
+    let parsed: Vec<(&str, &str, Value)> = assembled
+        .iter()
+        .map(|(id, name, args)| {
+            (
+                id.as_str(),
+                name.as_str(),
+                serde_json::from_str(args).unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        parsed,
+        [
+            ("call_a", "get_weather", json!({"city": "Paris"})),
+            ("call_b", "get_time", json!({"tz": "Europe/Paris"}))
+        ]
+    );
+    let chunks = reply.chunks();
+    assert_eq!(
+        chunks[chunks.len() - 2]["choices"][0]["finish_reason"],
+        "tool_calls"
+    );
+    assert_eq!(reply.events().last().unwrap(), "[DONE]");
+}
+
+#[test]
+fn reasoning_streams_before_the_text() {
+    let fake = FakeOpenAi::start().unwrap();
+    fake.push([Reply::Answer(
+        Answer::text(["It is ", "sunny"]).reasoning(["Weather ", "known."]),
+    )]);
+    let reply = chat(&fake, &request(json!([user("so?")])));
+    let deltas: Vec<Value> = reply
+        .chunks()
+        .iter()
+        .map(|c| c["choices"][0]["delta"].clone())
+        .collect();
+    assert_eq!(deltas[1], json!({"reasoning_content": "Weather "}));
+    assert_eq!(deltas[2], json!({"reasoning_content": "known."}));
+    assert_eq!(deltas[3], json!({"content": "It is "}));
+    assert_eq!(reply.joined("content"), "It is sunny");
+}
+
+#[test]
+fn scripted_errors_resets_and_cut_streams() {
+    let fake = FakeOpenAi::start().unwrap();
+    let body = request(json!([user("hello")]));
+    fake.push([
+        Reply::rate_limited(150),
+        Reply::server_error(503),
+        Reply::insufficient_quota(),
+        Reply::context_length_exceeded(),
+        Reply::Reset,
+        Reply::Cut {
+            answer: Answer::text(["half ", "an ", "answer"]),
+            after: 2,
+        },
+    ]);
+
+    let limited = chat(&fake, &body);
+    assert_eq!(limited.status, 429);
+    assert_eq!(limited.headers["retry-after-ms"], "150");
+    assert_eq!(limited.headers["retry-after"], "1");
+    let error = limited.error();
+    assert_eq!(
+        (&error["type"], &error["code"]),
+        (&json!("requests"), &json!("rate_limit_exceeded"))
+    );
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("Please try again in 150ms.")
+    );
+
+    let overloaded = chat(&fake, &body);
+    assert_eq!(overloaded.status, 503);
+    assert_eq!(
+        overloaded.error(),
+        json!({"message": "The server is overloaded or not ready yet.", "type": "server_error",
+               "param": null, "code": null})
+    );
+
+    let quota = chat(&fake, &body);
+    assert_eq!(
+        (quota.status, quota.error()["code"].clone()),
+        (429, json!("insufficient_quota"))
+    );
+
+    let long = chat(&fake, &body);
+    assert_eq!(long.status, 400);
+    assert_eq!(long.error()["param"], "messages");
+    assert_eq!(long.error()["code"], "context_length_exceeded");
+
+    assert!(
+        send(&fake, "POST", "/v1/chat/completions", None, &body).is_err(),
+        "reset"
+    );
+
+    let cut = chat(&fake, &body);
+    assert_eq!(cut.status, 200);
+    assert_eq!(
+        cut.events().len(),
+        2,
+        "the body ended cleanly after two events"
+    );
+    assert_eq!(cut.joined("content"), "half ");
+    assert!(
+        cut.chunks()
+            .iter()
+            .all(|c| c["choices"][0]["finish_reason"].is_null())
+    );
+
+    assert!(
+        chat(&fake, &body)
+            .joined("content")
+            .starts_with("You said: hello.")
+    );
+    assert_eq!(fake.request_count(), 7);
+}
