@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::provider::{Gemini, Kind, ModelApi, OpenAi, Provider, ProviderConfig, Target};
-use crate::resilience::{Breaker, BreakerStatus};
+use crate::resilience::{Breaker, BreakerState, BreakerStatus};
 
 /// One model at one provider, ready to be asked.
 #[derive(Clone)]
@@ -38,6 +38,9 @@ impl Endpoint {
     }
 }
 
+/// How many endpoints' breakers are kept before untroubled ones are forgotten.
+pub const MAX_BREAKERS: usize = 1024;
+
 /// The breakers of every endpoint asked so far, created on first use.
 pub struct Breakers {
     settings: (u32, Duration),
@@ -65,9 +68,18 @@ impl Breakers {
         }
     }
 
-    /// The breaker of `endpoint` (its label, as messages and `status` show it).
+    /// The breaker of `endpoint` (its label, as messages and `status` show it). The map is
+    /// bounded: past [`MAX_BREAKERS`] endpoints (a proxy client naming models at will), the
+    /// breakers that have seen no failure are forgotten, as a new one would be the same.
     pub fn of(&self, endpoint: &str) -> Arc<Breaker> {
         let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        if map.len() >= MAX_BREAKERS && !map.contains_key(endpoint) {
+            let now = Instant::now();
+            map.retain(|_, breaker| {
+                let status = breaker.status(now);
+                status.state != BreakerState::Closed || status.consecutive_failures > 0
+            });
+        }
         map.entry(endpoint.to_string())
             .or_insert_with(|| Breaker::new(endpoint, self.settings.0, self.settings.1))
             .clone()
@@ -106,5 +118,28 @@ pub fn label(kind: Kind, url: &str, model: &str) -> String {
     match kind {
         Kind::Gemini => url.to_string(),
         Kind::OpenAi => format!("{url} (model {model})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn untroubled_breakers_are_forgotten_once_there_are_too_many() {
+        let breakers = Breakers::new(1, Duration::from_secs(60));
+        let failing = breakers.of("failing");
+        let permit = failing.admit(Instant::now()).expect("closed at first");
+        permit.failed(Instant::now());
+        for n in 0..MAX_BREAKERS * 3 {
+            breakers.of(&format!("model-{n}"));
+        }
+        let kept = breakers.statuses(Instant::now());
+        assert!(kept.len() <= MAX_BREAKERS, "{}", kept.len());
+        assert!(
+            kept.iter()
+                .any(|b| b.endpoint == "failing" && b.state == BreakerState::Open),
+            "what a breaker learned is kept"
+        );
     }
 }
