@@ -9,6 +9,7 @@
 //! - [`http`]: a real HTTP client for the daemon's HTTP API (JSON and server-sent events).
 //! - [`raw`]: frames written and read by hand, for the protocol's edges.
 
+mod background;
 pub mod fake_gemini;
 pub mod fake_openai;
 pub mod harness;

@@ -20,11 +20,33 @@ pub struct StreamUpdate {
 }
 
 /// A count the API reports, narrowed to `u32` without wrapping.
-fn narrow(count: u64) -> u32 {
+pub(crate) fn narrow(count: u64) -> u32 {
     u32::try_from(count).unwrap_or(u32::MAX)
 }
 
-/// Parses the data of one SSE event.
+/// How a stream that ended cleanly ends the answer: it must have finished, with something
+/// to show.
+pub fn ended(finish_reason: Option<String>, visible: bool) -> Result<(), ProviderError> {
+    match finish_reason {
+        None => Err(ProviderError::NoFinishReason),
+        Some(finish_reason) if !visible => Err(ProviderError::EmptyAnswer { finish_reason }),
+        Some(_) => Ok(()),
+    }
+}
+
+/// Whether a part counts as an answer (a thought alone does not).
+pub fn is_visible(part: &Part) -> bool {
+    use crate::model::PartContent;
+    match &part.content {
+        PartContent::Text(text) => !text.is_empty(),
+        PartContent::Thought(_) => false,
+        PartContent::FunctionCall { .. }
+        | PartContent::FunctionResponse { .. }
+        | PartContent::Other { .. } => true,
+    }
+}
+
+/// Parses the data of one SSE event (Gemini's `GenerateContentResponse`).
 pub fn parse(data: &str) -> Result<StreamUpdate, ProviderError> {
     let chunk: Chunk = serde_json::from_str(data).map_err(|e| {
         ProviderError::BrokenStream(format!("a chunk is not a valid response ({e})"))

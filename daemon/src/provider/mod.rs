@@ -10,6 +10,7 @@
 pub mod chunk;
 pub mod error;
 mod gemini;
+mod http;
 pub mod openai;
 pub mod parts;
 mod redact;
@@ -25,7 +26,8 @@ use reqwest::header::HeaderValue;
 
 pub use chunk::StreamUpdate;
 pub use error::{Phase, ProviderError};
-pub use gemini::{Gemini, http_client, status_error};
+pub use gemini::Gemini;
+pub use http::{http_client, status_error};
 pub use openai::OpenAi;
 pub use redact::Redactor;
 pub use request::{Content, RequestOptions, SourcedPart, Target, WireRole, body, contents};

@@ -11,14 +11,12 @@
 mod http;
 mod script;
 
+use crate::background::Background;
 use std::collections::VecDeque;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::oneshot;
 
 pub use script::{Answer, Gate, Reply};
 
@@ -84,48 +82,23 @@ pub struct StartError(#[from] std::io::Error);
 
 /// A running fake Gemini endpoint. Stops when dropped.
 pub struct FakeGemini {
-    addr: SocketAddr,
     shared: Arc<Shared>,
-    stop: Option<oneshot::Sender<()>>,
-    thread: Option<JoinHandle<()>>,
+    server: Background,
 }
 
 impl FakeGemini {
     /// Starts a server on an ephemeral port of 127.0.0.1.
     pub fn start() -> Result<Self, StartError> {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
         let shared = Arc::new(Shared::default());
-        let (stop, stopped) = oneshot::channel();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        let server_shared = shared.clone();
-        let thread = std::thread::Builder::new()
-            .name("fake-gemini".into())
-            .spawn(move || {
-                runtime.block_on(async move {
-                    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-                        return;
-                    };
-                    tokio::select! {
-                        _ = http::serve(listener, server_shared) => {}
-                        _ = stopped => {}
-                    }
-                });
-            })?;
-        Ok(Self {
-            addr,
-            shared,
-            stop: Some(stop),
-            thread: Some(thread),
-        })
+        let served = shared.clone();
+        let server =
+            Background::start("fake-gemini", move |listener| http::serve(listener, served))?;
+        Ok(Self { shared, server })
     }
 
     /// The base URL to give `omnid --base-url`.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("http://{}", self.server.addr())
     }
 
     /// Queues replies for the next requests, in order; after them the default answer
@@ -155,16 +128,5 @@ impl FakeGemini {
     /// How many requests were received.
     pub fn request_count(&self) -> usize {
         lock(&self.shared.requests).len()
-    }
-}
-
-impl Drop for FakeGemini {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }

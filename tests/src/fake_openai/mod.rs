@@ -18,12 +18,9 @@ mod validate;
 #[cfg(test)]
 mod tests;
 
+use crate::background::Background;
 use std::collections::VecDeque;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-
-use tokio::sync::oneshot;
 
 pub use crate::fake_gemini::RecordedRequest;
 use crate::fake_gemini::lock;
@@ -44,10 +41,8 @@ pub struct StartError(#[from] std::io::Error);
 
 /// A running fake OpenAI-compatible endpoint. Stops when dropped.
 pub struct FakeOpenAi {
-    addr: SocketAddr,
     shared: Arc<Shared>,
-    stop: Option<oneshot::Sender<()>>,
-    thread: Option<JoinHandle<()>>,
+    server: Background,
 }
 
 impl FakeOpenAi {
@@ -62,43 +57,20 @@ impl FakeOpenAi {
     }
 
     fn serve(key: Option<String>) -> Result<Self, StartError> {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             key,
             ..Shared::default()
         });
-        let (stop, stopped) = oneshot::channel();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        let server_shared = shared.clone();
-        let thread = std::thread::Builder::new()
-            .name("fake-openai".into())
-            .spawn(move || {
-                runtime.block_on(async move {
-                    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-                        return;
-                    };
-                    tokio::select! {
-                        _ = http::serve(listener, server_shared) => {}
-                        _ = stopped => {}
-                    }
-                });
-            })?;
-        Ok(Self {
-            addr,
-            shared,
-            stop: Some(stop),
-            thread: Some(thread),
-        })
+        let served = shared.clone();
+        let server =
+            Background::start("fake-openai", move |listener| http::serve(listener, served))?;
+        Ok(Self { shared, server })
     }
 
     /// The base URL to configure a provider with, `http://127.0.0.1:PORT/v1`; requests go
     /// to `{url}/chat/completions`.
     pub fn url(&self) -> String {
-        format!("http://{}/v1", self.addr)
+        format!("http://{}/v1", self.server.addr())
     }
 
     /// Queues replies for the next accepted requests, in order; after them the default
@@ -115,16 +87,5 @@ impl FakeOpenAi {
     /// How many requests were received (refused ones too).
     pub fn request_count(&self) -> usize {
         lock(&self.shared.requests).len()
-    }
-}
-
-impl Drop for FakeOpenAi {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }

@@ -13,38 +13,35 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
+use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
 
 pub use render::render;
 
-use super::chunk::StreamUpdate;
+use super::chunk::{StreamUpdate, ended, is_visible};
 use super::error::ProviderError;
-use super::gemini::{ended, is_visible, send};
-use super::sse::Events;
-use super::{ApiKey, ModelApi, Provider, Redactor};
+use super::http::Endpoint;
+use super::{ApiKey, ModelApi, Provider};
 use stream::Assembler;
 
-/// A client for one model at one OpenAI-compatible server.
+/// A client for the models of one OpenAI-compatible server (the model travels in the body).
 pub struct OpenAi {
-    http: reqwest::Client,
-    url: String,
-    api_key: Option<ApiKey>,
-    idle_timeout: Duration,
-    redactor: Redactor,
+    endpoint: Endpoint,
+}
+
+/// `Authorization: Bearer KEY`.
+fn auth(key: &ApiKey) -> (HeaderName, HeaderValue) {
+    (AUTHORIZATION, key.bearer())
 }
 
 impl OpenAi {
     /// A client for models at `provider`.
     pub fn new(http: reqwest::Client, provider: &Provider, idle: Duration) -> Self {
+        let url = format!(
+            "{}/chat/completions",
+            provider.base_url.trim_end_matches('/')
+        );
         Self {
-            http,
-            url: format!(
-                "{}/chat/completions",
-                provider.base_url.trim_end_matches('/')
-            ),
-            api_key: provider.api_key.clone(),
-            idle_timeout: idle,
-            redactor: Redactor::new(provider.api_key.as_ref().map(ApiKey::expose)),
+            endpoint: Endpoint::new(http, url, provider.api_key.as_ref(), auth, idle),
         }
     }
 
@@ -53,16 +50,7 @@ impl OpenAi {
         body: &str,
         on_update: &mut (dyn FnMut(StreamUpdate) + Send),
     ) -> Result<(), ProviderError> {
-        let mut request = self
-            .http
-            .post(&self.url)
-            .header(CONTENT_TYPE, "application/json")
-            .body(body.to_string());
-        if let Some(key) = &self.api_key {
-            request = request.header(AUTHORIZATION, key.bearer());
-        }
-        let response = send(request, self.idle_timeout).await?;
-        let mut events = Events::of(response, self.idle_timeout);
+        let mut events = self.endpoint.stream(body).await?;
         let mut assembler = Assembler::default();
         let mut visible = false;
         while let Some(data) = events.next_idle().await? {
@@ -78,9 +66,9 @@ impl OpenAi {
 }
 
 impl ModelApi for OpenAi {
-    /// `{base}/chat/completions` (the model travels in the body).
+    /// `{base}/chat/completions`.
     fn url(&self) -> &str {
-        &self.url
+        self.endpoint.url()
     }
 
     /// A failure comes back with the key removed from everything the server said.
@@ -92,7 +80,7 @@ impl ModelApi for OpenAi {
         async move {
             self.stream_raw(body, on_update)
                 .await
-                .map_err(|error| error.redacted(&self.redactor))
+                .map_err(|error| self.endpoint.redacted(error))
         }
         .boxed()
     }

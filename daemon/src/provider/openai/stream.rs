@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::model::{Part, PartContent, Usage};
-use crate::provider::chunk::StreamUpdate;
+use crate::provider::chunk::{StreamUpdate, narrow};
 use crate::provider::error::ProviderError;
 
 /// One `chat.completion.chunk`.
@@ -88,10 +88,6 @@ struct Call {
 pub struct Assembler {
     calls: BTreeMap<u32, Call>,
     finish_reason: Option<String>,
-}
-
-fn narrow(count: u64) -> u32 {
-    u32::try_from(count).unwrap_or(u32::MAX)
 }
 
 impl Assembler {
