@@ -21,121 +21,16 @@ use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use omni_proto::{Client, MoveOp, Reply, Request, SessionRef, frame};
+use omni_proto::{Client, MoveOp, Reply, Request, SessionRef};
 use omni_tests::fake_gemini::FakeGemini;
-use omnid::model::{MoveKind, MoveRecord, NodeRecord, Part, Role, SessionRecord};
+use omnid::model::{Role, SessionRecord};
 use omnid::store::{Change, Store};
-use tokio::net::UnixStream;
 use uuid::Uuid;
 
 mod common;
 
+use common::seed::{next_turn, seed};
 use common::{Daemon, Stats, report, show, stats, time_n};
-
-async fn round_trip(rounds: usize) {
-    let dir = tempfile::tempdir().unwrap();
-    // Baseline: a plain blocking thread that echoes each frame back, nothing else.
-    let echo_path = dir.path().join("echo.sock");
-    let listener = std::os::unix::net::UnixListener::bind(&echo_path).unwrap();
-    std::thread::spawn(move || {
-        let (mut stream, _) = listener.accept().unwrap();
-        let mut prefix = [0u8; 4];
-        while std::io::Read::read_exact(&mut stream, &mut prefix).is_ok() {
-            let mut payload = vec![0u8; u32::from_be_bytes(prefix) as usize];
-            std::io::Read::read_exact(&mut stream, &mut payload).unwrap();
-            let mut out = prefix.to_vec();
-            out.extend_from_slice(&payload);
-            stream.write_all(&out).unwrap();
-        }
-    });
-    let ping = frame::encode(&omni_proto::RequestFrame {
-        id: 1,
-        request: Request::Ping,
-    })
-    .unwrap();
-    let mut echo = UnixStream::connect(&echo_path).await.unwrap();
-    let mut one_echo = async || {
-        let mut out = (ping.len() as u32).to_be_bytes().to_vec();
-        out.extend_from_slice(&ping);
-        tokio::io::AsyncWriteExt::write_all(&mut echo, &out)
-            .await
-            .unwrap();
-        frame::read_payload(&mut echo).await.unwrap().unwrap();
-    };
-    time_n(rounds / 10, &mut one_echo).await;
-    let base = stats(time_n(rounds, &mut one_echo).await);
-
-    let daemon = Daemon::start(dir.path(), "http://127.0.0.1:9");
-    let mut client = daemon.client().await;
-    let mut one_ping = async || {
-        assert_eq!(
-            client.call(Request::Ping, |_| {}).await.unwrap(),
-            Reply::Pong
-        );
-    };
-    time_n(rounds / 10, &mut one_ping).await;
-    let measured = stats(time_n(rounds, &mut one_ping).await);
-    report(
-        "request round trip",
-        "raw socket echo",
-        &base,
-        "omnid ping",
-        &measured,
-    );
-}
-
-/// Appends node `id` (under node `id - 1`) and the move that makes it the head to
-/// `record`; returns them for one [`Change`].
-fn next_turn(record: &mut SessionRecord, role: Role, text: String) -> (NodeRecord, MoveRecord) {
-    let id = record.nodes + 1;
-    record.nodes = id;
-    record.moves = id;
-    record.head = id;
-    let node = NodeRecord {
-        id,
-        parent: id - 1,
-        role,
-        parts: vec![Part::text(text)],
-        created_at_ms: 1,
-        model: None,
-    };
-    let mv = MoveRecord {
-        seq: id,
-        kind: if role == Role::User {
-            MoveKind::Prompt
-        } else {
-            MoveKind::Answer
-        },
-        from: id - 1,
-        to: id,
-        at_ms: 1,
-        prev_redoable: None,
-        redoes: None,
-    };
-    (node, mv)
-}
-
-/// Writes a linear session of `turns` nodes (alternating prompt and answer) straight into
-/// a store, then syncs once.
-async fn seed(data_dir: &Path, turns: u64) -> Uuid {
-    let store = Store::open(data_dir).unwrap();
-    let mut record = SessionRecord::new(Uuid::new_v4(), 1);
-    for id in 1..=turns {
-        let role = if id % 2 == 1 { Role::User } else { Role::Model };
-        let text = format!("turn {id}: some words that make this a realistic, short line");
-        let (node, mv) = next_turn(&mut record, role, text);
-        store
-            .apply(&Change {
-                session: &record,
-                node: Some(&node),
-                mv: Some(&mv),
-            })
-            .unwrap();
-    }
-    store.sync().await.unwrap();
-    store.close().unwrap();
-    record.id
-}
 
 /// One undo followed by one redo on a session; returns how long the pair took.
 async fn undo_redo_pair(client: &mut Client, session: &SessionRef) -> Duration {
@@ -333,7 +228,14 @@ fn main() {
         .unwrap();
     runtime.block_on(async {
         println!("omni spine bench: each figure is a ratio against a baseline from this run\n");
-        round_trip(5000).await;
+        let (echo, ping) = common::echo::round_trips(5000).await;
+        report(
+            "request round trip",
+            "raw socket echo",
+            &echo,
+            "omnid ping",
+            &ping,
+        );
         let (small, large, small_first, large_first) = undo_redo(500).await;
         report("undo+redo", "10 turns", &small, "100,000 turns", &large);
         println!(

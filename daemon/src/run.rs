@@ -60,9 +60,9 @@ pub async fn run(
     let demo_url = start_demo(&mut config, &tracker, &shutdown).await?;
     let services = build_services(config, tracker.clone(), shutdown.clone())?;
     let sessions = Registry::new(services.clone());
-    // Every session's record is checked against what is stored (a few lookups each); the
-    // most recently used healthy one is the current session. All before a client can ask.
-    if let Some(latest) = sessions.scan()? {
+    // The most recently used healthy session is the current one, before a client can ask;
+    // every other session is checked once the daemon serves (see `check_in_background`).
+    if let Some(latest) = sessions.current_at_start()? {
         services.current.set(latest);
     }
     let socket = listen(&services, inherited.control)?;
@@ -77,6 +77,7 @@ pub async fn run(
         Arc::new(move || daemon.one_line_status())
     };
     notify::ready(&describe());
+    check_in_background(&tracker, &daemon);
     notify::spawn_watchdog(&tracker, shutdown.clone());
     notify::spawn_status(&tracker, shutdown.clone(), describe);
     let reloading = reload::serve(
@@ -96,6 +97,17 @@ pub async fn run(
         let _ = std::fs::remove_file(path);
     }
     drain(&services).await
+}
+
+/// Checks every session's record against the store on the blocking pool, once the daemon
+/// serves; sessions that disagree are reported as damaged (`status`, `sessions`, the log).
+fn check_in_background(tracker: &TaskTracker, daemon: &Arc<Daemon>) {
+    let daemon = daemon.clone();
+    tracker.spawn_blocking(move || {
+        if let Err(error) = daemon.sessions.check_all() {
+            tracing::error!(%error, "cannot check the sessions' records");
+        }
+    });
 }
 
 /// With `--demo`, starts the demo model and points the configuration at it.

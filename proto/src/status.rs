@@ -28,6 +28,12 @@ pub struct DaemonStatus {
     pub store_bytes: u64,
     /// Sessions in the store.
     pub sessions: u64,
+    /// Sessions loaded in memory now; one idle for `session_idle_secs` is unloaded.
+    pub sessions_loaded: u64,
+    /// Changes committed to the store since start-up.
+    pub store_commits: u64,
+    /// Syncs to disk since start-up (concurrent commits share one).
+    pub store_syncs: u64,
     /// Client connections open now (this one included).
     pub connections: u32,
     /// Prompts being answered now.

@@ -49,10 +49,13 @@ fn lines(status: &DaemonStatus) -> Vec<String> {
             None => format!("api:      {} (HTTP/JSON)", status.api_socket),
         },
         format!(
-            "store:    {} ({}, {})",
+            "store:    {} ({}, {}, {} loaded; {} and {} since start)",
             status.data_dir,
             render::bytes(status.store_bytes),
-            count(status.sessions, "session")
+            count(status.sessions, "session"),
+            status.sessions_loaded,
+            count(status.store_commits, "commit"),
+            count(status.store_syncs, "sync")
         ),
         health(&status.store_health),
         format!("logs:     {}", status.log_dir),

@@ -1,16 +1,20 @@
 //! What the benches share: percentiles, printing a figure against its baseline, timing a
-//! loop, and a real `omnid` process.
+//! loop, a real `omnid` process (`daemon.rs`), stores written through the daemon's own
+//! store code (`seed.rs`), and the raw-socket baseline (`echo.rs`).
+#![allow(dead_code)] // each bench uses its own part of it
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+pub mod daemon;
+pub mod echo;
+pub mod seed;
+
 use std::time::{Duration, Instant};
 
-use omni_proto::Client;
+pub use daemon::Daemon;
 
 /// Median and 99th percentile of some samples.
 pub struct Stats {
-    p50: Duration,
-    p99: Duration,
+    pub p50: Duration,
+    pub p99: Duration,
 }
 
 pub fn stats(mut samples: Vec<Duration>) -> Stats {
@@ -31,6 +35,11 @@ pub fn show(d: Duration) -> String {
     }
 }
 
+/// The ratio of two medians.
+pub fn ratio(measured: &Stats, base: &Stats) -> f64 {
+    measured.p50.as_secs_f64() / base.p50.as_secs_f64()
+}
+
 pub fn report(what: &str, base_name: &str, base: &Stats, name: &str, measured: &Stats) {
     println!(
         "{what:<28} {base_name:>18}: p50 {:>9} p99 {:>9} | {name:>18}: p50 {:>9} p99 {:>9} | ratio {:.2}x",
@@ -38,7 +47,7 @@ pub fn report(what: &str, base_name: &str, base: &Stats, name: &str, measured: &
         show(base.p99),
         show(measured.p50),
         show(measured.p99),
-        measured.p50.as_secs_f64() / base.p50.as_secs_f64()
+        ratio(measured, base)
     );
 }
 
@@ -50,51 +59,4 @@ pub async fn time_n<F: AsyncFnMut()>(n: usize, mut op: F) -> Vec<Duration> {
         samples.push(start.elapsed());
     }
     samples
-}
-
-/// A daemon process for the bench; killed on drop.
-pub struct Daemon {
-    child: Child,
-    socket: std::path::PathBuf,
-}
-
-impl Daemon {
-    pub fn start(dir: &Path, base_url: &str) -> Self {
-        Self::start_with(dir, base_url, &[])
-    }
-
-    pub fn start_with(dir: &Path, base_url: &str, extra: &[&str]) -> Self {
-        let socket = dir.join("omnid.sock");
-        let child = Command::new(env!("CARGO_BIN_EXE_omnid"))
-            .args(extra)
-            .arg("--socket")
-            .arg(&socket)
-            .arg("--data-dir")
-            .arg(dir.join("data"))
-            .arg("--log-dir")
-            .arg(dir.join("logs"))
-            .arg("--base-url")
-            .arg(base_url)
-            .env("OMNI_LOG", "warn")
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::os::unix::net::UnixStream::connect(&socket).is_err() {
-            assert!(Instant::now() < deadline, "omnid did not start");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        Self { child, socket }
-    }
-
-    pub async fn client(&self) -> Client {
-        Client::connect(&self.socket, "bench").await.unwrap()
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }

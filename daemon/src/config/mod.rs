@@ -80,6 +80,8 @@ pub struct Config {
     pub client_timeout: Duration,
     /// How long a connection may wait between requests before it is closed.
     pub idle_timeout: Duration,
+    /// How long a session's actor with nothing to do stays loaded.
+    pub session_idle: Duration,
 }
 
 /// Where the HTTP API listens, and its bearer token for TCP.
@@ -264,6 +266,7 @@ impl Config {
             shutdown_grace: seconds("shutdown-grace-secs", s.shutdown_grace_secs)?,
             client_timeout: seconds("client-timeout-secs", s.client_timeout_secs)?,
             idle_timeout: seconds("idle-timeout-secs", s.idle_timeout_secs)?,
+            session_idle: seconds("session-idle-secs", s.session_idle_secs)?,
             store: StoreOptions {
                 min_free_bytes: s.min_free_space_mb.saturating_mul(1024 * 1024),
             },

@@ -253,6 +253,16 @@ settings! {
         reloads: true,
         secret: false,
     }
+    /// A session with nothing to do for this many seconds is unloaded: its memory is
+    /// freed, and the next request loads it again from the store.
+    session_idle_secs: f64 {
+        key: "session_idle_secs",
+        flag: value("session-idle-secs", "S"),
+        env: none,
+        default: fixed(300.0),
+        reloads: true,
+        secret: false,
+    }
     /// Free space (MiB) kept on the data directory's file system: a write that would leave
     /// less is refused cleanly, so the store never runs the disk dry.
     min_free_space_mb: u64 {

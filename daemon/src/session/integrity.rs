@@ -8,22 +8,24 @@ use std::sync::Mutex;
 use uuid::Uuid;
 
 use super::tree::{NodeId, ROOT, Tree};
-use crate::model::{NodeRecord, SessionRecord};
-use crate::store::{Store, StoreError};
+use crate::model::{NodeRecord, Role, SessionRecord};
+use crate::store::{Link, Store, StoreError};
 
-/// The checks that cost a few key lookups whatever the session's size, done for every
-/// session at start-up. `None` when the record agrees with what is stored.
+/// The checks that cost a few key lookups whatever the session's size. `None` when the
+/// record agrees with what is stored. Nodes or moves past the record's counts are what a
+/// crash cut short before the record was written: not a disagreement (see
+/// `Store::apply`).
 pub fn check_record(store: &Store, record: &SessionRecord) -> Result<Option<String>, StoreError> {
-    let (last_node, last_move) = store.last_keys(&record.id)?;
-    let problem = if last_node != record.nodes {
+    let (node_held, move_held) = store.holds(&record.id, record.nodes, record.moves)?;
+    let problem = if !node_held {
         Some(format!(
-            "its record counts {} nodes, but the store holds nodes up to {last_node}",
-            record.nodes
+            "its record counts {} nodes, but node {} is not stored",
+            record.nodes, record.nodes
         ))
-    } else if last_move != record.moves {
+    } else if !move_held {
         Some(format!(
-            "its record counts {} moves, but the store holds moves up to {last_move}",
-            record.moves
+            "its record counts {} moves, but move {} is not stored",
+            record.moves, record.moves
         ))
     } else if record.head > record.nodes {
         Some(format!(
@@ -38,31 +40,44 @@ pub fn check_record(store: &Store, record: &SessionRecord) -> Result<Option<Stri
     Ok(problem)
 }
 
-/// Rebuilds a session's tree from its stored nodes (in creation order) and head; the
-/// error says how the records disagree.
-pub fn build_tree(record: &SessionRecord, nodes: &[NodeRecord]) -> Result<Tree, String> {
-    if nodes.len() as u64 != record.nodes {
+/// Rebuilds a session's tree from its nodes' places (`(node, parent, role)`, in creation
+/// order) and head; the error says how the records disagree.
+pub fn build_tree(
+    record: &SessionRecord,
+    places: impl ExactSizeIterator<Item = (NodeId, NodeId, Role)>,
+) -> Result<Tree, String> {
+    if places.len() as u64 != record.nodes {
         return Err(format!(
             "its record counts {} nodes, but {} are stored",
             record.nodes,
-            nodes.len()
+            places.len()
         ));
     }
     let mut tree = Tree::new();
-    for node in nodes {
-        let id = tree.push(node.parent, node.role).map_err(|_| {
-            format!(
-                "node {} has parent {}, which does not exist",
-                node.id, node.parent
-            )
-        })?;
-        if id != node.id {
-            return Err(format!("node {id} is missing (node {} follows)", node.id));
+    for (node, parent, role) in places {
+        let id = tree
+            .push(parent, role)
+            .map_err(|_| format!("node {node} has parent {parent}, which does not exist"))?;
+        if id != node {
+            return Err(format!("node {id} is missing (node {node} follows)"));
         }
     }
     tree.set_head(record.head)
         .map_err(|_| format!("its head is node {}, which does not exist", record.head))?;
     Ok(tree)
+}
+
+/// Each node's place, for [`build_tree`].
+pub fn places(nodes: &[NodeRecord]) -> impl ExactSizeIterator<Item = (NodeId, NodeId, Role)> {
+    nodes.iter().map(|n| (n.id, n.parent, n.role))
+}
+
+/// The places the store's index gives (node numbers follow from the order).
+pub fn indexed(links: &[Link]) -> impl ExactSizeIterator<Item = (NodeId, NodeId, Role)> {
+    links
+        .iter()
+        .enumerate()
+        .map(|(i, link)| (i as NodeId + 1, link.parent, link.role))
 }
 
 /// The nodes on the path from the start to `head`, following the stored parent links as
@@ -115,7 +130,7 @@ impl Damaged {
 
 #[cfg(test)]
 mod tests {
-    use crate::model::{Part, Role};
+    use crate::model::Part;
 
     use super::*;
 
@@ -140,16 +155,16 @@ mod tests {
     #[test]
     fn records_that_disagree_are_named() {
         let nodes = [node(1, 0), node(2, 1), node(3, 2)];
-        assert!(build_tree(&record(3, 3), &nodes).is_ok());
-        let err = build_tree(&record(4, 3), &nodes).unwrap_err();
+        assert!(build_tree(&record(3, 3), places(&nodes)).is_ok());
+        let err = build_tree(&record(4, 3), places(&nodes)).unwrap_err();
         assert!(err.contains("counts 4 nodes, but 3 are stored"), "{err}");
-        let err = build_tree(&record(3, 7), &nodes).unwrap_err();
+        let err = build_tree(&record(3, 7), places(&nodes)).unwrap_err();
         assert!(err.contains("head is node 7"), "{err}");
         let orphan = [node(1, 0), node(2, 9)];
-        let err = build_tree(&record(2, 2), &orphan).unwrap_err();
+        let err = build_tree(&record(2, 2), places(&orphan)).unwrap_err();
         assert!(err.contains("node 2 has parent 9"), "{err}");
         let gap = [node(1, 0), node(3, 1)];
-        let err = build_tree(&record(2, 1), &gap).unwrap_err();
+        let err = build_tree(&record(2, 1), places(&gap)).unwrap_err();
         assert!(err.contains("node 2 is missing"), "{err}");
     }
 

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::SessionError;
 use super::actor::{ActorHandle, Loaded};
-use super::integrity::{Damaged, build_tree, check_record};
+use super::integrity::{Damaged, build_tree, check_record, indexed};
 use crate::model::SessionRecord;
 use crate::services::Services;
 use crate::store::{Change, StoreError};
@@ -57,29 +57,66 @@ impl Registry {
         &self.damaged
     }
 
-    /// Checks every session's record against what is stored (a few lookups each) and
-    /// marks those that disagree; returns the most recently updated healthy session that a
-    /// client of omnid's own made.
-    pub fn scan(&self) -> Result<Option<Uuid>, StoreError> {
-        let mut latest: Option<(u64, Uuid)> = None;
-        for stored in self.ctx.store.sessions()? {
-            let record = match stored.record {
-                Ok(record) => record,
-                Err(error) => {
-                    self.damaged
-                        .mark(stored.id, &format!("its record cannot be read ({error})"));
-                    continue;
-                }
-            };
-            match check_record(&self.ctx.store, &record)? {
-                Some(problem) => self.damaged.mark(record.id, &problem),
-                // A recorded conversation is not a client's session: it never becomes
-                // the current one.
-                None if self.ctx.store.origin(&record.id).is_some() => {}
-                None => latest = latest.max(Some((record.updated_at_ms, record.id))),
+    /// The session a client's request means when it names none, at start-up: the most
+    /// recently updated one a client of omnid's own made whose record agrees with the store.
+    /// Reads every record but checks only the candidates it tries (a few lookups each).
+    pub fn current_at_start(&self) -> Result<Option<Uuid>, StoreError> {
+        let mut candidates: Vec<SessionRecord> = self
+            .readable_records()?
+            .into_iter()
+            // A recorded conversation is not a client's session: never the current one.
+            .filter(|record| self.ctx.store.origin(&record.id).is_none())
+            .collect();
+        candidates.sort_unstable_by_key(|record| std::cmp::Reverse(record.updated_at_ms));
+        for record in candidates {
+            if self.agrees(&record)? {
+                return Ok(Some(record.id));
             }
         }
-        Ok(latest.map(|(_, id)| id))
+        Ok(None)
+    }
+
+    /// Checks every session's record against what is stored (a few lookups each) and
+    /// marks those that disagree: run in the background once the daemon serves, so a big
+    /// store does not delay the start; loading a session checks it first anyway. Stops
+    /// early when the daemon shuts down.
+    pub fn check_all(&self) -> Result<(), StoreError> {
+        for record in self.readable_records()? {
+            if self.ctx.shutdown.is_cancelled() {
+                break;
+            }
+            self.agrees(&record)?;
+        }
+        Ok(())
+    }
+
+    /// Every session record that can be read; those that cannot are marked damaged.
+    fn readable_records(&self) -> Result<Vec<SessionRecord>, StoreError> {
+        let mut records = Vec::new();
+        for stored in self.ctx.store.sessions()? {
+            match stored.record {
+                Ok(record) => records.push(record),
+                Err(error) => self
+                    .damaged
+                    .mark(stored.id, &format!("its record cannot be read ({error})")),
+            }
+        }
+        Ok(records)
+    }
+
+    /// Whether a session's record agrees with what is stored; one that does not is marked
+    /// damaged.
+    fn agrees(&self, record: &SessionRecord) -> Result<bool, StoreError> {
+        if self.damaged.get(&record.id).is_some() {
+            return Ok(false);
+        }
+        match check_record(&self.ctx.store, record)? {
+            Some(problem) => {
+                self.damaged.mark(record.id, &problem);
+                Ok(false)
+            }
+            None => Ok(true),
+        }
     }
 
     /// Creates an empty session (with function declarations, if given), durably, and makes
@@ -198,8 +235,14 @@ impl Registry {
             .session(&id)
             .map_err(&bad)?
             .ok_or_else(|| SessionError::not_found(format!("session {id} does not exist")))?;
-        let nodes = store.nodes(&id).map_err(&bad)?;
-        let tree = build_tree(&record, &nodes).map_err(|reason| {
+        if !self.agrees(&record).map_err(&bad)? {
+            return Err(SessionError::Damaged {
+                session: id,
+                reason: self.damaged.get(&id).unwrap_or_default(),
+            });
+        }
+        let links = store.links(&id, record.nodes).map_err(&bad)?;
+        let tree = build_tree(&record, indexed(&links)).map_err(|reason| {
             self.damaged.mark(id, &reason);
             SessionError::Damaged {
                 session: id,
@@ -224,7 +267,6 @@ impl Registry {
     }
 
     /// How many sessions are loaded now.
-    #[cfg(test)]
     pub fn loaded_count(&self) -> usize {
         let actors = self.actors.lock().unwrap_or_else(|p| p.into_inner());
         actors.values().filter(|handle| !handle.is_closed()).count()

@@ -21,6 +21,8 @@ pub struct Db {
     pub sessions: sled::Tree,
     pub nodes: sled::Tree,
     pub moves: sled::Tree,
+    /// Each session's shape (see `links.rs`).
+    pub links: sled::Tree,
     /// Where recorded conversations' prefixes end (a hash chain over their contents).
     pub chains: sled::Tree,
     /// Where a session came from, for those not made by a client of omnid's own.
@@ -40,6 +42,7 @@ impl Db {
         let sessions = db.open_tree(sessions)?;
         let nodes = db.open_tree(nodes)?;
         let moves = db.open_tree(moves)?;
+        let links = db.open_tree("links")?;
         let chains = db.open_tree("chains")?;
         let origins = db.open_tree("origins")?;
         let disk = DiskSync::new(db.clone(), dir).map_err(|e| open::explain_io(dir, &e))?;
@@ -52,6 +55,7 @@ impl Db {
             sessions,
             nodes,
             moves,
+            links,
             chains,
             origins,
             syncer: GroupSync::new(move || disk.sync()),

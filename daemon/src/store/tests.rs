@@ -3,7 +3,7 @@ use crate::model::{Part, Role};
 use super::*;
 use crate::model::MoveKind;
 
-fn prompt(id: u64, text: &str) -> NodeRecord {
+pub(super) fn prompt(id: u64, text: &str) -> NodeRecord {
     NodeRecord {
         id,
         parent: id - 1,
@@ -20,7 +20,7 @@ fn released(dir: &std::path::Path) {
     open::wait_unlocked(dir, open::LOCK_PATIENCE).unwrap();
 }
 
-fn change_with_node(record: &mut SessionRecord, node: &NodeRecord) -> MoveRecord {
+pub(super) fn change_with_node(record: &mut SessionRecord, node: &NodeRecord) -> MoveRecord {
     record.nodes = node.id;
     record.moves += 1;
     record.head = node.id;

@@ -9,9 +9,9 @@ use crate::api::convert::store_error;
 use crate::api::state::Daemon;
 use crate::api::views;
 use crate::model::{NodeRecord, SessionRecord};
-use crate::session::build_tree;
 use crate::session::registry::is_bad_record;
 use crate::session::tree::{NodeId, Tree};
+use crate::session::{build_tree, indexed, places};
 
 pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
     let current = daemon.services.current.get();
@@ -63,11 +63,10 @@ pub fn recovery_choices(daemon: &Daemon, record: &SessionRecord) -> Vec<Recovery
     if record.needs_recovery.is_none() {
         return Vec::new();
     }
-    let Ok(mut nodes) = daemon.services.store.nodes(&record.id) else {
+    let Ok(links) = daemon.services.store.links(&record.id, record.nodes) else {
         return Vec::new();
     };
-    nodes.truncate(record.nodes as usize);
-    build_tree(record, &nodes)
+    build_tree(record, indexed(&links))
         .map(|tree| views::recovery_choices(record, &tree))
         .unwrap_or_default()
 }
@@ -189,7 +188,7 @@ pub fn load(daemon: &Daemon, session: &SessionRef) -> Result<Loaded, ErrorReply>
     if let Some(reason) = damaged.get(&id) {
         return as_stored(Some(record.head), reason);
     }
-    match build_tree(&record, &nodes) {
+    match build_tree(&record, places(&nodes)) {
         Ok(tree) => Ok(Loaded::Whole {
             record: Box::new(record),
             tree,

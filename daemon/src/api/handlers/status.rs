@@ -29,6 +29,9 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
         log_dir: config.log_dir.display().to_string(),
         store_bytes: daemon.services.store.size_on_disk(),
         sessions: daemon.services.store.session_count() as u64,
+        sessions_loaded: daemon.sessions.loaded_count() as u64,
+        store_commits: daemon.services.store.commits(),
+        store_syncs: daemon.services.store.sync_runs(),
         connections: daemon.services.counters.connections.load(Ordering::Relaxed),
         sends_in_flight: daemon
             .services

@@ -102,7 +102,8 @@ enum Command {
     },
 }
 
-/// How long an actor with nothing to do stays loaded.
+/// How long an actor with nothing to do stays loaded by default (`session_idle_secs`).
+#[cfg(test)]
 pub const IDLE_STOP: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// How many commands may wait for an actor before callers are told it is busy.
@@ -131,13 +132,13 @@ pub type Loaded = Mutex<HashMap<Uuid, ActorHandle>>;
 
 impl Actor {
     /// Handles commands and finishes sends until the session has been idle for
-    /// [`IDLE_STOP`] (or the daemon shuts down, or a store failure retires the actor). An
+    /// `session_idle_secs` (or the daemon shuts down, or a store failure retires the actor). An
     /// idle actor stops taking commands, handles those already queued, and ends; the next
     /// request loads the session again, so memory follows the sessions in use.
     async fn run(mut self) {
         let shutdown = self.ctx.shutdown.clone();
         let mut inbox_open = true;
-        let idle = tokio::time::sleep(IDLE_STOP);
+        let idle = tokio::time::sleep(self.idle_stop());
         tokio::pin!(idle);
         loop {
             tokio::select! {
@@ -156,9 +157,15 @@ impl Actor {
             if (self.retired || !inbox_open) && self.inflight.is_none() {
                 break;
             }
-            idle.as_mut().reset(tokio::time::Instant::now() + IDLE_STOP);
+            idle.as_mut()
+                .reset(tokio::time::Instant::now() + self.idle_stop());
         }
         self.leave_registry();
+    }
+
+    /// How long the actor stays loaded with nothing to do (the setting in effect now).
+    fn idle_stop(&self) -> std::time::Duration {
+        self.ctx.live.get().config.session_idle
     }
 
     /// Leaves the registry's map if nothing is queued, closing the inbox under the map's

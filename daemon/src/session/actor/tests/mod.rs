@@ -6,6 +6,7 @@ mod follow;
 mod health;
 mod models;
 mod recovery;
+mod registry;
 mod tools;
 mod turns;
 
@@ -211,7 +212,7 @@ impl World {
     /// The texts of the nodes on the path to the head: what the model sees next.
     pub fn context(&self, id: Uuid) -> Vec<String> {
         let (record, nodes) = self.stored(id);
-        let tree = crate::session::build_tree(&record, &nodes).unwrap();
+        let tree = crate::session::build_tree(&record, crate::session::places(&nodes)).unwrap();
         tree.path_to(tree.head())
             .into_iter()
             .map(|n| nodes[n as usize - 1].text())

@@ -1,0 +1,112 @@
+//! A real `omnid` process for a bench, and what the kernel says about it: CPU time spent
+//! and resident memory.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use omni_proto::{Client, DaemonStatus, Reply, Request};
+
+/// A daemon process for the bench; killed on drop.
+pub struct Daemon {
+    child: Child,
+    socket: PathBuf,
+    /// From spawning the process until its socket accepted a connection.
+    pub ready_after: Duration,
+}
+
+impl Daemon {
+    pub fn start(dir: &Path, base_url: &str) -> Self {
+        Self::start_with(dir, base_url, &[])
+    }
+
+    /// Starts `omnid` with its data in `dir/data` and waits until it accepts connections.
+    pub fn start_with(dir: &Path, base_url: &str, extra: &[&str]) -> Self {
+        let socket = dir.join("omnid.sock");
+        let started = Instant::now();
+        let child = Command::new(env!("CARGO_BIN_EXE_omnid"))
+            .args(extra)
+            .arg("--socket")
+            .arg(&socket)
+            .arg("--data-dir")
+            .arg(dir.join("data"))
+            .arg("--log-dir")
+            .arg(dir.join("logs"))
+            .arg("--base-url")
+            .arg(base_url)
+            .env("OMNI_LOG", "warn")
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = started + Duration::from_secs(120);
+        while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+            assert!(Instant::now() < deadline, "omnid did not start");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        Self {
+            ready_after: started.elapsed(),
+            child,
+            socket,
+        }
+    }
+
+    /// Its control socket.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    pub async fn client(&self) -> Client {
+        Client::connect(&self.socket, "bench").await.unwrap()
+    }
+
+    /// Stops the daemon the way systemd does (SIGTERM) and waits for it to exit.
+    pub fn stop(mut self) {
+        let pid = rustix::process::Pid::from_child(&self.child);
+        rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+        let _ = self.child.wait();
+    }
+
+    /// CPU time (user + system) the whole process has used so far.
+    pub fn cpu(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        // Fields after the command name (which may hold spaces) start at its closing ')'.
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        let fields: Vec<&str> = after.split(' ').collect();
+        // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        let per_second = rustix::param::clock_ticks_per_second();
+        Duration::from_secs_f64(ticks as f64 / per_second as f64)
+    }
+
+    /// Resident memory now, in MiB.
+    pub fn rss_mib(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kib: f64 = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap();
+        kib / 1024.0
+    }
+
+    /// `omnictl status`, as JSON-free data.
+    pub async fn status(&self) -> DaemonStatus {
+        match self
+            .client()
+            .await
+            .call(Request::Status, |_| {})
+            .await
+            .unwrap()
+        {
+            Reply::Status(status) => *status,
+            other => panic!("status answered {other:?}"),
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,84 @@
+//! `cargo bench -p omnid --bench scale`: what Omni costs as sessions and stores grow. Every
+//! store is written through the daemon's own store code; every figure is printed as one
+//! line `FIGURE name value` (after a line for people saying what it compares).
+//!
+//! | figure | what |
+//! |---|---|
+//! | `cold_start_ratio` | start to ready with 1,000,000 nodes in 1,000 sessions ÷ with an empty store |
+//! | `first_touch_ms_100k` | the first request (an undo) on a 100,000-turn session after a restart |
+//! | `send_cpu_ratio_10k` | the daemon's CPU per send on a 10,000-turn session ÷ on a 10-turn one |
+//! | `send_body_ms_10k` | serialising a 10,000-turn context as JSON once: the body's own size cost |
+//! | `syncs_per_turn_64` | file syncs per committed turn, 64 sessions sending at once |
+//! | `commit_ratio` | one committed turn ÷ a raw `write` + `fdatasync` in the same directory |
+//! | `rss_mb_10k_idle` | resident memory after 10,000 sessions were touched once and left idle |
+//! | `disk_ratio_100k` | bytes on disk ÷ bytes of text, for a 100,000-turn chat |
+//! | `ipc_ratio` | a request round trip through `omnid` ÷ a raw Unix-socket echo |
+
+#![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
+
+#[path = "../common/mod.rs"]
+mod common;
+mod disk;
+mod memory;
+mod send;
+mod start;
+
+/// Prints a figure in the one form tools read: `FIGURE name value`.
+pub fn figure(name: &str, value: f64) {
+    println!("FIGURE {name} {value:.3}");
+}
+
+/// Whether to measure `name`: every figure unless some are named on the command line
+/// (`cargo bench -p omnid --bench scale -- cold_start_ratio commit_ratio`).
+fn wanted(name: &str) -> bool {
+    let named: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    named.is_empty() || named.iter().any(|n| n == name)
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        println!("omni scale bench: costs as sessions and stores grow\n");
+        if wanted("ipc_ratio") {
+            let (echo, ping) = common::echo::round_trips(5000).await;
+            common::report(
+                "request round trip",
+                "raw socket echo",
+                &echo,
+                "omnid ping",
+                &ping,
+            );
+            figure("ipc_ratio", common::ratio(&ping, &echo));
+        }
+        if wanted("commit_ratio") {
+            disk::commit_ratio(300).await;
+        }
+        if wanted("disk_ratio_100k") {
+            disk::disk_ratio_100k().await;
+        }
+        if wanted("first_touch_ms_100k") {
+            start::first_touch_100k(3).await;
+        }
+        if wanted("send_cpu_ratio_10k") {
+            send::cpu_per_send(100).await;
+        }
+        if wanted("send_body_ms_10k") {
+            send::body_cost();
+        }
+        if wanted("syncs_per_turn_64") {
+            send::syncs_per_turn(64, 10).await;
+        }
+        if wanted("rss_mb_10k_idle") {
+            memory::idle_sessions(10_000).await;
+        }
+        if wanted("cold_start_ratio") {
+            start::cold_start(5).await;
+        }
+    });
+}

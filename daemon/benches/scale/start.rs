@@ -1,0 +1,88 @@
+//! What a restart costs: start to ready with a big store, and the first request on a big
+//! session after it.
+
+use std::time::{Duration, Instant};
+
+use omni_proto::{MoveOp, Request, SessionRef};
+use omnid::store::Store;
+
+use crate::common::seed::{self, SHORT};
+use crate::common::{Daemon, show, stats};
+use crate::figure;
+
+/// Start to ready (the socket accepts) with 1,000,000 nodes in 1,000 sessions, against an
+/// empty store; `rounds` restarts of each, alternating.
+pub async fn cold_start(rounds: usize) {
+    let empty = tempfile::tempdir().unwrap();
+    let big = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let store = Store::open(&big.path().join("data")).unwrap();
+    for _ in 0..1000 {
+        seed::session(&store, 1000, SHORT);
+    }
+    store.sync().await.unwrap();
+    store.close().unwrap();
+    println!(
+        "{:<28} built 1,000,000 nodes in 1,000 sessions in {:.1} s",
+        "cold start",
+        started.elapsed().as_secs_f64()
+    );
+    let (mut small, mut large) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        for (dir, samples) in [(&empty, &mut small), (&big, &mut large)] {
+            let daemon = Daemon::start(dir.path(), "http://127.0.0.1:9");
+            samples.push(daemon.ready_after);
+            daemon.stop();
+        }
+    }
+    let (small, large) = (stats(small), stats(large));
+    println!(
+        "{:<28} empty store: p50 {} | 1,000,000 nodes: p50 {}",
+        "start to ready",
+        show(small.p50),
+        show(large.p50)
+    );
+    figure("cold_start_ratio", crate::common::ratio(&large, &small));
+}
+
+/// Times an undo; a redo (untimed) puts the head back for the next round.
+async fn undo(daemon: &Daemon, session: &str) -> Duration {
+    let mut client = daemon.client().await;
+    let session = SessionRef::Id(session.to_string());
+    let request = |op| Request::Move {
+        session: session.clone(),
+        op,
+    };
+    let start = Instant::now();
+    client.call(request(MoveOp::Undo), |_| {}).await.unwrap();
+    let took = start.elapsed();
+    client.call(request(MoveOp::Redo), |_| {}).await.unwrap();
+    took
+}
+
+/// The first request (an undo, which loads the session and commits a move) on a
+/// 100,000-turn session after a restart, and on a 10-turn one for comparison.
+pub async fn first_touch_100k(restarts: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let store = Store::open(&data).unwrap();
+    let (short, _) = seed::session(&store, 10, SHORT);
+    let (long, _) = seed::session(&store, 100_000, SHORT);
+    store.sync().await.unwrap();
+    store.close().unwrap();
+    let (mut small, mut large) = (Vec::new(), Vec::new());
+    for _ in 0..restarts {
+        let daemon = Daemon::start(dir.path(), "http://127.0.0.1:9");
+        small.push(undo(&daemon, &short.to_string()).await);
+        large.push(undo(&daemon, &long.to_string()).await);
+        daemon.stop();
+    }
+    let (small, large) = (stats(small), stats(large));
+    println!(
+        "{:<28} 10 turns: p50 {} | 100,000 turns: p50 {}",
+        "first request after start",
+        show(small.p50),
+        show(large.p50)
+    );
+    figure("first_touch_ms_100k", large.p50.as_secs_f64() * 1000.0);
+}

@@ -1,0 +1,46 @@
+//! Finding damaged sessions: the current session at start-up is a healthy one, every
+//! session is checked in the background, and a session is checked before it loads.
+
+use super::World;
+use crate::session::SessionError;
+use crate::session::registry::Registry;
+use crate::store::Change;
+
+#[tokio::test(start_paused = true)]
+async fn a_record_that_counts_what_is_not_stored_is_found_wherever_it_is_met() {
+    let world = World::new();
+    let (healthy, actor) = world.session(None).await;
+    world.send(&actor, "hello").await.0.unwrap();
+    // The most recently updated session's record counts a node that was never stored.
+    let (broken, _) = world.session(None).await;
+    let mut record = world.stored(broken).0;
+    record.nodes = 3;
+    record.head = 3;
+    record.updated_at_ms += 60_000;
+    let change = Change {
+        session: &record,
+        node: None,
+        mv: None,
+    };
+    world.services.store.commit(&change).await.unwrap();
+
+    // After a restart: the current session is the newest that agrees with the store.
+    let restarted = Registry::new(world.services.clone());
+    assert_eq!(restarted.current_at_start().unwrap(), Some(healthy));
+    assert!(restarted.damaged().get(&broken).is_some());
+
+    // A session met before the background check is checked as it loads.
+    let early = Registry::new(world.services.clone());
+    let refused = early.actor(broken).err().expect("refused");
+    assert!(
+        matches!(&refused, SessionError::Damaged { reason, .. } if reason.contains("node 3 is not stored")),
+        "{refused}"
+    );
+    assert!(early.actor(healthy).is_ok());
+
+    // The background check finds it without anyone asking.
+    let checked = Registry::new(world.services.clone());
+    checked.check_all().unwrap();
+    assert_eq!(checked.damaged().all().len(), 1);
+    assert!(checked.damaged().get(&broken).is_some());
+}

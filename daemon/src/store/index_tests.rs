@@ -1,0 +1,119 @@
+//! The session index and the order of writes: a session's shape is read without its
+//! nodes, an index a store lacks is rebuilt, and what a crash cuts short before the
+//! session's record is written stays invisible and is written over.
+
+use super::links::PER_CHUNK;
+use super::tests::{change_with_node, prompt};
+use super::*;
+use crate::model::Role;
+
+/// A store with one linear session of `count` prompts, committed one by one.
+async fn session_of(store: &Store, count: u64) -> SessionRecord {
+    let mut record = SessionRecord::new(Uuid::new_v4(), 1);
+    for id in 1..=count {
+        let node = prompt(id, "hello");
+        let mv = change_with_node(&mut record, &node);
+        let change = Change {
+            session: &record,
+            node: Some(&node),
+            mv: Some(&mv),
+        };
+        store.apply(&change).unwrap();
+    }
+    store.sync().await.unwrap();
+    record
+}
+
+fn linear(count: u64) -> Vec<Link> {
+    (1..=count)
+        .map(|id| Link {
+            parent: id - 1,
+            role: Role::User,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_session_s_shape_is_read_from_its_index_across_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let count = PER_CHUNK * 2 + 3;
+    let record = session_of(&store, count).await;
+    assert_eq!(store.links(&record.id, count).unwrap(), linear(count));
+    // Reading fewer than the index holds (a snapshot taken before a later change).
+    assert_eq!(store.links(&record.id, 5).unwrap(), linear(5));
+    let chunks = store
+        .db
+        .get()
+        .unwrap()
+        .links
+        .scan_prefix(record.id.as_bytes())
+        .count();
+    assert_eq!(chunks, 3);
+}
+
+#[tokio::test]
+async fn a_store_without_the_index_has_it_rebuilt_from_the_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let count = PER_CHUNK + 10;
+    let record = session_of(&store, count).await;
+    store.db.get().unwrap().links.clear().unwrap();
+    assert_eq!(store.links(&record.id, count).unwrap(), linear(count));
+    // Rebuilt, so the next node's entry goes where it belongs.
+    let mut record = record;
+    let node = prompt(count + 1, "one more");
+    let mv = change_with_node(&mut record, &node);
+    let change = Change {
+        session: &record,
+        node: Some(&node),
+        mv: Some(&mv),
+    };
+    store.commit(&change).await.unwrap();
+    store.db.get().unwrap().nodes.clear().unwrap();
+    assert_eq!(
+        store.links(&record.id, count + 1).unwrap(),
+        linear(count + 1)
+    );
+}
+
+#[tokio::test]
+async fn a_change_cut_short_before_its_record_is_invisible_and_written_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let record = session_of(&store, 3).await;
+    // A node, its index entry and its move reached the store; the record did not (the
+    // record written is the old one, as after a crash between the writes).
+    let mut ahead = record.clone();
+    let cut = NodeRecord {
+        parent: 1,
+        ..prompt(4, "never acknowledged")
+    };
+    let mv = change_with_node(&mut ahead, &cut);
+    store
+        .apply(&Change {
+            session: &record,
+            node: Some(&cut),
+            mv: Some(&mv),
+        })
+        .unwrap();
+    assert_eq!(store.session(&record.id).unwrap(), Some(record.clone()));
+    // Stored past the record's counts: what readers leave out (see `check_record`).
+    assert_eq!(store.holds(&record.id, 4, 4).unwrap(), (true, true));
+    assert_eq!(store.links(&record.id, 3).unwrap(), linear(3));
+
+    // The next change writes node 4 over it, parent and all.
+    let mut next = record.clone();
+    let node = prompt(4, "acknowledged");
+    let mv = change_with_node(&mut next, &node);
+    store
+        .commit(&Change {
+            session: &next,
+            node: Some(&node),
+            mv: Some(&mv),
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.links(&next.id, 4).unwrap(), linear(4));
+    assert_eq!(store.node(&next.id, 4).unwrap().text(), "acknowledged");
+}
