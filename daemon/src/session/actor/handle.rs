@@ -6,7 +6,7 @@ use std::sync::{Arc, Weak};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
-use super::events::WATCH_BACKLOG;
+use super::events::Watchers;
 use super::{Actor, Command, Loaded, MAILBOX, RecoverOutcome, Reply, ToolOutcome};
 use crate::model::{Part, Role, SessionRecord};
 use crate::services::Services;
@@ -39,7 +39,7 @@ impl ActorHandle {
             record,
             tree,
             inbox,
-            watchers: broadcast::channel(WATCH_BACKLOG).0,
+            watchers: Watchers::default(),
             inflight: None,
             retired: false,
             client_made: ctx.store.origin(&id).is_none(),

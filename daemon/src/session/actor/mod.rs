@@ -31,7 +31,7 @@ use crate::model::{Part, Role, SessionRecord};
 use crate::services::Services;
 use crate::session::tree::NodeId;
 use commit::{HeadMove, RedoEffect};
-use events::Events;
+use events::{Events, Watchers};
 use send::{InFlight, next_outcome};
 
 type Reply<T> = oneshot::Sender<Result<T, SessionError>>;
@@ -115,7 +115,7 @@ struct Actor {
     tree: Tree,
     inbox: mpsc::Receiver<Command>,
     /// Clients following the session (`attach`).
-    watchers: broadcast::Sender<SessionEvent>,
+    watchers: Watchers,
     inflight: Option<InFlight>,
     /// The store failed in a way that leaves memory and store possibly apart: the actor
     /// ends, and the session is loaded again from the store on its next request.
@@ -176,7 +176,7 @@ impl Actor {
             return true;
         };
         let mut loaded = loaded.lock().unwrap_or_else(|p| p.into_inner());
-        if !self.inbox.is_empty() || self.watchers.receiver_count() > 0 {
+        if !self.inbox.is_empty() || self.watchers.count() > 0 {
             return false;
         }
         self.inbox.close();
