@@ -66,16 +66,20 @@ impl Daemon {
         let _ = self.child.wait();
     }
 
-    /// CPU time (user + system) the whole process has used so far.
+    /// CPU time the process's threads have run so far, to the nanosecond (the sum of
+    /// each live thread's `schedstat`; the daemon's threads live as long as it does).
     pub fn cpu(&self) -> Duration {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
-        // Fields after the command name (which may hold spaces) start at its closing ')'.
-        let after = &stat[stat.rfind(')').unwrap() + 2..];
-        let fields: Vec<&str> = after.split(' ').collect();
-        // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
-        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-        let per_second = rustix::param::clock_ticks_per_second();
-        Duration::from_secs_f64(ticks as f64 / per_second as f64)
+        let tasks = format!("/proc/{}/task", self.child.id());
+        let mut total = 0u64;
+        for task in std::fs::read_dir(tasks).unwrap() {
+            let path = task.unwrap().path().join("schedstat");
+            // A thread that ended between the listing and the read has nothing to add.
+            let Ok(stat) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            total += stat.split(' ').next().unwrap().parse::<u64>().unwrap();
+        }
+        Duration::from_nanos(total)
     }
 
     /// Resident memory now, in MiB.

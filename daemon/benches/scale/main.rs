@@ -66,7 +66,7 @@ fn main() {
             start::first_touch_100k(3).await;
         }
         if wanted("send_cpu_ratio_10k") {
-            send::cpu_per_send(100).await;
+            send::cpu_per_send(200).await;
         }
         if wanted("send_body_ms_10k") {
             send::body_cost();

@@ -10,6 +10,7 @@
 pub mod chunk;
 pub mod error;
 mod gemini;
+mod gemini_body;
 mod http;
 pub mod openai;
 pub mod parts;
@@ -30,7 +31,7 @@ pub use gemini::Gemini;
 pub use http::{http_client, status_error};
 pub use openai::OpenAi;
 pub use redact::Redactor;
-pub use request::{Content, RequestOptions, SourcedPart, Target, WireRole, body, contents};
+pub use request::{Extras, Fragment, RequestOptions, Target, WireRole, assemble, body, fragment};
 
 /// A model API: a request body in, a stream of updates out. Gemini is the one the daemon
 /// talks to; the session layer's tests answer through scripted ones.

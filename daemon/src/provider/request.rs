@@ -1,19 +1,18 @@
-//! Building the request from a model context (the path from the start to the head): the
-//! merged [`Content`]s, which remember which node each part came from (so preflight
-//! validation can name offending nodes), and the JSON body in the target provider's
-//! format ([`body`]).
+//! Building the request body from a model context (the path from the start to the head)
+//! in the target provider's format, from one [`Fragment`] per node: a session that holds
+//! its context already rendered sends a new turn by rendering only that turn, and a whole
+//! context renders the same way ([`body`]).
 //!
 //! What one provider attached to an answer for itself does not travel to another: an
 //! answer from elsewhere goes without its thoughts and thought signatures. Gemini 3 wants a
 //! signature on the first function call of every answer, so a call another provider made
 //! carries Google's documented placeholder, which tells it the call came from elsewhere.
 
-use crate::model::{Part, PartContent, Role};
-use serde_json::value::RawValue;
+use std::borrow::Cow;
 
-use super::{Kind, openai, parts, wire};
-use crate::model::NodeId;
-use crate::model::NodeRecord;
+use crate::model::{NodeRecord, PartContent, Role};
+
+use super::{Kind, gemini_body, openai};
 
 /// The signature Gemini accepts on a function call it did not make.
 pub const FOREIGN_CALL_SIGNATURE: &str = "skip_thought_signature_validator";
@@ -29,49 +28,6 @@ pub struct Target<'a> {
     pub model: &'a str,
 }
 
-/// A node as `target` should see it: an answer another provider gave loses its thoughts
-/// and signatures (and, for Gemini, its first call gets the placeholder signature).
-fn as_seen_by(node: &NodeRecord, target: &Target<'_>) -> NodeRecord {
-    let foreign = node
-        .model
-        .as_ref()
-        .is_some_and(|info| info.provider != target.provider);
-    if !foreign {
-        return node.clone();
-    }
-    let mut node = node.clone();
-    node.parts
-        .retain(|part| !matches!(part.content, PartContent::Thought(_)));
-    let mut first_call = true;
-    for part in &mut node.parts {
-        part.thought_signature = None;
-        if target.kind == Kind::Gemini
-            && first_call
-            && matches!(part.content, PartContent::FunctionCall { .. })
-        {
-            part.thought_signature = Some(FOREIGN_CALL_SIGNATURE.to_string());
-            first_call = false;
-        }
-    }
-    node
-}
-
-/// The request body for `target`: the context in its wire format, with the session's
-/// function declarations and system instruction.
-pub fn body(
-    target: &Target<'_>,
-    context: &[NodeRecord],
-    tools_json: Option<&str>,
-    system: Option<&str>,
-    options: &RequestOptions,
-) -> String {
-    let context: Vec<NodeRecord> = context.iter().map(|n| as_seen_by(n, target)).collect();
-    match target.kind {
-        Kind::Gemini => render(&contents(&context), tools_json, system, options),
-        Kind::OpenAi => openai::render(target.model, system, &context, tools_json),
-    }
-}
-
 /// Request settings that do not come from the conversation.
 #[derive(Debug, Clone, Default)]
 pub struct RequestOptions {
@@ -80,16 +36,18 @@ pub struct RequestOptions {
 }
 
 /// The API's two roles: function results travel on the user's side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum WireRole {
     /// `user`: prompts and function results.
+    #[default]
     User,
     /// `model`: answers.
     Model,
 }
 
 impl WireRole {
-    fn of(role: Role) -> Self {
+    /// The wire role of a node's role.
+    pub fn of(role: Role) -> Self {
         match role {
             Role::User | Role::Tool => WireRole::User,
             Role::Model => WireRole::Model,
@@ -105,90 +63,101 @@ impl WireRole {
     }
 }
 
-/// A part and the node it came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourcedPart {
-    /// The node.
-    pub node: NodeId,
-    /// The node's role.
-    pub role: Role,
-    /// The part, as stored.
-    pub part: Part,
-}
-
-/// One content of the request after merging.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Content {
-    /// Its wire role.
+/// One node rendered for one target: what a request needs of it, ready to send.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fragment {
+    /// Its wire role (Gemini merges consecutive nodes of one role into one content).
     pub role: WireRole,
-    /// Its parts, in order, with their origin.
-    pub parts: Vec<SourcedPart>,
+    /// Its parts (Gemini) or messages (OpenAI) as JSON objects separated by commas;
+    /// empty when it has none.
+    pub json: String,
+    /// The ids of the calls of the latest answer up to this node (OpenAI: made up where a
+    /// call had none), which the results that follow answer.
+    pub call_ids: Vec<String>,
 }
 
-/// Merges the context into contents. Consecutive nodes of the same wire role (a new prompt
-/// after `undo` keeps the old one; a failed send leaves its prompt) become one content,
-/// because the API rejects turns that do not alternate.
-pub fn contents(context: &[NodeRecord]) -> Vec<Content> {
-    let mut contents: Vec<Content> = Vec::new();
-    for node in context {
-        let role = WireRole::of(node.role);
-        let sourced = node.parts.iter().map(|part| SourcedPart {
-            node: node.id,
-            role: node.role,
-            part: part.clone(),
-        });
-        match contents.last_mut() {
-            Some(last) if last.role == role => last.parts.extend(sourced),
-            _ => contents.push(Content {
-                role,
-                parts: sourced.collect(),
-            }),
+/// A node as `target` should see it: an answer another provider gave loses its thoughts
+/// and signatures (and, for Gemini, its first call gets the placeholder signature).
+fn as_seen_by<'a>(node: &'a NodeRecord, target: &Target<'_>) -> Cow<'a, NodeRecord> {
+    let foreign = node
+        .model
+        .as_ref()
+        .is_some_and(|info| info.provider != target.provider);
+    if !foreign {
+        return Cow::Borrowed(node);
+    }
+    let mut node = node.clone();
+    node.parts
+        .retain(|part| !matches!(part.content, PartContent::Thought(_)));
+    let mut first_call = true;
+    for part in &mut node.parts {
+        part.thought_signature = None;
+        if target.kind == Kind::Gemini
+            && first_call
+            && matches!(part.content, PartContent::FunctionCall { .. })
+        {
+            part.thought_signature = Some(FOREIGN_CALL_SIGNATURE.to_string());
+            first_call = false;
         }
     }
-    contents
+    Cow::Owned(node)
 }
 
-/// The JSON body for `streamGenerateContent`.
-pub fn render(
-    contents: &[Content],
-    tools_json: Option<&str>,
-    system: Option<&str>,
-    options: &RequestOptions,
-) -> String {
-    let request = wire::Request {
-        system_instruction: system.map(|text| wire::SystemInstruction {
-            parts: [wire::PartOut::Text {
-                text,
-                thought: None,
-                thought_signature: None,
-            }],
-        }),
-        contents: contents
-            .iter()
-            .map(|content| wire::Content {
-                role: content.role.as_str(),
-                parts: content
-                    .parts
-                    .iter()
-                    .map(|p| parts::to_wire(&p.part))
-                    .collect(),
-            })
-            .collect(),
-        tools: tools_json
-            .and_then(|text| serde_json::from_str::<&RawValue>(text).ok())
-            .map(|function_declarations| {
-                [wire::Tools {
-                    function_declarations,
-                }]
-            }),
-        generation_config: options.include_thoughts.then_some(wire::GenerationConfig {
-            thinking_config: wire::ThinkingConfig {
-                include_thoughts: true,
-            },
-        }),
-    };
-    // Every field is a string, a number, a bool or valid raw JSON: this cannot fail.
-    serde_json::to_string(&request).unwrap_or_default()
+/// `node` rendered for `target`; `previous` is the fragment of the node before it.
+pub fn fragment(target: &Target<'_>, node: &NodeRecord, previous: Option<&Fragment>) -> Fragment {
+    let node = as_seen_by(node, target);
+    let role = WireRole::of(node.role);
+    match target.kind {
+        Kind::Gemini => Fragment {
+            role,
+            json: gemini_body::parts(&node),
+            call_ids: Vec::new(),
+        },
+        Kind::OpenAi => {
+            let earlier = previous.map_or(&[][..], |p| &p.call_ids[..]);
+            let (json, call_ids) = openai::fragment(&node, earlier);
+            Fragment {
+                role,
+                json,
+                call_ids,
+            }
+        }
+    }
+}
+
+/// Every node of a context rendered for `target`, in order.
+pub fn fragments(target: &Target<'_>, context: &[NodeRecord]) -> Vec<Fragment> {
+    let mut out: Vec<Fragment> = Vec::with_capacity(context.len());
+    for node in context {
+        let next = fragment(target, node, out.last());
+        out.push(next);
+    }
+    out
+}
+
+/// What a request carries besides the conversation.
+#[derive(Debug, Clone, Copy)]
+pub struct Extras<'a> {
+    /// The session's function declarations (a JSON array).
+    pub tools_json: Option<&'a str>,
+    /// The session's system instruction.
+    pub system: Option<&'a str>,
+    /// Request settings.
+    pub options: &'a RequestOptions,
+}
+
+/// The request body for `target` from the fragments of its context, in order.
+pub fn assemble(target: &Target<'_>, fragments: &[Fragment], extras: Extras<'_>) -> String {
+    match target.kind {
+        Kind::Gemini => gemini_body::assemble(fragments, extras),
+        Kind::OpenAi => openai::assemble(target.model, fragments, extras),
+    }
+}
+
+/// The request body for `target`: the context in its wire format, with the session's
+/// function declarations and system instruction.
+pub fn body(target: &Target<'_>, context: &[NodeRecord], extras: Extras<'_>) -> String {
+    assemble(target, &fragments(target, context), extras)
 }
 
 #[cfg(test)]
@@ -196,7 +165,21 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::model::PartContent;
+    use crate::model::Part;
+
+    const GEMINI: Target<'static> = Target {
+        provider: "gemini",
+        kind: Kind::Gemini,
+        model: "gemini-2.5-flash",
+    };
+
+    fn extras<'a>(tools_json: Option<&'a str>, options: &'a RequestOptions) -> Extras<'a> {
+        Extras {
+            tools_json,
+            system: None,
+            options,
+        }
+    }
 
     fn node(id: u64, role: Role, text: &str) -> NodeRecord {
         NodeRecord {
@@ -217,17 +200,9 @@ mod tests {
             node(3, Role::User, "first try"),
             node(4, Role::User, "second try"),
         ];
-        let merged = contents(&context);
-        assert_eq!(merged.len(), 3);
-        let origins: Vec<NodeId> = merged[2].parts.iter().map(|p| p.node).collect();
-        assert_eq!(origins, [3, 4], "each part remembers its node");
-        let body: Value = serde_json::from_str(&render(
-            &contents(&context),
-            None,
-            None,
-            &RequestOptions::default(),
-        ))
-        .unwrap();
+        let options = RequestOptions::default();
+        let body: Value =
+            serde_json::from_str(&body(&GEMINI, &context, extras(None, &options))).unwrap();
         assert_eq!(
             body,
             json!({"contents": [
@@ -264,8 +239,7 @@ mod tests {
         };
         let tools = r#"[{"name": "get_weather", "description": "Weather in a city"}]"#;
         let body: Value =
-            serde_json::from_str(&render(&contents(&context), Some(tools), None, &options))
-                .unwrap();
+            serde_json::from_str(&body(&GEMINI, &context, extras(Some(tools), &options))).unwrap();
         assert_eq!(body["contents"][1]["parts"][0]["thoughtSignature"], "sig");
         assert_eq!(
             body["contents"][1]["parts"][0]["functionCall"]["args"]["city"],
@@ -344,7 +318,7 @@ mod tests {
             model: "gemini-2.5-flash",
         };
         let sent: Value =
-            serde_json::from_str(&body(&gemini, &context, None, None, &options)).unwrap();
+            serde_json::from_str(&body(&gemini, &context, extras(None, &options))).unwrap();
         let own = &sent["contents"][1]["parts"];
         assert_eq!(
             own[0]["thoughtSignature"], "sig-of-gemini",
@@ -368,7 +342,7 @@ mod tests {
             kind: Kind::OpenAi,
             model: "qwen",
         };
-        let text = body(&local, &context, None, None, &options);
+        let text = body(&local, &context, extras(None, &options));
         assert!(
             !text.contains("sig-of-gemini") && !text.contains("thinking"),
             "{text}"

@@ -1,67 +1,10 @@
-//! Gemini's JSON, as typed serde structs: the request Omni sends, the stream chunks it
+//! Gemini's JSON, as typed serde structs: the parts Omni sends, the stream chunks it
 //! reads, and the error objects the API returns. JSON that Omni keeps but does not
 //! interpret (function arguments and results, parts of unknown kinds) travels as raw text,
 //! byte for byte.
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-
-/// The body of `streamGenerateContent`.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Request<'a> {
-    /// The session's system instruction, if it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub system_instruction: Option<SystemInstruction<'a>>,
-    /// The conversation, roles alternating.
-    pub contents: Vec<Content<'a>>,
-    /// Function declarations, if the session has any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tools: Option<[Tools<'a>; 1]>,
-    /// Generation settings, if any differ from the API's defaults.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub generation_config: Option<GenerationConfig>,
-}
-
-/// `systemInstruction`: one text part.
-#[derive(Debug, Serialize)]
-pub struct SystemInstruction<'a> {
-    /// The instruction.
-    pub parts: [PartOut<'a>; 1],
-}
-
-/// One turn of the request.
-#[derive(Debug, Serialize)]
-pub struct Content<'a> {
-    /// `user` or `model`.
-    pub role: &'static str,
-    /// Its parts.
-    pub parts: Vec<PartOut<'a>>,
-}
-
-/// `tools[0]`.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Tools<'a> {
-    /// The declarations, as the session stored them.
-    pub function_declarations: &'a RawValue,
-}
-
-/// `generationConfig`.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GenerationConfig {
-    /// `thinkingConfig`.
-    pub thinking_config: ThinkingConfig,
-}
-
-/// `thinkingConfig`.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ThinkingConfig {
-    /// Ask for thought summaries.
-    pub include_thoughts: bool,
-}
 
 /// A part as sent: text (or a thought), a function call, a function response, or a part
 /// of another kind written back exactly as it arrived.

@@ -19,8 +19,7 @@ use serde_json::{Value, json};
 use crate::model::{NodeRecord, PartContent, Role};
 use crate::provider::parts;
 use crate::provider::wire::CandidateContent;
-use crate::provider::{Content, contents};
-use crate::session::validate::{Violation, validate};
+use crate::session::validate::{Violation, validate_nodes};
 
 /// The contents of a request body, read once for the check and for recording.
 #[derive(Default, serde::Deserialize)]
@@ -96,10 +95,9 @@ pub fn check(sent: &Sent) -> Option<Violation> {
     if sent.contents.is_empty() {
         return None;
     }
-    check_alternation(&sent.contents).err().or_else(|| {
-        let merged: Vec<Content> = contents(&as_nodes(&sent.contents));
-        validate(&merged).err()
-    })
+    check_alternation(&sent.contents)
+        .err()
+        .or_else(|| validate_nodes(&as_nodes(&sent.contents)).err())
 }
 
 fn has(part: &Value, key: &str) -> bool {

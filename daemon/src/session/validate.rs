@@ -6,11 +6,118 @@
 //! merging; every content with function calls is immediately followed by one with the same
 //! number of function responses, in the same order, with matching names (and ids when both
 //! have one); no function responses without calls before them; no empty parts.
+//!
+//! The check reads each node's [`Shape`], what the rules look at and nothing more, so a
+//! session can hold the shapes of its context and check it without its text.
 
-use crate::model::PartContent;
+use crate::model::{NodeRecord, Part, PartContent, Role};
 
-use crate::provider::{Content, SourcedPart, WireRole};
+use crate::provider::WireRole;
 use crate::session::tree::NodeId;
+
+/// What the rules look at in one part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartShape {
+    /// A call, a result, or anything else.
+    pub kind: PartKind,
+    /// Nothing to send (empty text without a signature, a nameless call or result).
+    pub empty: bool,
+}
+
+/// The kinds of part the rules tell apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartKind {
+    /// A function call: its name and id.
+    Call(String, Option<String>),
+    /// A function result: its name and id.
+    Response(String, Option<String>),
+    /// Text, a thought, or a part of another kind.
+    Other,
+}
+
+/// What the rules look at in one node: its number, role and parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    /// The node.
+    pub node: NodeId,
+    /// Its role.
+    pub role: Role,
+    /// Its parts, in order.
+    pub parts: Vec<PartShape>,
+}
+
+fn part_shape(part: &Part) -> PartShape {
+    let no_signature = part.thought_signature.is_none();
+    let (kind, empty) = match &part.content {
+        PartContent::FunctionCall { name, id, .. } => {
+            (PartKind::Call(name.clone(), id.clone()), name.is_empty())
+        }
+        PartContent::FunctionResponse { name, id, .. } => (
+            PartKind::Response(name.clone(), id.clone()),
+            name.is_empty(),
+        ),
+        PartContent::Text(text) | PartContent::Thought(text) => {
+            (PartKind::Other, text.is_empty() && no_signature)
+        }
+        PartContent::Other { json } => (PartKind::Other, json.trim().is_empty()),
+    };
+    PartShape { kind, empty }
+}
+
+impl Shape {
+    /// The shape of a node.
+    pub fn of(node: &NodeRecord) -> Self {
+        Self {
+            node: node.id,
+            role: node.role,
+            parts: node.parts.iter().map(part_shape).collect(),
+        }
+    }
+}
+
+/// One part of a merged content and the node it came from.
+#[derive(Clone, Copy)]
+struct Sourced<'a> {
+    node: NodeId,
+    role: Role,
+    part: &'a PartShape,
+}
+
+/// One content of the request: consecutive nodes of one wire role, merged.
+struct Content<'a> {
+    role: WireRole,
+    nodes: &'a [Shape],
+}
+
+impl<'a> Content<'a> {
+    /// Its parts, in order, with the node each came from.
+    fn parts(&self) -> impl Iterator<Item = Sourced<'a>> + 'a {
+        self.nodes.iter().flat_map(|shape| {
+            shape.parts.iter().map(move |part| Sourced {
+                node: shape.node,
+                role: shape.role,
+                part,
+            })
+        })
+    }
+}
+
+/// Merges the context into contents, as the request merges them.
+fn contents(shapes: &[Shape]) -> Vec<Content<'_>> {
+    let mut contents = Vec::new();
+    let mut start = 0;
+    for end in 1..=shapes.len() {
+        let role = WireRole::of(shapes[start].role);
+        if end == shapes.len() || WireRole::of(shapes[end].role) != role {
+            contents.push(Content {
+                role,
+                nodes: &shapes[start..end],
+            });
+            start = end;
+        }
+    }
+    contents
+}
 
 /// Why a history may not be sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -22,7 +129,7 @@ pub struct Violation {
     pub nodes: Vec<NodeId>,
 }
 
-fn describe(part: &SourcedPart) -> String {
+fn describe(part: &Sourced<'_>) -> String {
     format!("node {} ({})", part.node, part.role.as_str())
 }
 
@@ -32,29 +139,24 @@ fn violation(reason: String, nodes: impl IntoIterator<Item = NodeId>) -> Violati
     Violation { reason, nodes }
 }
 
-/// (name, id, origin) of each function call or response in a content.
-/// A function call or result: its name, its id if it has one, and the part.
-type Named<'a> = (&'a str, Option<&'a str>, &'a SourcedPart);
+/// A function call or result: its name, its id if it has one, and where it is.
+type Named<'a> = (&'a str, Option<&'a str>, Sourced<'a>);
 
-fn calls(content: &Content) -> Vec<Named<'_>> {
+fn calls<'a>(content: &Content<'a>) -> Vec<Named<'a>> {
     content
-        .parts
-        .iter()
-        .filter_map(|p| match &p.part.content {
-            PartContent::FunctionCall { name, id, .. } => Some((name.as_str(), id.as_deref(), p)),
+        .parts()
+        .filter_map(|p| match &p.part.kind {
+            PartKind::Call(name, id) => Some((name.as_str(), id.as_deref(), p)),
             _ => None,
         })
         .collect()
 }
 
-fn responses(content: &Content) -> Vec<Named<'_>> {
+fn responses<'a>(content: &Content<'a>) -> Vec<Named<'a>> {
     content
-        .parts
-        .iter()
-        .filter_map(|p| match &p.part.content {
-            PartContent::FunctionResponse { name, id, .. } => {
-                Some((name.as_str(), id.as_deref(), p))
-            }
+        .parts()
+        .filter_map(|p| match &p.part.kind {
+            PartKind::Response(name, id) => Some((name.as_str(), id.as_deref(), p)),
             _ => None,
         })
         .collect()
@@ -68,19 +170,26 @@ fn names(items: &[Named<'_>]) -> String {
         .join(", ")
 }
 
-fn is_empty(part: &SourcedPart) -> bool {
-    let no_signature = part.part.thought_signature.is_none();
-    match &part.part.content {
-        PartContent::Text(text) | PartContent::Thought(text) => text.is_empty() && no_signature,
-        PartContent::FunctionCall { name, .. } | PartContent::FunctionResponse { name, .. } => {
-            name.is_empty()
-        }
-        PartContent::Other { json } => json.trim().is_empty(),
+fn is_empty(part: &Sourced<'_>) -> bool {
+    part.part.empty
+}
+
+/// Checks a context, given as its nodes' shapes in order.
+pub fn validate(shapes: &[Shape]) -> Result<(), Violation> {
+    if shapes.is_empty() {
+        return validate_contents(&[]);
     }
+    validate_contents(&contents(shapes))
+}
+
+/// Checks a context given as its nodes.
+pub fn validate_nodes(nodes: &[NodeRecord]) -> Result<(), Violation> {
+    let shapes: Vec<Shape> = nodes.iter().map(Shape::of).collect();
+    validate(&shapes)
 }
 
 /// Checks the merged contents of a request.
-pub fn validate(contents: &[Content]) -> Result<(), Violation> {
+fn validate_contents(contents: &[Content<'_>]) -> Result<(), Violation> {
     check_start(contents)?;
     for (i, content) in contents.iter().enumerate() {
         let previous = i.checked_sub(1).map(|p| &contents[p]);
@@ -91,7 +200,7 @@ pub fn validate(contents: &[Content]) -> Result<(), Violation> {
 }
 
 /// The conversation is not empty and starts with the user.
-fn check_start(contents: &[Content]) -> Result<(), Violation> {
+fn check_start(contents: &[Content<'_>]) -> Result<(), Violation> {
     let Some(first) = contents.first() else {
         return Err(violation(
             "the conversation is empty: there is nothing to send".into(),
@@ -99,7 +208,7 @@ fn check_start(contents: &[Content]) -> Result<(), Violation> {
         ));
     };
     if first.role != WireRole::User {
-        let nodes = first.parts.iter().map(|p| p.node);
+        let nodes = first.parts().map(|p| p.node);
         return Err(violation(
             "the conversation does not start with a user turn".into(),
             nodes,
@@ -109,14 +218,14 @@ fn check_start(contents: &[Content]) -> Result<(), Violation> {
 }
 
 /// The conversation ends with the user: there is something to answer.
-fn check_end(contents: &[Content]) -> Result<(), Violation> {
+fn check_end(contents: &[Content<'_>]) -> Result<(), Violation> {
     let Some(last) = contents.last() else {
         return Ok(());
     };
     if last.role != WireRole::User {
         return Err(violation(
             "the conversation ends with the model's turn: there is nothing to answer".into(),
-            last.parts.iter().map(|p| p.node),
+            last.parts().map(|p| p.node),
         ));
     }
     Ok(())
@@ -124,14 +233,18 @@ fn check_end(contents: &[Content]) -> Result<(), Violation> {
 
 /// One content on its own and after the one before: parts present and not empty, roles
 /// alternating, function results only after function calls.
-fn check_turn(i: usize, content: &Content, previous: Option<&Content>) -> Result<(), Violation> {
-    if content.parts.is_empty() {
-        let origin = content.parts.iter().map(|p| p.node);
+fn check_turn(
+    i: usize,
+    content: &Content<'_>,
+    previous: Option<&Content<'_>>,
+) -> Result<(), Violation> {
+    if content.parts().next().is_none() {
+        let origin = content.nodes.iter().map(|n| n.node);
         return Err(violation(format!("content {} has no parts", i + 1), origin));
     }
-    if let Some(empty) = content.parts.iter().find(|p| is_empty(p)) {
+    if let Some(empty) = content.parts().find(is_empty) {
         return Err(violation(
-            format!("{} has an empty part", describe(empty)),
+            format!("{} has an empty part", describe(&empty)),
             [empty.node],
         ));
     }
@@ -143,7 +256,7 @@ fn check_turn(i: usize, content: &Content, previous: Option<&Content>) -> Result
                 i,
                 i + 1
             ),
-            content.parts.iter().map(|p| p.node),
+            content.parts().map(|p| p.node),
         ));
     }
     let answered = responses(content);
@@ -151,7 +264,7 @@ fn check_turn(i: usize, content: &Content, previous: Option<&Content>) -> Result
         return Err(violation(
             format!(
                 "{} holds function results ({}) that follow no function call",
-                describe(answered[0].2),
+                describe(&answered[0].2),
                 names(&answered)
             ),
             answered.iter().map(|r| r.2.node),
@@ -164,8 +277,8 @@ fn check_turn(i: usize, content: &Content, previous: Option<&Content>) -> Result
 /// in the same order, with the same names (and ids, where both have one).
 fn check_calls_answered(
     i: usize,
-    content: &Content,
-    next: Option<&Content>,
+    content: &Content<'_>,
+    next: Option<&Content<'_>>,
 ) -> Result<(), Violation> {
     let made = calls(content);
     if made.is_empty() {
@@ -176,7 +289,7 @@ fn check_calls_answered(
             format!(
                 "{} calls {} but no function results follow it; submit them with \
                  `omnictl tool-result`",
-                describe(made[0].2),
+                describe(&made[0].2),
                 names(&made)
             ),
             made.iter().map(|c| c.2.node),
@@ -186,15 +299,15 @@ fn check_calls_answered(
     if results.len() != made.len() {
         let answer = results
             .first()
-            .map_or_else(|| format!("content {}", i + 2), |r| describe(r.2));
+            .map_or_else(|| format!("content {}", i + 2), |r| describe(&r.2));
         let offending = made
             .iter()
             .map(|c| c.2.node)
-            .chain(next.parts.iter().map(|p| p.node));
+            .chain(next.parts().map(|p| p.node));
         return Err(violation(
             format!(
                 "{} calls {} function{} ({}) but {} answers {} ({})",
-                describe(made[0].2),
+                describe(&made[0].2),
                 made.len(),
                 if made.len() == 1 { "" } else { "s" },
                 names(&made),

@@ -15,7 +15,7 @@ use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
 
-pub use render::render;
+pub use render::{assemble, fragment};
 
 use super::chunk::{StreamUpdate, ended, is_visible};
 use super::error::ProviderError;

@@ -10,28 +10,11 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::model::{NodeId, NodeRecord, PartContent, Role};
-
-#[derive(Serialize)]
-struct Request<'a> {
-    model: &'a str,
-    messages: Vec<Message<'a>>,
-    stream: bool,
-    stream_options: StreamOptions,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tools: Option<Vec<Tool<'a>>>,
-}
-
-#[derive(Serialize)]
-struct StreamOptions {
-    include_usage: bool,
-}
+use crate::provider::request::{Extras, Fragment};
 
 #[derive(Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
 enum Message<'a> {
-    System {
-        content: &'a str,
-    },
     User {
         content: String,
     },
@@ -148,32 +131,51 @@ fn tools(tools_json: Option<&str>) -> Option<Vec<Tool<'_>>> {
     )
 }
 
-/// The body of `POST /chat/completions` for `model` and the context.
-pub fn render(
-    model: &str,
-    system: Option<&str>,
-    context: &[NodeRecord],
-    tools_json: Option<&str>,
-) -> String {
-    let mut messages: Vec<Message<'_>> = system
-        .map(|content| Message::System { content })
-        .into_iter()
-        .collect();
-    let mut last_calls = Vec::new();
-    for node in context {
-        messages.extend(messages_of(node, &mut last_calls));
+/// A node's messages, separated by commas, and the call ids the results after it answer:
+/// its own calls' if it is an answer, else those it was given (`earlier`).
+pub fn fragment(node: &NodeRecord, earlier: &[String]) -> (String, Vec<String>) {
+    let mut last_calls = earlier.to_vec();
+    let messages = messages_of(node, &mut last_calls);
+    let mut out = String::new();
+    for message in &messages {
+        if !out.is_empty() {
+            out.push(',');
+        }
+        // Strings and valid raw JSON only: this cannot fail.
+        out.push_str(&serde_json::to_string(message).unwrap_or_default());
     }
-    let request = Request {
-        model,
-        messages,
-        stream: true,
-        stream_options: StreamOptions {
-            include_usage: true,
-        },
-        tools: tools(tools_json),
-    };
-    // Strings, bools and valid raw JSON only: this cannot fail.
-    serde_json::to_string(&request).unwrap_or_default()
+    (out, last_calls)
+}
+
+/// The body of `POST /chat/completions` for `model` from the context's fragments.
+pub fn assemble(model: &str, fragments: &[Fragment], extras: Extras<'_>) -> String {
+    let quoted = |text: &str| serde_json::to_string(text).unwrap_or_default();
+    let size: usize = fragments.iter().map(|f| f.json.len() + 1).sum();
+    let mut out = String::with_capacity(size + 256);
+    out.push_str(r#"{"model":"#);
+    out.push_str(&quoted(model));
+    out.push_str(r#","messages":["#);
+    let mut empty = true;
+    if let Some(system) = extras.system {
+        out.push_str(r#"{"role":"system","content":"#);
+        out.push_str(&quoted(system));
+        out.push('}');
+        empty = false;
+    }
+    for fragment in fragments.iter().filter(|f| !f.json.is_empty()) {
+        if !empty {
+            out.push(',');
+        }
+        out.push_str(&fragment.json);
+        empty = false;
+    }
+    out.push_str(r#"],"stream":true,"stream_options":{"include_usage":true}"#);
+    if let Some(tools) = tools(extras.tools_json) {
+        out.push_str(r#","tools":"#);
+        out.push_str(&serde_json::to_string(&tools).unwrap_or_default());
+    }
+    out.push('}');
+    out
 }
 
 #[cfg(test)]
@@ -226,8 +228,18 @@ mod tests {
             ),
         ];
         let tools = r#"[{"name":"a","parameters":{"type":"object"}}]"#;
+        let target = crate::provider::Target {
+            provider: "local",
+            kind: crate::provider::Kind::OpenAi,
+            model: "m",
+        };
+        let extras = Extras {
+            tools_json: Some(tools),
+            system: Some("be brief"),
+            options: &crate::provider::RequestOptions::default(),
+        };
         let body: Value =
-            serde_json::from_str(&render("m", Some("be brief"), &context, Some(tools))).unwrap();
+            serde_json::from_str(&crate::provider::body(&target, &context, extras)).unwrap();
         assert_eq!(
             body["messages"],
             json!([

@@ -128,6 +128,7 @@ impl Actor {
             }
         };
         self.too_late_to_cancel(cancellers, &result);
+        self.held.trim();
         self.finish(send.done, result);
     }
 

@@ -40,6 +40,7 @@ impl ActorHandle {
             tree,
             inbox,
             watchers: Watchers::default(),
+            held: Default::default(),
             inflight: None,
             retired: false,
             client_made: ctx.store.origin(&id).is_none(),

@@ -6,9 +6,11 @@ mod attempts;
 mod cancel;
 mod commit;
 mod events;
+mod fallback;
 mod finish;
 mod handle;
 mod health;
+mod held;
 mod models;
 mod moves;
 mod record;
@@ -116,6 +118,8 @@ struct Actor {
     inbox: mpsc::Receiver<Command>,
     /// Clients following the session (`attach`).
     watchers: Watchers,
+    /// The context as it is sent, held between sends.
+    held: held::Held,
     inflight: Option<InFlight>,
     /// The store failed in a way that leaves memory and store possibly apart: the actor
     /// ends, and the session is loaded again from the store on its next request.

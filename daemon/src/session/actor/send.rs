@@ -13,14 +13,16 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::attempts::{AnswerJob, Context, SendOutcome, answer_with_retries};
+use super::attempts::AnswerJob;
+use super::attempts::SendOutcome;
+use super::fallback::{Context, answer_with_retries};
 use super::{Actor, Events, HeadMove, RedoEffect, Reply};
 use crate::diag::{Cause, Report};
 use crate::model::{MoveKind, NodeRecord};
-use crate::provider::contents;
+use crate::provider::{Extras, assemble};
 use crate::services::Live;
 use crate::session::tree::NodeId;
-use crate::session::validate::validate;
+use crate::session::validate::{Violation, validate};
 use crate::time::now_ms;
 
 /// Delivers the outcome of answering a turn to whoever asked, in their reply's type.
@@ -146,58 +148,41 @@ impl Actor {
 
     /// Answers the turn at the head: validates the context, then runs the attempts in their
     /// own task. A violation never reaches the API: it is recorded and the session needs
-    /// recovery.
+    /// recovery. The body is assembled from the context the session holds, which reads
+    /// from the store only what is new on the path (`held.rs`).
     pub(super) async fn start_answering(&mut self, turn: NodeId, events: Events, done: Done) {
-        let nodes = match self
-            .tree
-            .path_to(turn)
-            .into_iter()
-            .map(|id| self.ctx.store.node(&self.record.id, id))
-            .collect::<Result<Vec<_>, _>>()
-        {
-            Ok(nodes) => nodes,
-            Err(error) => return self.finish(done, Err(error.into())),
-        };
         let live = self.ctx.live.get();
         let chain = match self.model_chain(&live) {
             Ok(chain) => chain,
             Err(error) => return self.finish(done, Err(error)),
         };
+        let endpoint = chain[0].clone();
+        let target = endpoint.target();
+        let path = self.tree.path_to(turn);
+        let store = self.ctx.store.clone();
+        if let Err(error) = self.held.follow(&store, &self.record.id, &path, &target) {
+            return self.finish(done, Err(error.into()));
+        }
         let context = Context {
-            nodes,
+            session: self.record.id,
+            path,
+            fragments: self.held.fragments(),
+            rendered_for: (target.provider.to_string(), target.kind),
             tools_json: self.record.tools_json.clone(),
             system: self.record.system.clone(),
+            store,
         };
-        let endpoint = chain[0].clone();
-        let body = context.body_for(&endpoint, &live);
-        if let Err(violation) = validate(&contents(&context.nodes)) {
-            // Deep rollback drops the round that holds the earliest offending node.
-            let rollback_to = violation
-                .nodes
-                .iter()
-                .min()
-                .and_then(|&first| self.tree.round_start(first).ok());
-            let before = match rollback_to {
-                Some(0) => " (`recover --deep` goes back to the start)".to_string(),
-                Some(node) => format!(" (`recover --deep` goes back to node {node})"),
-                None => String::new(),
-            };
-            let report = Report {
-                session: Some(self.record.id),
-                node: turn,
-                attempt: 0,
-                max_attempts: live.config.retry.max_attempts,
-                cause: Cause::Preflight,
-                message: format!("preflight validation refused the request: {violation}{before}"),
-                response: None,
-                request_url: endpoint.api.url().to_string(),
-                request_body: body,
-                timeline: Vec::new(),
-            };
-            let reason = report.message.clone();
-            tracing::warn!(session = %self.record.id, turn, "{reason}");
-            let error_id = self.ctx.diag.record(report, &live.diag).await;
-            let error = self.enter_recovery(&reason, error_id, rollback_to).await;
+        let extras = Extras {
+            tools_json: context.tools_json.as_deref(),
+            system: context.system.as_deref(),
+            options: &live.config.provider.request,
+        };
+        let body = assemble(&target, &context.fragments, extras);
+        if let Err(violation) = validate(self.held.shapes()) {
+            let url = endpoint.api.url().to_string();
+            let error = self
+                .refuse_preflight(turn, violation, url, body, &live)
+                .await;
             return self.finish(done, Err(error));
         }
         let cancel = self.ctx.shutdown.child_token();
@@ -228,6 +213,44 @@ impl Actor {
             cancel,
             cancellers: Vec::new(),
         });
+    }
+
+    /// A context that breaks the API's rules: recorded, and the session needs recovery.
+    async fn refuse_preflight(
+        &mut self,
+        turn: NodeId,
+        violation: Violation,
+        request_url: String,
+        request_body: String,
+        live: &Live,
+    ) -> SessionError {
+        // Deep rollback drops the round that holds the earliest offending node.
+        let rollback_to = violation
+            .nodes
+            .iter()
+            .min()
+            .and_then(|&first| self.tree.round_start(first).ok());
+        let before = match rollback_to {
+            Some(0) => " (`recover --deep` goes back to the start)".to_string(),
+            Some(node) => format!(" (`recover --deep` goes back to node {node})"),
+            None => String::new(),
+        };
+        let report = Report {
+            session: Some(self.record.id),
+            node: turn,
+            attempt: 0,
+            max_attempts: live.config.retry.max_attempts,
+            cause: Cause::Preflight,
+            message: format!("preflight validation refused the request: {violation}{before}"),
+            response: None,
+            request_url,
+            request_body,
+            timeline: Vec::new(),
+        };
+        let reason = report.message.clone();
+        tracing::warn!(session = %self.record.id, turn, "{reason}");
+        let error_id = self.ctx.diag.record(report, &live.diag).await;
+        self.enter_recovery(&reason, error_id, rollback_to).await
     }
 
     /// Tells the session's watchers how a turn ended, then the requester.

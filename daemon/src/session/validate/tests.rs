@@ -1,7 +1,6 @@
 use super::*;
 use crate::model::NodeRecord;
 use crate::model::{Part, Role};
-use crate::provider::contents;
 
 fn node(id: u64, role: Role, parts: Vec<PartContent>) -> NodeRecord {
     NodeRecord {
@@ -41,7 +40,7 @@ fn result(name: &str, id: Option<&str>) -> PartContent {
 }
 
 fn check(nodes: &[NodeRecord]) -> Result<(), Violation> {
-    validate(&contents(nodes))
+    validate_nodes(nodes)
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 mod follow;
 mod health;
+mod held;
 mod models;
 mod recovery;
 mod registry;

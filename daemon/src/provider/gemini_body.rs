@@ -1,0 +1,77 @@
+//! Gemini's request body from fragments: a node's parts as JSON objects, and the body
+//! around them, consecutive nodes of one role merged into one content (the API rejects
+//! turns that do not alternate; a new prompt after `undo` keeps the old one).
+
+use serde_json::value::RawValue;
+
+use super::parts;
+use super::request::{Extras, Fragment, WireRole};
+use crate::model::NodeRecord;
+
+/// A node's parts as Gemini takes them, separated by commas.
+pub fn parts(node: &NodeRecord) -> String {
+    let mut out = String::new();
+    for part in &node.parts {
+        if !out.is_empty() {
+            out.push(',');
+        }
+        // A part is strings, bools and valid raw JSON: this cannot fail.
+        out.push_str(&serde_json::to_string(&parts::to_wire(part)).unwrap_or_default());
+    }
+    out
+}
+
+/// A JSON string literal.
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_default()
+}
+
+/// The body of `streamGenerateContent`.
+pub fn assemble(fragments: &[Fragment], extras: Extras<'_>) -> String {
+    let size: usize = fragments.iter().map(|f| f.json.len() + 1).sum();
+    let mut out = String::with_capacity(size + fragments.len() / 2 * 32 + 256);
+    out.push('{');
+    if let Some(system) = extras.system {
+        out.push_str(r#""systemInstruction":{"parts":[{"text":"#);
+        out.push_str(&quoted(system));
+        out.push_str("}]},");
+    }
+    out.push_str(r#""contents":["#);
+    let mut open: Option<WireRole> = None;
+    let mut empty = true;
+    for fragment in fragments {
+        if open != Some(fragment.role) {
+            if open.is_some() {
+                out.push_str("]},");
+            }
+            out.push_str(r#"{"role":""#);
+            out.push_str(fragment.role.as_str());
+            out.push_str(r#"","parts":["#);
+            (open, empty) = (Some(fragment.role), true);
+        }
+        if !fragment.json.is_empty() {
+            if !empty {
+                out.push(',');
+            }
+            out.push_str(&fragment.json);
+            empty = false;
+        }
+    }
+    if open.is_some() {
+        out.push_str("]}");
+    }
+    out.push(']');
+    if let Some(tools) = extras
+        .tools_json
+        .and_then(|text| serde_json::from_str::<&RawValue>(text).ok())
+    {
+        out.push_str(r#","tools":[{"functionDeclarations":"#);
+        out.push_str(tools.get());
+        out.push_str("}]");
+    }
+    if extras.options.include_thoughts {
+        out.push_str(r#","generationConfig":{"thinkingConfig":{"includeThoughts":true}}"#);
+    }
+    out.push('}');
+    out
+}
