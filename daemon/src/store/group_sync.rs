@@ -2,14 +2,17 @@
 //!
 //! A writer first applies its change, then calls [`GroupSync::sync`], which hands it a
 //! ticket. If no sync is running, the writer leads one: it covers every ticket handed out
-//! before it started, because those writers' changes were already applied. Writers that
+//! before it starts, because those writers' changes were already applied. Writers that
 //! arrive while it runs wait and share the next one. N concurrent commits therefore cost
-//! about two syncs, not N. There is no background task: dropping the owner releases
-//! everything the sync function holds at once.
+//! about two syncs, not N. When the last sync was shared (others are committing too), the
+//! leader waits as long as that sync took (at most 0.5 ms) before starting the next, so the
+//! writers arriving meanwhile share it as well; a lone writer never waits. There is no background
+//! task: dropping the owner releases everything the sync function holds at once.
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
@@ -25,12 +28,23 @@ struct State {
     durable_upto: u64,
     /// The latest failed sync: the tickets it covered and its error.
     failed: Option<(u64, Arc<io::Error>)>,
+    /// How long the last sync took, if it was shared by more than one writer.
+    last_shared: Option<Duration>,
+}
+
+/// The longest a leader waits for more writers to share its sync.
+const MAX_GATHER: Duration = Duration::from_micros(500);
+
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Shares syncs between concurrent writers.
 pub struct GroupSync {
     sync_fn: Arc<SyncFn>,
-    state: Mutex<State>,
+    state: Arc<Mutex<State>>,
     finished: Notify,
     runs: AtomicU64,
 }
@@ -40,16 +54,14 @@ impl GroupSync {
     pub fn new(sync_fn: impl Fn() -> io::Result<()> + Send + Sync + 'static) -> Self {
         Self {
             sync_fn: Arc::new(sync_fn),
-            state: Mutex::new(State::default()),
+            state: Arc::new(Mutex::new(State::default())),
             finished: Notify::new(),
             runs: AtomicU64::new(0),
         }
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.state)
     }
 
     /// Waits until everything written before this call is durable.
@@ -64,7 +76,7 @@ impl GroupSync {
             let finished = self.finished.notified();
             tokio::pin!(finished);
             finished.as_mut().enable();
-            let covers = {
+            let leading = {
                 let mut state = self.state();
                 if state.durable_upto >= ticket {
                     return Ok(());
@@ -75,31 +87,48 @@ impl GroupSync {
                     return Err(io::Error::new(error.kind(), error.to_string()));
                 }
                 if state.running {
-                    None
+                    false
                 } else {
                     state.running = true;
-                    Some(state.issued)
+                    true
                 }
             };
-            match covers {
-                Some(covers) => self.lead(covers).await,
-                None => finished.await,
+            if leading {
+                self.lead().await;
+            } else {
+                finished.await;
             }
         }
     }
 
-    async fn lead(&self, covers: u64) {
+    /// Runs one sync on the blocking pool, covering every ticket issued when it starts.
+    async fn lead(&self) {
         let run = self.sync_fn.clone();
-        let result = match tokio::task::spawn_blocking(move || run()).await {
-            Ok(result) => result,
-            Err(join) => Err(io::Error::other(format!("the sync task failed: {join}"))),
-        };
+        let gather = self.state().last_shared.map(|took| took.min(MAX_GATHER));
+        let shared_state = self.state.clone();
+        let result = tokio::task::spawn_blocking(move || {
+            if let Some(gather) = gather {
+                std::thread::sleep(gather);
+            }
+            let covers = lock(&shared_state).issued;
+            let started = Instant::now();
+            (covers, run(), started.elapsed())
+        })
+        .await;
         self.runs.fetch_add(1, Ordering::Relaxed);
         let mut state = self.state();
         state.running = false;
         match result {
-            Ok(()) => state.durable_upto = state.durable_upto.max(covers),
-            Err(error) => state.failed = Some((covers, Arc::new(error))),
+            Ok((covers, Ok(()), took)) => {
+                let shared = covers - state.durable_upto > 1;
+                state.last_shared = shared.then_some(took);
+                state.durable_upto = state.durable_upto.max(covers);
+            }
+            Ok((covers, Err(error), _)) => state.failed = Some((covers, Arc::new(error))),
+            Err(join) => {
+                let error = io::Error::other(format!("the sync task failed: {join}"));
+                state.failed = Some((state.issued, Arc::new(error)));
+            }
         }
         drop(state);
         self.finished.notify_waiters();
