@@ -43,6 +43,31 @@ pub async fn cold_start(rounds: usize) {
         show(large.p50)
     );
     figure("cold_start_ratio", crate::common::ratio(&large, &small));
+    store_open(&empty.path().join("data"), &big.path().join("data"), rounds);
+}
+
+/// Of that, opening the store alone (sled reads its page table), in this process.
+fn store_open(empty: &std::path::Path, big: &std::path::Path, rounds: usize) {
+    let open = |dir: &std::path::Path| {
+        let started = Instant::now();
+        let store = Store::open(dir).unwrap();
+        let took = started.elapsed();
+        store.close().unwrap();
+        took
+    };
+    let (mut small, mut large) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        small.push(open(empty));
+        large.push(open(big));
+    }
+    let (small, large) = (stats(small), stats(large));
+    println!(
+        "{:<28} empty store: p50 {} | 1,000,000 nodes: p50 {} (sled's open, in process)",
+        "of which the store's open",
+        show(small.p50),
+        show(large.p50)
+    );
+    figure("store_open_ms_1m", large.p50.as_secs_f64() * 1000.0);
 }
 
 /// Times an undo; a redo (untimed) puts the head back for the next round.
