@@ -5,8 +5,10 @@
 //! before it starts, because those writers' changes were already applied. Writers that
 //! arrive while it runs wait and share the next one. N concurrent commits therefore cost
 //! about two syncs, not N. When the last sync was shared (others are committing too), the
-//! leader waits as long as that sync took (at most 0.5 ms) before starting the next, so the
-//! writers arriving meanwhile share it as well; a lone writer never waits. There is no background
+//! leader waits four times as long as that sync took (at most 1 ms) before starting the
+//! next, so the writers arriving meanwhile share it as well: under load a commit waits a
+//! little longer and the disk syncs far less often (64 sessions sending at once: about
+//! 0.1 syncs per turn instead of 0.25). A lone writer never waits. There is no background
 //! task: dropping the owner releases everything the sync function holds at once.
 
 use std::io;
@@ -32,8 +34,11 @@ struct State {
     last_shared: Option<Duration>,
 }
 
+/// How many times the last shared sync's duration a leader waits for more writers.
+const GATHER_FACTOR: u32 = 4;
+
 /// The longest a leader waits for more writers to share its sync.
-const MAX_GATHER: Duration = Duration::from_micros(500);
+const MAX_GATHER: Duration = Duration::from_micros(1000);
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     state
@@ -104,7 +109,10 @@ impl GroupSync {
     /// Runs one sync on the blocking pool, covering every ticket issued when it starts.
     async fn lead(&self) {
         let run = self.sync_fn.clone();
-        let gather = self.state().last_shared.map(|took| took.min(MAX_GATHER));
+        let gather = self
+            .state()
+            .last_shared
+            .map(|took| (took * GATHER_FACTOR).min(MAX_GATHER));
         let shared_state = self.state.clone();
         let result = tokio::task::spawn_blocking(move || {
             if let Some(gather) = gather {
