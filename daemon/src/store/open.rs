@@ -166,7 +166,7 @@ pub fn wait_unlocked(dir: &Path, patience: Duration) -> Result<(), StoreError> {
 
 /// The most memory sled keeps for pages it has read or written (its default is 1 GiB,
 /// which a long-running daemon would fill with every session ever touched).
-const SLED_CACHE_BYTES: u64 = 4 * 1024 * 1024;
+const SLED_CACHE_BYTES: u64 = 2 * 1024 * 1024;
 
 fn open_once(dir: &Path) -> Result<sled::Db, StoreError> {
     sled::Config::new()
