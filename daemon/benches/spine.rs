@@ -17,8 +17,6 @@
 
 #![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
 
-use std::io::Write;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use omni_proto::{Client, MoveOp, Reply, Request, SessionRef};
@@ -30,7 +28,7 @@ use uuid::Uuid;
 mod common;
 
 use common::seed::{next_turn, seed};
-use common::{Daemon, Stats, report, show, stats, time_n};
+use common::{Daemon, Stats, fsync_loop, report, show, stats, time_n};
 
 /// One undo followed by one redo on a session; returns how long the pair took.
 async fn undo_redo_pair(client: &mut Client, session: &SessionRef) -> Duration {
@@ -145,19 +143,6 @@ async fn proxy_overhead(rounds: usize) {
         "through the proxy",
         &stats(through),
     );
-}
-
-fn fsync_loop(dir: &Path, rounds: usize) -> Stats {
-    let mut file = std::fs::File::create(dir.join("fsync-baseline")).unwrap();
-    let record = [7u8; 256];
-    let mut samples = Vec::with_capacity(rounds);
-    for _ in 0..rounds {
-        let start = Instant::now();
-        file.write_all(&record).unwrap();
-        file.sync_data().unwrap();
-        samples.push(start.elapsed());
-    }
-    stats(samples)
 }
 
 async fn commits(rounds: usize) {

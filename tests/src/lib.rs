@@ -6,6 +6,7 @@
 //! - [`fake_openai`]: the same for OpenAI's streamed `chat/completions`, with its checks.
 //! - [`harness`]: starts the real `omnid` on a temporary socket and data directory and
 //!   drives it with the real `omnictl` or the protocol client.
+//! - [`local`]: a daemon with a fake OpenAI-compatible server as the provider `local`.
 //! - [`http`]: a real HTTP client for the daemon's HTTP API (JSON and server-sent events).
 //! - [`raw`]: frames written and read by hand, for the protocol's edges.
 
@@ -14,6 +15,7 @@ pub mod fake_gemini;
 pub mod fake_openai;
 pub mod harness;
 pub mod http;
+pub mod local;
 pub mod proxy;
 pub mod raw;
 pub mod scenario;

@@ -7,6 +7,8 @@ pub mod daemon;
 pub mod echo;
 pub mod seed;
 
+use std::io::Write;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 pub use daemon::Daemon;
@@ -59,4 +61,18 @@ pub async fn time_n<F: AsyncFnMut()>(n: usize, mut op: F) -> Vec<Duration> {
         samples.push(start.elapsed());
     }
     samples
+}
+
+/// The floor of a durable write: `write` 256 bytes + `fdatasync`, `rounds` times, in `dir`.
+pub fn fsync_loop(dir: &Path, rounds: usize) -> Stats {
+    let mut file = std::fs::File::create(dir.join("fsync-baseline")).unwrap();
+    let record = [7u8; 256];
+    let mut samples = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let start = Instant::now();
+        file.write_all(&record).unwrap();
+        file.sync_data().unwrap();
+        samples.push(start.elapsed());
+    }
+    stats(samples)
 }

@@ -1,30 +1,15 @@
 //! What the disk pays: a committed turn against a raw synced write, and bytes on disk
 //! against bytes of conversation.
 
-use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
 
 use omnid::model::{Role, SessionRecord};
 use omnid::store::{Change, Store};
 use uuid::Uuid;
 
 use crate::common::seed::{self, CHAT, next_turn};
-use crate::common::{Stats, ratio, report, stats, time_n};
+use crate::common::{fsync_loop, ratio, report, stats, time_n};
 use crate::figure;
-
-fn fsync_loop(dir: &Path, rounds: usize) -> Stats {
-    let mut file = std::fs::File::create(dir.join("fsync-baseline")).unwrap();
-    let record = [7u8; 256];
-    let mut samples = Vec::with_capacity(rounds);
-    for _ in 0..rounds {
-        let start = Instant::now();
-        file.write_all(&record).unwrap();
-        file.sync_data().unwrap();
-        samples.push(start.elapsed());
-    }
-    stats(samples)
-}
 
 /// A committed turn (node, move and record in one transaction, durable) vs a raw
 /// `write` + `fdatasync` of 256 bytes in the same directory, alternating in blocks so

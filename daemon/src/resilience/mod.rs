@@ -2,6 +2,7 @@
 //! server's delay), and stop sending to an endpoint that keeps failing.
 
 pub mod breaker;
+mod class;
 pub mod classify;
 pub mod delay;
 pub mod retry;

@@ -21,6 +21,7 @@ mod chains;
 mod codec;
 mod disk_sync;
 mod error;
+mod formats;
 mod group_sync;
 mod handles;
 mod health;
@@ -36,6 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use uuid::Uuid;
 
+use formats::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT, decode_move, decode_node, decode_session};
 use handles::{Db, Reopenable};
 use health::Health;
 
@@ -47,52 +49,6 @@ pub use open::STORE_FORMAT;
 
 use crate::model::NodeId;
 use crate::model::{MoveRecord, NodeRecord, SessionRecord};
-
-/// Format of session records: 2 added the failure count and suspension, 3 tools and
-/// recovery, 4 the session's model, fallback chain and system instruction. Older ones are
-/// migrated when read.
-const SESSION_FORMAT: u8 = 4;
-/// Format of nodes: 2 added the provider that answered.
-const NODE_FORMAT: u8 = 2;
-/// Format of moves: 2 added the recovery move kinds (a format-1 move reads unchanged).
-const MOVE_FORMAT: u8 = 2;
-
-fn decode_session(bytes: &[u8]) -> Result<SessionRecord, StoreError> {
-    const WHAT: &str = "session record";
-    match codec::split(bytes, WHAT)? {
-        (SESSION_FORMAT, body) => codec::body(body, WHAT),
-        (3, body) => Ok(codec::body::<legacy::SessionRecordV3>(body, WHAT)?.into()),
-        (2, body) => {
-            let v3: legacy::SessionRecordV3 =
-                codec::body::<legacy::SessionRecordV2>(body, WHAT)?.into();
-            Ok(v3.into())
-        }
-        (1, body) => {
-            let v2: legacy::SessionRecordV2 =
-                codec::body::<legacy::SessionRecordV1>(body, WHAT)?.into();
-            let v3: legacy::SessionRecordV3 = v2.into();
-            Ok(v3.into())
-        }
-        (found, _) => Err(codec::unknown(WHAT, found, SESSION_FORMAT)),
-    }
-}
-
-fn decode_node(bytes: &[u8]) -> Result<NodeRecord, StoreError> {
-    const WHAT: &str = "node";
-    match codec::split(bytes, WHAT)? {
-        (NODE_FORMAT, body) => codec::body(body, WHAT),
-        (1, body) => Ok(codec::body::<legacy::NodeRecordV1>(body, WHAT)?.into()),
-        (found, _) => Err(codec::unknown(WHAT, found, NODE_FORMAT)),
-    }
-}
-
-fn decode_move(bytes: &[u8]) -> Result<MoveRecord, StoreError> {
-    const WHAT: &str = "move";
-    match codec::split(bytes, WHAT)? {
-        (MOVE_FORMAT | 1, body) => codec::body(body, WHAT),
-        (found, _) => Err(codec::unknown(WHAT, found, MOVE_FORMAT)),
-    }
-}
 
 /// One atomic change to a session: its new record, and optionally a node and a move.
 pub struct Change<'a> {
