@@ -21,13 +21,13 @@ use std::time::{Duration, Instant};
 
 use omni_proto::{Client, MoveOp, Reply, Request, SessionRef};
 use omni_tests::fake_gemini::FakeGemini;
-use omnid::model::{Role, SessionRecord};
-use omnid::store::{Change, Store};
+use omnid::model::SessionRecord;
+use omnid::store::Store;
 use uuid::Uuid;
 
 mod common;
 
-use common::seed::{next_turn, seed};
+use common::seed::{commit_one, seed};
 use common::{Daemon, Stats, fsync_loop, report, show, stats, time_n};
 
 /// One undo followed by one redo on a session; returns how long the pair took.
@@ -152,16 +152,7 @@ async fn commits(rounds: usize) {
 
     let store = Store::open(&dir.path().join("store")).unwrap();
     let mut record = SessionRecord::new(Uuid::new_v4(), 1);
-    let mut commit_turn = async || {
-        let text = "a prompt of ordinary length, about one line".to_string();
-        let (node, mv) = next_turn(&mut record, Role::User, text);
-        let change = Change {
-            session: &record,
-            node: Some(&node),
-            mv: Some(&mv),
-        };
-        store.commit(&change).await.unwrap();
-    };
+    let mut commit_turn = async || commit_one(&store, &mut record).await;
     time_n(rounds / 10, &mut commit_turn).await;
     let store_commit = stats(time_n(rounds, &mut commit_turn).await);
     report(

@@ -100,6 +100,19 @@ pub fn session(store: &Store, turns: u64, sizes: Sizes) -> (Uuid, u64) {
     (record.id, content)
 }
 
+/// Commits one prompt of ordinary length to `record`'s session, durably, as a send's
+/// prompt is committed.
+pub async fn commit_one(store: &Store, record: &mut SessionRecord) {
+    let text = "a prompt of ordinary length, about one line".to_string();
+    let (node, mv) = next_turn(record, Role::User, text);
+    let change = Change {
+        session: record,
+        node: Some(&node),
+        mv: Some(&mv),
+    };
+    store.commit(&change).await.unwrap();
+}
+
 /// One session of `turns` short turns in the store at `data_dir`, synced and closed.
 pub async fn seed(data_dir: &Path, turns: u64) -> Uuid {
     let store = Store::open(data_dir).unwrap();

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use omnid::model::{Role, SessionRecord};
-use omnid::store::{Change, Store};
+use omnid::model::SessionRecord;
+use omnid::store::Store;
 use uuid::Uuid;
 
-use crate::common::seed::{self, CHAT, next_turn};
+use crate::common::seed::{self, CHAT, commit_one};
 use crate::common::{fsync_loop, ratio, report, stats, time_n};
 use crate::figure;
 
@@ -18,16 +18,7 @@ pub async fn commit_ratio(rounds: usize) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("store")).unwrap();
     let mut record = SessionRecord::new(Uuid::new_v4(), 1);
-    let mut commit_turn = async || {
-        let text = "a prompt of ordinary length, about one line".to_string();
-        let (node, mv) = next_turn(&mut record, Role::User, text);
-        let change = Change {
-            session: &record,
-            node: Some(&node),
-            mv: Some(&mv),
-        };
-        store.commit(&change).await.unwrap();
-    };
+    let mut commit_turn = async || commit_one(&store, &mut record).await;
     fsync_loop(dir.path(), rounds / 10);
     time_n(rounds / 10, &mut commit_turn).await;
     let (mut raw, mut commits) = (Vec::new(), Vec::new());
