@@ -344,6 +344,12 @@ fn status_describes_the_daemon() {
     assert_eq!(status["socket"], json!(omni.socket.display().to_string()));
     assert_eq!(status["sessions"], 1);
     assert_eq!(status["model"], "gemini/fake-model", "PROVIDER/MODEL");
+    omni.ctl(&["send", "hello"]).ok();
+    let status = omni.ctl(&["--json", "status"]).ok().json();
+    assert_eq!(status["sessions_loaded"], 1, "{status}");
+    // The new session, the prompt and the answer, each durable before it was told.
+    assert_eq!(status["store_commits"], 3, "{status}");
+    assert!(status["store_syncs"].as_u64().unwrap() >= 1, "{status}");
     let text = omni.ctl(&["status"]).ok().stdout;
     assert!(text.starts_with("omnid "), "{text}");
     assert!(text.contains("1 session"), "{text}");

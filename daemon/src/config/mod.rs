@@ -236,7 +236,7 @@ impl Config {
             idle_timeout: seconds("stream-idle-timeout-secs", s.stream_idle_timeout_secs)?,
         };
         for reference in std::iter::once(&provider.model).chain(&provider.fallback) {
-            provider.resolve(reference)?;
+            provider.canonical(reference)?;
         }
         Ok(Self {
             file: path,
@@ -276,12 +276,9 @@ impl Config {
 
     /// Where the default provider's key came from, for `--print-config` and the logs.
     pub fn key_source(&self) -> String {
-        match (&self.settings.api_key, self.provider.default.kind) {
-            (Some(from @ (ApiKeyFrom::Flag(_) | ApiKeyFrom::ConfigFile(_))), _)
-            | (Some(from), Kind::Gemini) => format!("set, from {from}"),
-            (_, Kind::OpenAi) if self.provider.default.api_key.is_some() => {
-                "set, from OPENAI_API_KEY".into()
-            }
+        let default = &self.provider.default;
+        match key_source(default.kind, self.settings.api_key.as_ref()) {
+            Some(source) if default.api_key.is_some() => format!("set, from {source}"),
             _ => "not set".into(),
         }
     }
@@ -350,6 +347,40 @@ impl Config {
     }
 }
 
+/// Where an OpenAI-compatible default provider's key is when no key file is named.
+const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
+
+/// Where the default provider's key comes from.
+enum KeySource<'a> {
+    /// Where the key settings say.
+    Setting(&'a ApiKeyFrom),
+    /// `OPENAI_API_KEY`.
+    OpenAiEnv,
+}
+
+impl std::fmt::Display for KeySource<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeySource::Setting(from) => from.fmt(f),
+            KeySource::OpenAiEnv => f.write_str(OPENAI_KEY_ENV),
+        }
+    }
+}
+
+/// The one rule for the default provider's key: Gemini's is wherever the key settings
+/// say; an OpenAI-compatible server's is a key file (flag or file) if one is named, else
+/// `OPENAI_API_KEY` (`GEMINI_API_KEY` and the Gemini credential are Gemini's own).
+fn key_source(kind: Kind, setting: Option<&ApiKeyFrom>) -> Option<KeySource<'_>> {
+    match (kind, setting) {
+        (Kind::Gemini, Some(from))
+        | (Kind::OpenAi, Some(from @ (ApiKeyFrom::Flag(_) | ApiKeyFrom::ConfigFile(_)))) => {
+            Some(KeySource::Setting(from))
+        }
+        (Kind::OpenAi, _) => Some(KeySource::OpenAiEnv),
+        (Kind::Gemini, None) => None,
+    }
+}
+
 /// The provider the flags (or the file's top-level keys) describe, named after its kind.
 fn default_provider(s: &Settings, env: &Env) -> anyhow::Result<Provider> {
     let Some(kind) = Kind::parse(&s.provider) else {
@@ -365,16 +396,13 @@ fn default_provider(s: &Settings, env: &Env) -> anyhow::Result<Provider> {
         }
         .to_string()
     });
-    let api_key = match (kind, &s.api_key) {
-        (Kind::Gemini, Some(from)) => Some(key::read(from, env)?),
-        (Kind::OpenAi, Some(from @ (ApiKeyFrom::Flag(_) | ApiKeyFrom::ConfigFile(_)))) => {
-            Some(key::read(from, env)?)
-        }
-        (Kind::OpenAi, _) => env
-            .text("OPENAI_API_KEY")
+    let api_key = match key_source(kind, s.api_key.as_ref()) {
+        Some(KeySource::Setting(from)) => Some(key::read(from, env)?),
+        Some(KeySource::OpenAiEnv) => env
+            .text(OPENAI_KEY_ENV)
             .map(|text| ApiKey::new(text).context("OPENAI_API_KEY is not usable"))
             .transpose()?,
-        (Kind::Gemini, None) => None,
+        None => None,
     };
     Ok(Provider {
         name: kind.as_str().to_string(),

@@ -60,6 +60,11 @@ fn the_flags_name_an_openai_compatible_default_with_its_key_in_openai_api_key() 
     )
     .unwrap();
     assert_eq!(bare.provider.default.base_url, OPENAI_BASE_URL);
+    assert!(
+        bare.provider.default.api_key.is_none(),
+        "a local server needs none"
+    );
+    assert_eq!(bare.key_source(), "not set");
 }
 
 const FILE: &str = r#"

@@ -61,6 +61,7 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 pub struct ApiKey {
     text: String,
     header: HeaderValue,
+    bearer: HeaderValue,
 }
 
 /// A key that cannot be sent (blank, or characters a header cannot carry).
@@ -76,11 +77,17 @@ impl ApiKey {
         if text.is_empty() {
             return Err(InvalidApiKey);
         }
-        let mut header = HeaderValue::from_str(text).map_err(|_| InvalidApiKey)?;
-        header.set_sensitive(true);
+        let sensitive = |value: String| {
+            let mut value = HeaderValue::from_str(&value).map_err(|_| InvalidApiKey)?;
+            value.set_sensitive(true);
+            Ok::<_, InvalidApiKey>(value)
+        };
+        let header = sensitive(text.to_string())?;
+        let bearer = sensitive(format!("Bearer {text}"))?;
         Ok(Self {
             text: text.to_string(),
             header,
+            bearer,
         })
     }
 
@@ -95,11 +102,8 @@ impl ApiKey {
     }
 
     /// The `Authorization: Bearer` header value (OpenAI-compatible servers).
-    pub fn bearer(&self) -> HeaderValue {
-        let mut value = HeaderValue::from_str(&format!("Bearer {}", self.text))
-            .unwrap_or_else(|_| self.header.clone());
-        value.set_sensitive(true);
-        value
+    pub fn bearer(&self) -> &HeaderValue {
+        &self.bearer
     }
 }
 
@@ -198,7 +202,28 @@ pub struct UnknownProvider {
     pub known: String,
 }
 
+/// A model reference that cannot be asked.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum BadReference {
+    /// The text before the `/` names no provider.
+    #[error(transparent)]
+    UnknownProvider(#[from] UnknownProvider),
+    /// Nothing names the model (`local/`, or blank).
+    #[error("`{0}` names no model: write MODEL or PROVIDER/MODEL")]
+    NoModel(String),
+}
+
 impl ProviderConfig {
+    /// `reference` as sessions store it and clients see it, `PROVIDER/MODEL`, once it is
+    /// known to name a model of a configured provider.
+    pub fn canonical(&self, reference: &str) -> Result<String, BadReference> {
+        let resolved = self.resolve(reference)?;
+        if resolved.model.trim().is_empty() {
+            return Err(BadReference::NoModel(reference.to_string()));
+        }
+        Ok(resolved.reference())
+    }
+
     /// Every provider, the default first.
     pub fn all(&self) -> impl Iterator<Item = &Provider> {
         std::iter::once(&self.default).chain(&self.named)

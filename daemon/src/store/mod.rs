@@ -144,7 +144,7 @@ impl Store {
         error
     }
 
-    /// Applies a change in one transaction and waits until it is durable.
+    /// Applies a change (see [`Store::apply`]) and waits until it is durable.
     pub async fn commit(&self, change: &Change<'_>) -> Result<(), StoreError> {
         self.apply(change)?;
         self.sync().await

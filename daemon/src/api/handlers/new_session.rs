@@ -46,15 +46,11 @@ fn validate_tools(json: &str) -> Result<String, ErrorReply> {
 const MAX_SYSTEM: usize = 256 * 1024;
 
 /// A model reference as `PROVIDER/MODEL`, or why it names nothing configured.
-pub fn canonical_model(daemon: &Daemon, reference: &str) -> Result<String, ErrorReply> {
+fn canonical_model(daemon: &Daemon, reference: &str) -> Result<String, ErrorReply> {
     let live = daemon.services.live.get();
-    match live.config.provider.resolve(reference) {
-        Ok(resolved) if !resolved.model.trim().is_empty() => Ok(resolved.reference()),
-        Ok(_) => Err(invalid(format!(
-            "`{reference}` names no model: write MODEL or PROVIDER/MODEL"
-        ))),
-        Err(error) => Err(invalid(error.to_string())),
-    }
+    (live.config.provider)
+        .canonical(reference)
+        .map_err(|error| invalid(error.to_string()))
 }
 
 /// What a `NewSession` request asks for.

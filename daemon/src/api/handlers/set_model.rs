@@ -2,7 +2,6 @@
 
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
-use super::new_session::canonical_model;
 use crate::api::convert::session_ref;
 use crate::api::state::Daemon;
 
@@ -12,12 +11,7 @@ pub async fn handle(
     model: String,
 ) -> Result<Reply, ErrorReply> {
     let id = daemon.sessions.resolve(session_ref(session))?;
-    let reference = canonical_model(daemon, &model)?;
-    daemon
-        .sessions
-        .actor(id)?
-        .set_model(reference.clone())
-        .await?;
-    tracing::info!(session = %id, model = %reference, "session model switched");
+    daemon.sessions.actor(id)?.set_model(model.clone()).await?;
+    tracing::info!(session = %id, %model, "session model switched");
     super::session::handle(daemon, &SessionRef::Id(id.to_string()))
 }

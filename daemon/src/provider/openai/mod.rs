@@ -30,7 +30,7 @@ pub struct OpenAi {
 
 /// `Authorization: Bearer KEY`.
 fn auth(key: &ApiKey) -> (HeaderName, HeaderValue) {
-    (AUTHORIZATION, key.bearer())
+    (AUTHORIZATION, key.bearer().clone())
 }
 
 impl OpenAi {

@@ -44,16 +44,14 @@ impl Actor {
     /// `PROVIDER/MODEL`, so a later change of the default provider does not move it.
     pub(super) async fn set_model(&mut self, reference: String) -> Result<(), SessionError> {
         self.refuse_if_busy()?;
-        let live = self.ctx.live.get();
-        let endpoint = live
-            .endpoint(&reference)
+        let canonical = self
+            .ctx
+            .live
+            .get()
+            .config
+            .provider
+            .canonical(&reference)
             .map_err(|error| SessionError::invalid(error.to_string()))?;
-        if endpoint.model.trim().is_empty() {
-            return Err(SessionError::invalid(format!(
-                "`{reference}` names no model: write MODEL or PROVIDER/MODEL"
-            )));
-        }
-        let canonical = endpoint.reference;
         self.commit_with(None, None, |record| record.model = Some(canonical))
             .await
             .map_err(|e| e.error("the model choice"))?;

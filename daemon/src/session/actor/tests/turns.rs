@@ -120,3 +120,27 @@ async fn an_idle_session_is_unloaded_and_the_next_request_loads_it_again() {
     assert_eq!(world.context(id), ["one", "an answer", "two", "an answer"]);
     assert_eq!(world.sessions.loaded_count(), 1);
 }
+
+#[tokio::test(start_paused = true)]
+async fn session_idle_secs_sets_how_long_an_idle_session_stays_loaded() {
+    let world = World::with(crate::config::SettingFlags {
+        session_idle_secs: Some(2.0),
+        ..crate::config::SettingFlags::default()
+    });
+    let (_, actor) = world.session(None).await;
+    world.send(&actor, "one").await.0.unwrap();
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    assert!(!actor.is_closed(), "still within the idle time");
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    for _ in 0..100 {
+        if actor.is_closed() {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert!(
+        actor.is_closed(),
+        "unloaded after 2 s idle, not the default 300 s"
+    );
+    assert_eq!(world.sessions.loaded_count(), 0);
+}
