@@ -26,15 +26,12 @@ pub use settings::SettingFlags;
 pub use settings::Settings;
 
 use crate::diag::{Policy, Retention};
-use crate::provider::{
-    ApiKey, DEFAULT_BASE_URL, Kind, OPENAI_BASE_URL, Provider, ProviderConfig, Redactor,
-    RequestOptions,
-};
+use crate::provider::{ApiKey, ProviderConfig, Redactor, RequestOptions};
 use crate::resilience::RetryPolicy;
 use crate::store::StoreOptions;
 use declare::DefaultInputs;
-use key::ApiKeyFrom;
 pub use providers::{ModelList, ProviderEntry};
+use providers::{default_provider, key_source};
 
 /// Everything the daemon needs to run, in typed form, with the settings it came from.
 #[derive(Debug, Clone)]
@@ -345,71 +342,6 @@ impl Config {
         }
         value
     }
-}
-
-/// Where an OpenAI-compatible default provider's key is when no key file is named.
-const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
-
-/// Where the default provider's key comes from.
-enum KeySource<'a> {
-    /// Where the key settings say.
-    Setting(&'a ApiKeyFrom),
-    /// `OPENAI_API_KEY`.
-    OpenAiEnv,
-}
-
-impl std::fmt::Display for KeySource<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            KeySource::Setting(from) => from.fmt(f),
-            KeySource::OpenAiEnv => f.write_str(OPENAI_KEY_ENV),
-        }
-    }
-}
-
-/// The one rule for the default provider's key: Gemini's is wherever the key settings
-/// say; an OpenAI-compatible server's is a key file (flag or file) if one is named, else
-/// `OPENAI_API_KEY` (`GEMINI_API_KEY` and the Gemini credential are Gemini's own).
-fn key_source(kind: Kind, setting: Option<&ApiKeyFrom>) -> Option<KeySource<'_>> {
-    match (kind, setting) {
-        (Kind::Gemini, Some(from))
-        | (Kind::OpenAi, Some(from @ (ApiKeyFrom::Flag(_) | ApiKeyFrom::ConfigFile(_)))) => {
-            Some(KeySource::Setting(from))
-        }
-        (Kind::OpenAi, _) => Some(KeySource::OpenAiEnv),
-        (Kind::Gemini, None) => None,
-    }
-}
-
-/// The provider the flags (or the file's top-level keys) describe, named after its kind.
-fn default_provider(s: &Settings, env: &Env) -> anyhow::Result<Provider> {
-    let Some(kind) = Kind::parse(&s.provider) else {
-        bail!(
-            "--provider must be `gemini` or `openai`, not `{}`",
-            s.provider
-        );
-    };
-    let base_url = s.base_url.clone().unwrap_or_else(|| {
-        match kind {
-            Kind::Gemini => DEFAULT_BASE_URL,
-            Kind::OpenAi => OPENAI_BASE_URL,
-        }
-        .to_string()
-    });
-    let api_key = match key_source(kind, s.api_key.as_ref()) {
-        Some(KeySource::Setting(from)) => Some(key::read(from, env)?),
-        Some(KeySource::OpenAiEnv) => env
-            .text(OPENAI_KEY_ENV)
-            .map(|text| ApiKey::new(text).context("OPENAI_API_KEY is not usable"))
-            .transpose()?,
-        None => None,
-    };
-    Ok(Provider {
-        name: kind.as_str().to_string(),
-        kind,
-        base_url,
-        api_key,
-    })
 }
 
 #[cfg(test)]

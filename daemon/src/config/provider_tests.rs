@@ -2,6 +2,7 @@
 //! tables, model references and the fallback chain.
 
 use super::*;
+use crate::provider::{Kind, OPENAI_BASE_URL};
 
 fn resolve(
     flags: SettingFlags,

@@ -1,5 +1,6 @@
-//! Providers beyond the default one: the configuration file's `[providers.NAME]` tables,
-//! and the fallback chain's list of model references.
+//! The providers: the default one (from the flags and the file's top-level keys, with the
+//! one rule for where its key is), the configuration file's `[providers.NAME]` tables, and
+//! the fallback chain's list of model references.
 //!
 //! ```toml
 //! [providers.local]
@@ -17,8 +18,9 @@ use serde::{Deserialize, Serialize};
 
 use super::env::Env;
 use super::forms::SettingValue;
-use super::key::read_key_file;
-use crate::provider::{ApiKey, Kind, Provider};
+use super::key::{self, ApiKeyFrom, read_key_file};
+use super::settings::Settings;
+use crate::provider::{ApiKey, DEFAULT_BASE_URL, Kind, OPENAI_BASE_URL, Provider};
 
 /// One `[providers.NAME]` table, as written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,6 +130,71 @@ impl SettingValue for ModelList {
     fn json_form(&self) -> serde_json::Value {
         serde_json::json!(self.0)
     }
+}
+
+/// Where an OpenAI-compatible default provider's key is when no key file is named.
+const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
+
+/// Where the default provider's key comes from.
+pub(super) enum KeySource<'a> {
+    /// Where the key settings say.
+    Setting(&'a ApiKeyFrom),
+    /// `OPENAI_API_KEY`.
+    OpenAiEnv,
+}
+
+impl std::fmt::Display for KeySource<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeySource::Setting(from) => from.fmt(f),
+            KeySource::OpenAiEnv => f.write_str(OPENAI_KEY_ENV),
+        }
+    }
+}
+
+/// The one rule for the default provider's key: Gemini's is wherever the key settings
+/// say; an OpenAI-compatible server's is a key file (flag or file) if one is named, else
+/// `OPENAI_API_KEY` (`GEMINI_API_KEY` and the Gemini credential are Gemini's own).
+pub(super) fn key_source(kind: Kind, setting: Option<&ApiKeyFrom>) -> Option<KeySource<'_>> {
+    match (kind, setting) {
+        (Kind::Gemini, Some(from))
+        | (Kind::OpenAi, Some(from @ (ApiKeyFrom::Flag(_) | ApiKeyFrom::ConfigFile(_)))) => {
+            Some(KeySource::Setting(from))
+        }
+        (Kind::OpenAi, _) => Some(KeySource::OpenAiEnv),
+        (Kind::Gemini, None) => None,
+    }
+}
+
+/// The provider the flags (or the file's top-level keys) describe, named after its kind.
+pub(super) fn default_provider(s: &Settings, env: &Env) -> anyhow::Result<Provider> {
+    let Some(kind) = Kind::parse(&s.provider) else {
+        bail!(
+            "--provider must be `gemini` or `openai`, not `{}`",
+            s.provider
+        );
+    };
+    let base_url = s.base_url.clone().unwrap_or_else(|| {
+        match kind {
+            Kind::Gemini => DEFAULT_BASE_URL,
+            Kind::OpenAi => OPENAI_BASE_URL,
+        }
+        .to_string()
+    });
+    let api_key = match key_source(kind, s.api_key.as_ref()) {
+        Some(KeySource::Setting(from)) => Some(key::read(from, env)?),
+        Some(KeySource::OpenAiEnv) => env
+            .text(OPENAI_KEY_ENV)
+            .map(|text| ApiKey::new(text).context("OPENAI_API_KEY is not usable"))
+            .transpose()?,
+        None => None,
+    };
+    Ok(Provider {
+        name: kind.as_str().to_string(),
+        kind,
+        base_url,
+        api_key,
+    })
 }
 
 #[cfg(test)]
