@@ -208,7 +208,10 @@ impl Omni {
     fn wait_until_listening(&mut self) {
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
-            if UnixStream::connect(&self.socket).is_ok() {
+            // Ready once both sockets accept: the control socket is bound a moment
+            // before the HTTP API's `api.sock`.
+            let api = self.socket.with_file_name("api.sock");
+            if UnixStream::connect(&self.socket).is_ok() && UnixStream::connect(&api).is_ok() {
                 return;
             }
             if let Some(child) = self.child.as_mut()
