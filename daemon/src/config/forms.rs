@@ -2,7 +2,9 @@
 //! `--print-config`) and to JSON (for the copy diagnostics keep), nested by section.
 
 use std::path::PathBuf;
+use std::str::FromStr;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// How a setting's value is written to the file and to diagnostics.
@@ -68,5 +70,46 @@ pub fn put_json(object: &mut serde_json::Map<String, Value>, key: &str, value: V
         None => {
             object.insert(key.to_string(), value);
         }
+    }
+}
+
+/// A list of model references: `fallback = ["local/qwen2.5:7b", "gemini-2.5-flash"]` in
+/// the file, `--fallback local/qwen2.5:7b,gemini-2.5-flash` as a flag.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ModelList(pub Vec<String>);
+
+impl FromStr for ModelList {
+    type Err = std::convert::Infallible;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(Self(
+            text.split(',')
+                .map(str::trim)
+                .filter(|r| !r.is_empty())
+                .map(str::to_string)
+                .collect(),
+        ))
+    }
+}
+
+impl SettingValue for ModelList {
+    fn file_form(&self) -> Option<toml::Value> {
+        toml::Value::try_from(&self.0).ok()
+    }
+
+    fn json_form(&self) -> serde_json::Value {
+        serde_json::json!(self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flag_lists_models_separated_by_commas() {
+        let list: ModelList = "local/qwen2.5:7b, gemini-2.5-flash,".parse().unwrap();
+        assert_eq!(list.0, ["local/qwen2.5:7b", "gemini-2.5-flash"]);
     }
 }

@@ -30,7 +30,8 @@ use crate::provider::{ApiKey, ProviderConfig, Redactor, RequestOptions};
 use crate::resilience::RetryPolicy;
 use crate::store::StoreOptions;
 use declare::DefaultInputs;
-pub use providers::{ModelList, ProviderEntry};
+pub use forms::ModelList;
+pub use providers::ProviderEntry;
 use providers::{default_provider, key_source};
 
 /// Everything the daemon needs to run, in typed form, with the settings it came from.

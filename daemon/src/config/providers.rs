@@ -1,6 +1,5 @@
 //! The providers: the default one (from the flags and the file's top-level keys, with the
-//! one rule for where its key is), the configuration file's `[providers.NAME]` tables, and
-//! the fallback chain's list of model references.
+//! one rule for where its key is) and the configuration file's `[providers.NAME]` tables.
 //!
 //! ```toml
 //! [providers.local]
@@ -11,13 +10,11 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::str::FromStr;
 
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
 use super::env::Env;
-use super::forms::SettingValue;
 use super::key::{self, ApiKeyFrom, read_key_file};
 use super::settings::Settings;
 use crate::provider::{ApiKey, DEFAULT_BASE_URL, Kind, OPENAI_BASE_URL, Provider};
@@ -100,36 +97,6 @@ pub fn build_all(
         .iter()
         .map(|(name, entry)| entry.build(name, env))
         .collect()
-}
-
-/// A list of model references: `fallback = ["local/qwen2.5:7b", "gemini-2.5-flash"]` in
-/// the file, `--fallback local/qwen2.5:7b,gemini-2.5-flash` as a flag.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct ModelList(pub Vec<String>);
-
-impl FromStr for ModelList {
-    type Err = std::convert::Infallible;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Ok(Self(
-            text.split(',')
-                .map(str::trim)
-                .filter(|r| !r.is_empty())
-                .map(str::to_string)
-                .collect(),
-        ))
-    }
-}
-
-impl SettingValue for ModelList {
-    fn file_form(&self) -> Option<toml::Value> {
-        toml::Value::try_from(&self.0).ok()
-    }
-
-    fn json_form(&self) -> serde_json::Value {
-        serde_json::json!(self.0)
-    }
 }
 
 /// Where an OpenAI-compatible default provider's key is when no key file is named.
@@ -233,11 +200,5 @@ mod tests {
         let unset = Env::default();
         let message = format!("{:#}", entry("openai").build("local", &unset).unwrap_err());
         assert!(message.contains("OLLAMA_KEY is not set"), "{message}");
-    }
-
-    #[test]
-    fn a_flag_lists_models_separated_by_commas() {
-        let list: ModelList = "local/qwen2.5:7b, gemini-2.5-flash,".parse().unwrap();
-        assert_eq!(list.0, ["local/qwen2.5:7b", "gemini-2.5-flash"]);
     }
 }

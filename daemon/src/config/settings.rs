@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use super::declare::{DefaultInputs, settings};
+use super::forms::ModelList;
 use super::key::ApiKeyFrom;
-use super::providers::ModelList;
 
 /// The model asked when nothing says otherwise.
 pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";

@@ -4,8 +4,8 @@
 
 use serde_json::value::RawValue;
 
+use super::fragment::{Extras, Fragment, WireRole};
 use super::parts;
-use super::request::{Extras, Fragment, WireRole};
 use crate::model::NodeRecord;
 
 /// A node's parts as Gemini takes them, separated by commas.

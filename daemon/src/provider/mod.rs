@@ -9,6 +9,7 @@
 
 pub mod chunk;
 pub mod error;
+mod fragment;
 mod gemini;
 mod gemini_body;
 mod http;
@@ -27,11 +28,12 @@ use reqwest::header::HeaderValue;
 
 pub use chunk::StreamUpdate;
 pub use error::{Phase, ProviderError};
+pub use fragment::{Extras, Fragment, RequestOptions, WireRole};
 pub use gemini::Gemini;
 pub use http::{http_client, status_error};
 pub use openai::OpenAi;
 pub use redact::Redactor;
-pub use request::{Extras, Fragment, RequestOptions, Target, WireRole, assemble, body, fragment};
+pub use request::{Target, assemble, body, fragment};
 
 /// A model API: a request body in, a stream of updates out. Gemini is the one the daemon
 /// talks to; the session layer's tests answer through scripted ones.

@@ -10,8 +10,9 @@
 
 use std::borrow::Cow;
 
-use crate::model::{NodeRecord, PartContent, Role};
+use crate::model::{NodeRecord, PartContent};
 
+use super::fragment::{Extras, Fragment, WireRole};
 use super::{Kind, gemini_body, openai};
 
 /// The signature Gemini accepts on a function call it did not make.
@@ -26,54 +27,6 @@ pub struct Target<'a> {
     pub kind: Kind,
     /// The model's name there.
     pub model: &'a str,
-}
-
-/// Request settings that do not come from the conversation.
-#[derive(Debug, Clone, Default)]
-pub struct RequestOptions {
-    /// Ask for thought summaries (`thinkingConfig.includeThoughts`).
-    pub include_thoughts: bool,
-}
-
-/// The API's two roles: function results travel on the user's side.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum WireRole {
-    /// `user`: prompts and function results.
-    #[default]
-    User,
-    /// `model`: answers.
-    Model,
-}
-
-impl WireRole {
-    /// The wire role of a node's role.
-    pub fn of(role: Role) -> Self {
-        match role {
-            Role::User | Role::Tool => WireRole::User,
-            Role::Model => WireRole::Model,
-        }
-    }
-
-    /// The role's name on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WireRole::User => "user",
-            WireRole::Model => "model",
-        }
-    }
-}
-
-/// One node rendered for one target: what a request needs of it, ready to send.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Fragment {
-    /// Its wire role (Gemini merges consecutive nodes of one role into one content).
-    pub role: WireRole,
-    /// Its parts (Gemini) or messages (OpenAI) as JSON objects separated by commas;
-    /// empty when it has none.
-    pub json: String,
-    /// The ids of the calls of the latest answer up to this node (OpenAI: made up where a
-    /// call had none), which the results that follow answer.
-    pub call_ids: Vec<String>,
 }
 
 /// A node as `target` should see it: an answer another provider gave loses its thoughts
@@ -135,17 +88,6 @@ pub fn fragments(target: &Target<'_>, context: &[NodeRecord]) -> Vec<Fragment> {
     out
 }
 
-/// What a request carries besides the conversation.
-#[derive(Debug, Clone, Copy)]
-pub struct Extras<'a> {
-    /// The session's function declarations (a JSON array).
-    pub tools_json: Option<&'a str>,
-    /// The session's system instruction.
-    pub system: Option<&'a str>,
-    /// Request settings.
-    pub options: &'a RequestOptions,
-}
-
 /// The request body for `target` from the fragments of its context, in order.
 pub fn assemble(target: &Target<'_>, fragments: &[Fragment], extras: Extras<'_>) -> String {
     match target.kind {
@@ -165,7 +107,8 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::model::Part;
+    use crate::model::{Part, Role};
+    use crate::provider::RequestOptions;
 
     const GEMINI: Target<'static> = Target {
         provider: "gemini",

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::model::{NodeId, NodeRecord, PartContent, Role};
-use crate::provider::request::{Extras, Fragment};
+use crate::provider::fragment::{Extras, Fragment};
 
 #[derive(Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]

@@ -1,0 +1,64 @@
+//! The provider-neutral pieces of a request body: one node rendered for a target (a
+//! [`Fragment`]), the wire role it travels under, and what a request carries besides the
+//! conversation. Each family's renderer builds on these; `request.rs` chooses the family.
+
+use crate::model::Role;
+
+/// Request settings that do not come from the conversation.
+#[derive(Debug, Clone, Default)]
+pub struct RequestOptions {
+    /// Ask for thought summaries (`thinkingConfig.includeThoughts`).
+    pub include_thoughts: bool,
+}
+
+/// The API's two roles: function results travel on the user's side.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WireRole {
+    /// `user`: prompts and function results.
+    #[default]
+    User,
+    /// `model`: answers.
+    Model,
+}
+
+impl WireRole {
+    /// The wire role of a node's role.
+    pub fn of(role: Role) -> Self {
+        match role {
+            Role::User | Role::Tool => WireRole::User,
+            Role::Model => WireRole::Model,
+        }
+    }
+
+    /// The role's name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WireRole::User => "user",
+            WireRole::Model => "model",
+        }
+    }
+}
+
+/// One node rendered for one target: what a request needs of it, ready to send.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fragment {
+    /// Its wire role (Gemini merges consecutive nodes of one role into one content).
+    pub role: WireRole,
+    /// Its parts (Gemini) or messages (OpenAI) as JSON objects separated by commas;
+    /// empty when it has none.
+    pub json: String,
+    /// The ids of the calls of the latest answer up to this node (OpenAI: made up where a
+    /// call had none), which the results that follow answer.
+    pub call_ids: Vec<String>,
+}
+
+/// What a request carries besides the conversation.
+#[derive(Debug, Clone, Copy)]
+pub struct Extras<'a> {
+    /// The session's function declarations (a JSON array).
+    pub tools_json: Option<&'a str>,
+    /// The session's system instruction.
+    pub system: Option<&'a str>,
+    /// Request settings.
+    pub options: &'a RequestOptions,
+}
