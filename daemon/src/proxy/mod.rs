@@ -27,7 +27,7 @@ use crate::api::Daemon;
 use crate::exchange::{self, Outcome, Setup};
 use crate::provider::Redactor;
 use crate::services::Services;
-use forward::{Forward, Head};
+use forward::{Forward, Head, Whole};
 
 /// The proxy's shared state.
 pub struct Proxy {
@@ -300,7 +300,7 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
             let whole = forward
                 .last_error
                 .take()
-                .unwrap_or_else(|| errors::unreachable_upstream(&failure.class, &failure.message));
+                .unwrap_or_else(|| Whole::unreachable(&failure.class, &failure.message));
             if forward.head.is_none() {
                 // The stream had begun: it ends with the error in the API's shape.
                 let error = String::from_utf8_lossy(&whole.body).into_owned();
