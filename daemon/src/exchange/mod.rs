@@ -347,14 +347,7 @@ pub async fn run<E: Exchange>(exchange: &mut E, setup: &Setup) -> Outcome<E::Don
             &failure,
             &decision,
         ));
-        let error_id = note_failure(
-            exchange,
-            setup,
-            &timeline,
-            &failure,
-            error.as_ref(),
-        )
-        .await;
+        let error_id = note_failure(exchange, setup, &timeline, &failure, error.as_ref()).await;
         let wait = match decision {
             Decision::GiveUp(gave_up) => {
                 return Outcome::Failed {
