@@ -41,6 +41,7 @@ pub fn write_into_store(
                 session: &record,
                 node: node.as_ref(),
                 mv: mv.as_ref(),
+                recorded: None,
             };
             store.commit(&change).await.expect("the change is stored");
         }

@@ -85,8 +85,8 @@ pub fn converse(api: &Api, turns: &[(&str, &str)]) -> String {
     text_of(&events(&reply.body))
 }
 
-/// Waits until `ready` holds: recording happens after the client has its answer, so a
-/// client (and a test) sees it a moment later.
+/// Waits until `ready` holds (something the daemon does after the client has its answer,
+/// such as logging that a recording failed).
 #[track_caller]
 pub fn eventually(what: &str, mut ready: impl FnMut() -> bool) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);

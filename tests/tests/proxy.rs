@@ -141,6 +141,33 @@ fn a_stream_cut_mid_answer_continues_seamlessly_or_ends_with_an_api_error() {
 }
 
 #[test]
+fn healed_transport_failures_are_written_down_like_healed_statuses() {
+    let (omni, api) = start(&[]);
+    let answer = Answer::text(["one ", "two ", "three"]);
+    let cut = Reply::CutAfter {
+        chunks: 1,
+        answer: answer.clone(),
+    };
+    omni.fake()
+        .push([Reply::Reset, cut, Reply::Answer(answer.clone())]);
+    let healed = post(&api, STREAM, BODY);
+    assert_eq!(healed.status, 200, "{}", healed.body);
+    assert_eq!(text_of(&events(&healed.body)), "one two three");
+    assert_eq!(omni.fake().request_count(), 3);
+    assert_eq!(proxy_status(&omni)["healed"], 1);
+    // Both failures the client never saw are in the log: the reset before the answer
+    // began, and the cut in the middle of it.
+    let log = std::fs::read_to_string(omni.log_dir.join("api_errors.log")).unwrap();
+    let entries: Vec<&str> = log.lines().filter(|l| l.contains("ERROR: error")).collect();
+    assert_eq!(entries.len(), 2, "{log}");
+    assert!(entries[0].contains("attempt 1/5, phase connect"), "{log}");
+    assert!(entries[1].contains("attempt 2/5, phase stream"), "{log}");
+    assert!(entries.iter().all(|e| e.contains("session proxy")), "{log}");
+    let listed = omni.ctl(&["--json", "logs", "list"]).ok().json();
+    assert_eq!(listed["errors"].as_array().unwrap().len(), 2, "{listed}");
+}
+
+#[test]
 fn a_400_passes_through_unchanged_and_is_logged() {
     let (omni, api) = start(&[]);
     let rejected = Reply::error(

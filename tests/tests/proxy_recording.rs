@@ -12,7 +12,11 @@ fn conversations_are_recorded_appended_forked_and_kept_apart() {
     let (omni, api) = start(&[]);
     let first = converse(&api, &[("user", "hi")]);
     let second = converse(&api, &[("user", "hi"), ("model", &first), ("user", "more")]);
-    eventually("two rounds recorded", || nodes(&omni) == 4);
+    assert_eq!(
+        nodes(&omni),
+        4,
+        "two rounds recorded before the answer ended"
+    );
     let sessions = recorded(&omni);
     assert_eq!(sessions.len(), 1, "{sessions:?}");
     let id = sessions[0]["id"].as_str().unwrap().to_string();
@@ -30,7 +34,7 @@ fn conversations_are_recorded_appended_forked_and_kept_apart() {
         &api,
         &[("user", "hi"), ("model", &first), ("user", "instead")],
     );
-    eventually("the fork recorded", || nodes(&omni) == 6);
+    assert_eq!(nodes(&omni), 6, "the fork recorded before the answer ended");
     let view = omni.history_of(&id);
     let entries = view["entries"].as_array().unwrap();
     assert_eq!(entries.len(), 6);
@@ -44,7 +48,7 @@ fn conversations_are_recorded_appended_forked_and_kept_apart() {
     assert_eq!(branches["branches"].as_array().unwrap().len(), 2);
 
     converse(&api, &[("user", "something unrelated")]);
-    eventually("a new session", || nodes(&omni) == 8);
+    assert_eq!(nodes(&omni), 8, "a new session before the answer ended");
     assert_eq!(
         recorded(&omni).len(),
         2,
@@ -56,7 +60,11 @@ fn conversations_are_recorded_appended_forked_and_kept_apart() {
 fn a_recording_failure_never_fails_the_request() {
     let (omni, api) = start(&[]);
     let first = converse(&api, &[("user", "hi")]);
-    eventually("the first round recorded", || nodes(&omni) == 2);
+    assert_eq!(
+        nodes(&omni),
+        2,
+        "the first round recorded before the answer ended"
+    );
     let id = recorded(&omni)[0]["id"].as_str().unwrap().to_string();
     // The session is busy answering a client of its own: the proxy cannot record into it.
     let gate = omni_tests::scenario::held_answer(&omni);
@@ -85,7 +93,11 @@ fn a_recording_failure_never_fails_the_request() {
 fn a_failure_in_a_recorded_conversation_is_filed_under_its_session() {
     let (omni, api) = start(&[]);
     let first = converse(&api, &[("user", "hi")]);
-    eventually("the first round recorded", || nodes(&omni) == 2);
+    assert_eq!(
+        nodes(&omni),
+        2,
+        "the first round recorded before the answer ended"
+    );
     let id = recorded(&omni)[0]["id"].as_str().unwrap().to_string();
     omni.fake()
         .push([Reply::error(400, "INVALID_ARGUMENT", "Bad request.")]);

@@ -94,6 +94,7 @@ pub fn session(store: &Store, turns: u64, sizes: Sizes) -> (Uuid, u64) {
                 session: &record,
                 node: Some(&node),
                 mv: Some(&mv),
+                recorded: None,
             })
             .unwrap();
     }
@@ -109,6 +110,7 @@ pub async fn commit_one(store: &Store, record: &mut SessionRecord) {
         session: record,
         node: Some(&node),
         mv: Some(&mv),
+        recorded: None,
     };
     store.commit(&change).await.unwrap();
 }

@@ -1,7 +1,7 @@
 //! The one retry loop: a request to the model API is attempted until one attempt succeeds
 //! or retrying stops. Attempts share one budget and one deadline; each failure is
-//! classified once; the circuit breaker is asked before every attempt; a failure the API
-//! answered (or the last one) is written down before the client hears of it. What an
+//! classified once; the circuit breaker is asked before every attempt; every failed
+//! attempt, healed or not, is written down before the client hears of it. What an
 //! attempt is (a session's streamed answer, or a request passing through) is the
 //! [`Exchange`]'s business; how attempts follow each other is this module's.
 
@@ -260,20 +260,16 @@ fn trace(
     }
 }
 
-/// Writes a failed attempt down (synced) when the API answered with an error status or
-/// the request gives up, before the client hears of it. Returns the record's id.
+/// Writes a failed attempt down (synced) before the client hears of it, healed or not: an
+/// error status, a refused or reset connection, a cut or stalled stream. Returns the
+/// record's id.
 async fn note_failure<E: Exchange>(
     exchange: &E,
     setup: &Setup,
     timeline: &[AttemptTrace],
     failure: &Failure,
     error: Option<&ProviderError>,
-    decision: &Decision,
 ) -> Option<String> {
-    let http_error = failure.status.is_some_and(|s| s >= 400);
-    if !http_error && !matches!(decision, Decision::GiveUp(_)) {
-        return None;
-    }
     let attempt = timeline.last().map_or(0, |t| t.attempt);
     let report = exchange.report(attempt, failure, error, timeline);
     setup.diag.record(report, &setup.live.diag).await
@@ -351,15 +347,7 @@ pub async fn run<E: Exchange>(exchange: &mut E, setup: &Setup) -> Outcome<E::Don
             &failure,
             &decision,
         ));
-        let error_id = note_failure(
-            exchange,
-            setup,
-            &timeline,
-            &failure,
-            error.as_ref(),
-            &decision,
-        )
-        .await;
+        let error_id = note_failure(exchange, setup, &timeline, &failure, error.as_ref()).await;
         let wait = match decision {
             Decision::GiveUp(gave_up) => {
                 return Outcome::Failed {

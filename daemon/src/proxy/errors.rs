@@ -1,13 +1,9 @@
 //! Errors in the Gemini API's own shape (`{"error": {"code", "message", "status"}}`), so a
 //! Gemini client reports them as it would the API's.
 
-use axum::body::Bytes;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
-
-use super::forward::Whole;
-use crate::resilience::FailureClass;
 
 /// The error object's JSON text.
 pub fn body(code: StatusCode, status: &str, message: &str) -> String {
@@ -31,22 +27,4 @@ pub fn not_found(path: &str) -> Response {
         "NOT_FOUND",
         &format!("{path} is not a method of the Gemini API that omnid's proxy serves"),
     )
-}
-
-/// The answer for a failure that upstream never answered (it could not be reached, or the
-/// breaker is open).
-pub fn unreachable_upstream(class: &FailureClass, message: &str) -> Whole {
-    let (code, status) = match class {
-        FailureClass::CircuitOpen { .. } => (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE"),
-        FailureClass::Timeout => (StatusCode::GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED"),
-        _ => (StatusCode::BAD_GATEWAY, "UNAVAILABLE"),
-    };
-    Whole {
-        status: code.as_u16(),
-        headers: vec![(
-            "content-type".into(),
-            "application/json; charset=UTF-8".into(),
-        )],
-        body: Bytes::from(body(code, status, &format!("omnid: {message}"))),
-    }
 }

@@ -7,16 +7,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
+use axum::http::StatusCode;
 use reqwest::header::CONTENT_TYPE;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, timeout_at};
 use tokio_util::sync::CancellationToken;
 
+use super::errors;
 use super::relay::{self, Delivered, Relayed};
 use crate::diag::{AttemptTrace, Report};
 use crate::exchange::{Attempt, Exchange, RetryNotice, Sent, attempt_report, failure_of};
 use crate::provider::{ApiKey, Phase, ProviderError, Redactor, status_error};
-use crate::resilience::Failure;
+use crate::resilience::{Failure, FailureClass};
 use crate::services::Live;
 
 /// Largest answer to a plain request that is passed on (64 MiB).
@@ -31,6 +33,26 @@ pub struct Whole {
     pub headers: Vec<(String, String)>,
     /// Its body.
     pub body: Bytes,
+}
+
+impl Whole {
+    /// The answer for a failure that upstream never answered (it could not be reached, or
+    /// the breaker is open), in the API's error shape.
+    pub fn unreachable(class: &FailureClass, message: &str) -> Self {
+        let (code, status) = match class {
+            FailureClass::CircuitOpen { .. } => (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE"),
+            FailureClass::Timeout => (StatusCode::GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED"),
+            _ => (StatusCode::BAD_GATEWAY, "UNAVAILABLE"),
+        };
+        Whole {
+            status: code.as_u16(),
+            headers: vec![(
+                "content-type".into(),
+                "application/json; charset=UTF-8".into(),
+            )],
+            body: Bytes::from(errors::body(code, status, &format!("omnid: {message}"))),
+        }
+    }
 }
 
 /// How the client's response begins: whole, or as a stream whose events follow.
@@ -178,8 +200,8 @@ impl Forward {
 
 /// The error event that ends a stream whose retry cannot be joined to what was sent.
 fn diverged() -> String {
-    super::errors::body(
-        axum::http::StatusCode::BAD_GATEWAY,
+    errors::body(
+        StatusCode::BAD_GATEWAY,
         "UNAVAILABLE",
         "The stream broke and the model's retried answer began differently from what you \
          already received, so omnid cannot continue it seamlessly. Send the request again.",

@@ -27,7 +27,7 @@ use crate::api::Daemon;
 use crate::exchange::{self, Outcome, Setup};
 use crate::provider::Redactor;
 use crate::services::Services;
-use forward::{Forward, Head};
+use forward::{Forward, Head, Whole};
 
 /// The proxy's shared state.
 pub struct Proxy {
@@ -300,7 +300,7 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
             let whole = forward
                 .last_error
                 .take()
-                .unwrap_or_else(|| errors::unreachable_upstream(&failure.class, &failure.message));
+                .unwrap_or_else(|| Whole::unreachable(&failure.class, &failure.message));
             if forward.head.is_none() {
                 // The stream had begun: it ends with the error in the API's shape.
                 let error = String::from_utf8_lossy(&whole.body).into_owned();
@@ -315,26 +315,38 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
     if let (Some(head), Some(sender)) = (head, forward.head.take()) {
         let _ = sender.send(head);
     }
+    end_stream(&proxy, forward, &events, client_gone).await;
+}
+
+/// Ends a streamed answer: a complete one is recorded, durably, before the client gets
+/// its end (held back until then), so an answer a client has whole is never lost.
+async fn end_stream(
+    proxy: &Proxy,
+    mut forward: Forward,
+    events: &mpsc::Sender<Bytes>,
+    client_gone: bool,
+) {
     let streamed = forward.events.is_some() && forward.head.is_none();
-    if streamed && !client_gone {
-        forward.delivered.end(&events).await;
-    }
     if forward.complete {
-        // The turn to record is taken before the client's stream ends (it waits only for
-        // a recording still under way); the recording itself happens after.
+        // Recordings take their turn in the order their answers ended; the next request
+        // of the conversation waits for this one to be recorded.
         let turn = proxy.recording.lock().await;
-        drop(events);
-        forward.events = None;
-        keep(&proxy, forward).await;
+        keep(proxy, &mut forward).await;
         drop(turn);
+        forward.delivered.release(events).await;
+    }
+    if streamed && !client_gone {
+        forward.delivered.end(events).await;
     }
 }
 
-/// Records a streamed conversation that completed. A failure is logged; the client,
-/// already answered, never hears of it.
-async fn keep(proxy: &Proxy, forward: Forward) {
-    let answer = forward.delivered.answer.parts;
-    match record::record(&proxy.daemon, &forward.origin, forward.turns, answer).await {
+/// Records a streamed conversation that completed, and returns once it is durable. A
+/// failure is logged, and the client still gets its answer: what the model said is not
+/// withheld because omnid could not keep a copy.
+async fn keep(proxy: &Proxy, forward: &mut Forward) {
+    let answer = forward.delivered.answer.parts.clone();
+    let turns = std::mem::take(&mut forward.turns);
+    match record::record(&proxy.daemon, &forward.origin, turns, answer).await {
         Ok((session, nodes)) => {
             tracing::debug!(%session, ?nodes, "recorded a conversation through the proxy")
         }

@@ -97,14 +97,14 @@ pub fn place(daemon: &Daemon, turns: &[Turn]) -> Option<Place> {
         .map(|(_, at)| at)
 }
 
-/// Records a request's turns and its answer; returns the session and the new nodes.
+/// Records a request's turns and its answer, with their chain entries, through the
+/// session's actor; returns the session and the new nodes once they are durable.
 pub async fn record(
     daemon: &Daemon,
     origin: &str,
     mut turns: Vec<Turn>,
     answer: Vec<Part>,
 ) -> Result<(Uuid, Vec<NodeId>), String> {
-    let store = &daemon.services.store;
     let asked = turns.len();
     turns.push((Role::Model, answer));
     let hashes = chain(&turns);
@@ -116,18 +116,16 @@ pub async fn record(
         }
     };
     let actor = daemon.sessions.actor(session).map_err(|e| e.to_string())?;
-    let fresh = turns.split_off(recorded);
+    let fresh = turns
+        .split_off(recorded)
+        .into_iter()
+        .zip(hashes.into_iter().skip(recorded))
+        .map(|((role, parts), hash)| (role, parts, hash))
+        .collect();
     let nodes = actor
         .record(parent, fresh)
         .await
         .map_err(|e| e.to_string())?;
-    let entries: Vec<(ChainHash, Uuid, NodeId)> = hashes[recorded..]
-        .iter()
-        .zip(&nodes)
-        .map(|(hash, node)| (*hash, session, *node))
-        .collect();
-    store.add_chains(&entries).map_err(|e| e.to_string())?;
-    store.sync().await.map_err(|e| e.to_string())?;
     Ok((session, nodes))
 }
 

@@ -3,6 +3,10 @@
 //! exactly those events' content (their parts; ids and token counts may differ): they
 //! are skipped and the rest follows seamlessly. A retry that begins otherwise cannot be
 //! joined to what the client has; the stream ends with an error object instead.
+//!
+//! The answer's end (the event with its finish reason, and any after it) is held back
+//! until the answer is recorded and durable: a client that has the whole answer can find
+//! it in the recorded sessions, even after a crash.
 
 use std::time::Duration;
 
@@ -12,8 +16,8 @@ use tokio::time::Instant;
 
 use crate::model::PartContent;
 use crate::provider::ProviderError;
-use crate::provider::chunk;
 use crate::provider::sse::Events;
+use crate::provider::{StreamUpdate, chunk};
 use crate::session::answer::AnswerBuilder;
 
 /// How a stream reaches the client: server-sent events (`alt=sse`), or, as the API
@@ -64,8 +68,14 @@ pub struct Delivered {
     pub sent: usize,
     /// Each event's parts, in order, to compare a retry's stream with.
     events: Vec<Vec<PartContent>>,
-    /// The answer they make, as a session would store it.
+    /// The answer they make, as a session would store it (the held-back end included once
+    /// the stream is complete).
     pub answer: AnswerBuilder,
+    /// The answer's end, received but not yet sent: its events' data and updates.
+    held: Vec<(String, StreamUpdate)>,
+    /// The held-back end of a complete answer, absorbed into `answer`, to send once it is
+    /// recorded.
+    ready: Vec<String>,
 }
 
 impl Delivered {
@@ -103,6 +113,27 @@ impl Delivered {
         client.send(item).await.is_ok()
     }
 
+    /// Sends the complete answer's held-back end; false if the client has gone away.
+    pub async fn release(&mut self, client: &mpsc::Sender<Bytes>) -> bool {
+        for data in std::mem::take(&mut self.ready) {
+            if !self.send(client, &data).await {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The answer's end arrived whole: it counts as delivered (a retry cannot follow any
+    /// more) and is part of the answer to record, and waits to be released.
+    fn settle(&mut self) {
+        for (data, update) in std::mem::take(&mut self.held) {
+            self.events
+                .push(update.parts.iter().map(|p| p.content.clone()).collect());
+            self.answer.absorb(update);
+            self.ready.push(data);
+        }
+    }
+
     /// Ends the stream for the client (a JSON array's closing bracket).
     pub async fn end(&self, client: &mpsc::Sender<Bytes>) {
         if let Some(end) = self.framing.end(self.sent > 0) {
@@ -122,6 +153,8 @@ pub async fn relay(
     let mut events = Events::of(response, idle);
     let mut index = 0;
     let mut finished = false;
+    // What a broken attempt held back never reached the client: the retry sends it.
+    delivered.held.clear();
     loop {
         let data = match events.next(deadline).await {
             Err(error) => return Relayed::Failed(error),
@@ -142,6 +175,10 @@ pub async fn relay(
             continue;
         }
         index += 1;
+        if finished {
+            delivered.held.push((data, update));
+            continue;
+        }
         if !delivered.send(client, &data).await {
             return Relayed::ClientGone;
         }
@@ -151,5 +188,6 @@ pub async fn relay(
     if !finished || index < delivered.events.len() {
         return Relayed::Failed(ProviderError::NoFinishReason);
     }
+    delivered.settle();
     Relayed::Complete
 }

@@ -10,7 +10,7 @@ use super::actor::{ActorHandle, Loaded};
 use super::integrity::{Damaged, build_tree, check_record, indexed};
 use crate::model::SessionRecord;
 use crate::services::Services;
-use crate::store::{Change, StoreError};
+use crate::store::{Change, Recorded, StoreError};
 use crate::time::now_ms;
 
 /// All sessions' actors, started lazily, and the sessions found damaged.
@@ -127,7 +127,7 @@ impl Registry {
         record.model = options.model;
         record.fallback = options.fallback;
         record.system = options.system;
-        self.store_new(&record).await?;
+        self.store_new(&record, None).await?;
         self.ctx.current.set(record.id);
         Ok(record)
     }
@@ -136,19 +136,21 @@ impl Registry {
     /// such as `proxy (gemini-cli/1.0)`); it does not become the current session.
     pub async fn create_recorded(&self, origin: &str) -> Result<SessionRecord, SessionError> {
         let record = SessionRecord::new(Uuid::new_v4(), now_ms());
-        self.ctx
-            .store
-            .set_origin(&record.id, origin)
-            .map_err(SessionError::from)?;
-        self.store_new(&record).await?;
+        self.store_new(&record, Some(Recorded::Origin(origin)))
+            .await?;
         Ok(record)
     }
 
-    async fn store_new(&self, record: &SessionRecord) -> Result<(), SessionError> {
+    async fn store_new(
+        &self,
+        record: &SessionRecord,
+        recorded: Option<Recorded<'_>>,
+    ) -> Result<(), SessionError> {
         let change = Change {
             session: record,
             node: None,
             mv: None,
+            recorded,
         };
         self.ctx
             .store

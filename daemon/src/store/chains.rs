@@ -6,8 +6,9 @@
 
 use uuid::Uuid;
 
-use super::{Store, StoreError, codec};
+use super::{Recorded, Store, StoreError, codec};
 use crate::model::NodeId;
+use crate::model::NodeRecord;
 
 /// A hash of a conversation's contents up to one turn.
 pub type ChainHash = [u8; 32];
@@ -24,26 +25,43 @@ impl Store {
         codec::decode::<(Uuid, NodeId)>(&value, "chain", INDEX_FORMAT).map(Some)
     }
 
-    /// Remembers where conversations end; durable with the next sync.
-    pub fn add_chains(&self, entries: &[(ChainHash, Uuid, NodeId)]) -> Result<(), StoreError> {
-        let db = self.db.get()?;
-        for (hash, session, node) in entries {
-            let value = codec::encode(&(*session, *node), INDEX_FORMAT)?;
-            db.chains.insert(hash, value)?;
-        }
-        Ok(())
-    }
-
-    /// Remembers where a session came from (`proxy`, with the client's user agent).
-    pub fn set_origin(&self, session: &Uuid, origin: &str) -> Result<(), StoreError> {
-        let value = codec::encode(&origin.to_string(), INDEX_FORMAT)?;
-        self.db.get()?.origins.insert(session.as_bytes(), value)?;
-        Ok(())
-    }
-
     /// Where a session came from, if not from a client of omnid's own.
     pub fn origin(&self, session: &Uuid) -> Option<String> {
         let value = self.db.get().ok()?.origins.get(session.as_bytes()).ok()??;
         codec::decode(&value, "origin", INDEX_FORMAT).ok()
+    }
+}
+
+/// An index entry ready to write: its key, its value, and whether it goes after the
+/// session record (a chain entry) or before it (an origin).
+pub(super) struct Entry {
+    pub key: Vec<u8>,
+    pub value: Vec<u8>,
+    pub after_record: bool,
+}
+
+/// The entry `recorded` adds for a change to `session` (a chain entry names the change's
+/// node; a change without one is refused).
+pub(super) fn entry(
+    recorded: &Recorded<'_>,
+    session: &Uuid,
+    node: Option<&NodeRecord>,
+) -> Result<Entry, StoreError> {
+    match recorded {
+        Recorded::Origin(origin) => Ok(Entry {
+            key: session.as_bytes().to_vec(),
+            value: codec::encode(&origin.to_string(), INDEX_FORMAT)?,
+            after_record: false,
+        }),
+        Recorded::Chain(hash) => {
+            let node = node.ok_or_else(|| {
+                StoreError::Corrupt("a conversation's chain entry needs its node".into())
+            })?;
+            Ok(Entry {
+                key: hash.to_vec(),
+                value: codec::encode(&(*session, node.id), INDEX_FORMAT)?,
+                after_record: true,
+            })
+        }
     }
 }

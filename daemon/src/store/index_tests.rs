@@ -17,6 +17,7 @@ async fn session_of(store: &Store, count: u64) -> SessionRecord {
             session: &record,
             node: Some(&node),
             mv: Some(&mv),
+            recorded: None,
         };
         store.apply(&change).unwrap();
     }
@@ -68,6 +69,7 @@ async fn a_store_without_the_index_has_it_rebuilt_from_the_nodes() {
         session: &record,
         node: Some(&node),
         mv: Some(&mv),
+        recorded: None,
     };
     store.commit(&change).await.unwrap();
     store.db.get().unwrap().nodes.clear().unwrap();
@@ -95,6 +97,7 @@ async fn a_change_cut_short_before_its_record_is_invisible_and_written_over() {
             session: &record,
             node: Some(&cut),
             mv: Some(&mv),
+            recorded: None,
         })
         .unwrap();
     assert_eq!(store.session(&record.id).unwrap(), Some(record.clone()));
@@ -111,9 +114,47 @@ async fn a_change_cut_short_before_its_record_is_invisible_and_written_over() {
             session: &next,
             node: Some(&node),
             mv: Some(&mv),
+            recorded: None,
         })
         .await
         .unwrap();
     assert_eq!(store.links(&next.id, 4).unwrap(), linear(4));
     assert_eq!(store.node(&next.id, 4).unwrap().text(), "acknowledged");
+}
+
+#[tokio::test]
+async fn a_recorded_conversation_s_entries_come_with_its_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let mut record = SessionRecord::new(Uuid::new_v4(), 1);
+    let created = Change {
+        session: &record,
+        node: None,
+        mv: None,
+        recorded: Some(Recorded::Origin("proxy (test)")),
+    };
+    store.commit(&created).await.unwrap();
+    assert_eq!(store.origin(&record.id).as_deref(), Some("proxy (test)"));
+
+    let node = prompt(1, "hello");
+    let mv = change_with_node(&mut record, &node);
+    let hash = [7u8; 32];
+    let turn = Change {
+        session: &record,
+        node: Some(&node),
+        mv: Some(&mv),
+        recorded: Some(Recorded::Chain(hash)),
+    };
+    store.commit(&turn).await.unwrap();
+    assert_eq!(store.chain(&hash).unwrap(), Some((record.id, 1)));
+
+    // A chain entry names the change's node: a change without one is refused whole.
+    let nothing = Change {
+        session: &record,
+        node: None,
+        mv: None,
+        recorded: Some(Recorded::Chain([8u8; 32])),
+    };
+    assert!(store.commit(&nothing).await.is_err());
+    assert_eq!(store.chain(&[8u8; 32]).unwrap(), None);
 }

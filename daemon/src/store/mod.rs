@@ -8,6 +8,8 @@
 //! | `nodes`    | session id ‖ node number (u64 BE)  | [`NodeRecord`]    |
 //! | `moves`    | session id ‖ move seq (u64 BE)     | [`MoveRecord`]    |
 //! | `links`    | session id ‖ chunk (u64 BE)        | parents and roles |
+//! | `chains`   | sha-256 of a conversation to a turn | (session, node) |
+//! | `origins`  | session id (16 bytes)              | where it came from |
 //!
 //! Big-endian numbers keep each session's nodes and moves in order under its prefix. Every
 //! value starts with a format-version byte; sled's default tree holds the store's marker
@@ -50,7 +52,8 @@ pub use open::STORE_FORMAT;
 use crate::model::NodeId;
 use crate::model::{MoveRecord, NodeRecord, SessionRecord};
 
-/// One atomic change to a session: its new record, and optionally a node and a move.
+/// One atomic change to a session: its new record, and optionally a node, a move and an
+/// index entry of a recorded conversation.
 pub struct Change<'a> {
     /// The session's record after the change.
     pub session: &'a SessionRecord,
@@ -58,6 +61,20 @@ pub struct Change<'a> {
     pub node: Option<&'a NodeRecord>,
     /// A move to append.
     pub mv: Option<&'a MoveRecord>,
+    /// An entry of the proxy's indexes that comes with the change, if any.
+    pub recorded: Option<Recorded<'a>>,
+}
+
+/// What a conversation recorded through the Gemini-compatible proxy adds to the indexes
+/// beside the session trees (see `chains.rs`), in the same ordered change as its session.
+#[derive(Debug, Clone, Copy)]
+pub enum Recorded<'a> {
+    /// A new recorded session's origin (`proxy (gemini-cli/1.0)`): written before the
+    /// record, so it is there whenever the session is.
+    Origin(&'a str),
+    /// The hash of the conversation up to the change's node: written after the record, so
+    /// it never points at a node the store does not hold.
+    Chain(ChainHash),
 }
 
 /// A session record as stored: decoded, or why it cannot be.
@@ -171,9 +188,14 @@ impl Store {
             .mv
             .map(|m| Ok::<_, StoreError>((child_key(&id, m.seq), codec::encode(m, MOVE_FORMAT)?)))
             .transpose()?;
+        let index = change
+            .recorded
+            .map(|entry| chains::entry(&entry, &id, change.node))
+            .transpose()?;
         let size = session_value.len()
             + node.as_ref().map_or(0, |n| n.1.len())
-            + mv.as_ref().map_or(0, |m| m.1.len());
+            + mv.as_ref().map_or(0, |m| m.1.len())
+            + index.as_ref().map_or(0, |i| i.value.len());
         if let Err(free) = space::check(&self.dir, self.options.min_free_bytes, size as u64) {
             let error = StoreError::DiskFull {
                 dir: self.dir.clone(),
@@ -189,6 +211,9 @@ impl Store {
             None => None,
         };
         let write = || -> Result<(), sled::Error> {
+            if let Some(origin) = index.as_ref().filter(|i| !i.after_record) {
+                db.origins.insert(&origin.key[..], &origin.value[..])?;
+            }
             if let Some((key, value)) = &node {
                 db.nodes.insert(&key[..], &value[..])?;
             }
@@ -199,6 +224,9 @@ impl Store {
                 db.moves.insert(&key[..], &value[..])?;
             }
             db.sessions.insert(&id.as_bytes()[..], session_value)?;
+            if let Some(chain) = index.as_ref().filter(|i| i.after_record) {
+                db.chains.insert(&chain.key[..], &chain.value[..])?;
+            }
             Ok(())
         };
         write().map_err(|e| self.failed(&db, StoreError::Sled(e)))?;

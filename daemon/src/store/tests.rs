@@ -50,6 +50,7 @@ async fn a_committed_change_is_there_after_reopening() {
                 session: &record,
                 node: Some(node),
                 mv: Some(&mv),
+                recorded: None,
             };
             store.commit(&change).await.unwrap();
         }
@@ -96,6 +97,7 @@ async fn sessions_do_not_see_each_others_nodes() {
             session: record,
             node: Some(&node),
             mv: Some(&mv),
+            recorded: None,
         };
         store.commit(&change).await.unwrap();
     }
@@ -323,6 +325,7 @@ async fn a_failed_write_retires_the_database_and_the_next_use_opens_it_again() {
         session: &record,
         node: Some(&node),
         mv: Some(&mv),
+        recorded: None,
     };
     store.commit(&change).await.unwrap();
 
@@ -350,6 +353,7 @@ async fn a_failed_write_retires_the_database_and_the_next_use_opens_it_again() {
         session: &record,
         node: None,
         mv: None,
+        recorded: None,
     };
     store.commit(&change).await.unwrap();
     assert!(store.health().is_none());

@@ -1,5 +1,5 @@
-//! Committing a change: the node, the head move and the session record in one
-//! transaction, durable before anyone hears of it, and memory updated only once the store
+//! Committing a change: the node, the head move and the session record as one ordered
+//! change, durable before anyone hears of it, and memory updated only once the store
 //! has it. When the store fails, the actor finds out whether the change was kept after
 //! all, so the client is told exactly what happened.
 
@@ -9,7 +9,7 @@ use super::Actor;
 use crate::model::{MoveKind, MoveRecord, NodeRecord, SessionRecord};
 use crate::session::SessionError;
 use crate::session::tree::NodeId;
-use crate::store::{Change, StoreError};
+use crate::store::{Change, Recorded, StoreError};
 use crate::text::first_line;
 use crate::time::now_ms;
 
@@ -30,6 +30,15 @@ pub(super) struct HeadMove {
     pub to: NodeId,
     pub redoes: Option<u64>,
     pub redo: RedoEffect,
+}
+
+/// How a change is written.
+pub(super) struct Write<'a> {
+    /// The proxy's index entry that comes with it.
+    pub recorded: Option<Recorded<'a>>,
+    /// Wait until it is durable (else the next durable commit makes it so, together with
+    /// everything applied before).
+    pub durable: bool,
 }
 
 /// Whether a change that failed may have been kept anyway.
@@ -88,13 +97,34 @@ impl Actor {
         head_move: Option<HeadMove>,
         update: impl FnOnce(&mut SessionRecord),
     ) -> Result<(), NotSaved> {
+        let durably = Write {
+            recorded: None,
+            durable: true,
+        };
+        self.write(node, head_move, update, durably).await
+    }
+
+    /// Writes a change as `how` says; memory follows the store.
+    pub(super) async fn write(
+        &mut self,
+        node: Option<NodeRecord>,
+        head_move: Option<HeadMove>,
+        update: impl FnOnce(&mut SessionRecord),
+        how: Write<'_>,
+    ) -> Result<(), NotSaved> {
         let (record, mv) = self.next_record(node.as_ref(), head_move, update);
         let change = Change {
             session: &record,
             node: node.as_ref(),
             mv: mv.as_ref(),
+            recorded: how.recorded,
         };
-        if let Err(error) = self.ctx.store.commit(&change).await {
+        let written = if how.durable {
+            self.ctx.store.commit(&change).await
+        } else {
+            self.ctx.store.apply(&change)
+        };
+        if let Err(error) = written {
             let outcome = self.kept_anyway(&record, error).await;
             if outcome.as_ref().is_err_and(|e| e.kept == Kept::Unknown) {
                 tracing::warn!(session = %record.id, "the store may or may not hold the last change; the session will be loaded again");

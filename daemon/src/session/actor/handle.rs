@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::events::Watchers;
 use super::{Actor, Command, Loaded, MAILBOX, RecoverOutcome, Reply, ToolOutcome};
-use crate::model::{Part, Role, SessionRecord};
+use crate::model::SessionRecord;
 use crate::services::Services;
 use crate::session::SessionError;
 use crate::session::outcome::{
@@ -128,11 +128,12 @@ impl ActorHandle {
         .await
     }
 
-    /// Records turns that happened elsewhere under `parent`; returns their nodes.
+    /// Records turns that happened elsewhere under `parent`, each with its conversation's
+    /// chain hash; returns their nodes once they are durable.
     pub async fn record(
         &self,
         parent: NodeId,
-        turns: Vec<(Role, Vec<Part>)>,
+        turns: Vec<super::RecordedTurn>,
     ) -> Result<Vec<NodeId>, SessionError> {
         self.call(|reply| Command::Record {
             parent,

@@ -29,11 +29,12 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
 use super::tree::Tree;
-use crate::model::{Part, Role, SessionRecord};
+use crate::model::SessionRecord;
 use crate::services::Services;
 use crate::session::tree::NodeId;
-use commit::{HeadMove, RedoEffect};
+use commit::{HeadMove, RedoEffect, Write};
 use events::{Events, Watchers};
+pub use record::RecordedTurn;
 use send::{InFlight, next_outcome};
 
 type Reply<T> = oneshot::Sender<Result<T, SessionError>>;
@@ -92,7 +93,7 @@ enum Command {
     },
     Record {
         parent: NodeId,
-        turns: Vec<(Role, Vec<Part>)>,
+        turns: Vec<RecordedTurn>,
         reply: Reply<Vec<NodeId>>,
     },
     Watch {

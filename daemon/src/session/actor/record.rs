@@ -1,20 +1,27 @@
 //! Recording turns that happened elsewhere (a conversation through the Gemini-compatible
 //! proxy): each turn becomes a node under the one before, and the head follows, as if it
-//! had been sent here. Nothing is sent to the model.
+//! had been sent here. Nothing is sent to the model. Each turn's node goes with its entry
+//! in the store's `chains` index, written after the session record, and the whole
+//! recording is made durable by one commit at its end (one shared sync).
 
 use crate::model::{MoveKind, NodeRecord, Part, Role};
 use crate::session::SessionError;
 use crate::session::tree::NodeId;
 use crate::time::now_ms;
 
-use super::{Actor, HeadMove, RedoEffect};
+use super::{Actor, HeadMove, RedoEffect, Write};
+use crate::store::{ChainHash, Recorded};
+
+/// A turn to record: who said it, its parts, and the hash of the conversation up to it.
+pub type RecordedTurn = (Role, Vec<Part>, ChainHash);
 
 impl Actor {
-    /// Appends `turns` under `parent`; returns their node numbers, in order.
+    /// Appends `turns` under `parent`, each with the hash of the conversation up to it;
+    /// returns their node numbers, in order, once all of them are durable.
     pub(super) async fn record_turns(
         &mut self,
         parent: NodeId,
-        turns: Vec<(Role, Vec<Part>)>,
+        turns: Vec<RecordedTurn>,
     ) -> Result<Vec<NodeId>, SessionError> {
         self.refuse_if_busy()?;
         if !self.tree.contains(parent) {
@@ -25,7 +32,8 @@ impl Actor {
         }
         let mut recorded = Vec::with_capacity(turns.len());
         let mut under = parent;
-        for (role, parts) in turns {
+        let last = turns.len();
+        for (index, (role, parts, chain)) in turns.into_iter().enumerate() {
             let id = self.tree.len() + 1;
             let node = NodeRecord {
                 id,
@@ -46,7 +54,11 @@ impl Actor {
                 redoes: None,
                 redo: RedoEffect::Clear,
             };
-            self.commit(Some(node), Some(to_head))
+            let how = Write {
+                recorded: Some(Recorded::Chain(chain)),
+                durable: index + 1 == last,
+            };
+            self.write(Some(node), Some(to_head), |_| {}, how)
                 .await
                 .map_err(|e| e.error("a recorded turn"))?;
             recorded.push(id);

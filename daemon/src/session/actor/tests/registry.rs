@@ -21,6 +21,7 @@ async fn a_record_that_counts_what_is_not_stored_is_found_wherever_it_is_met() {
         session: &record,
         node: None,
         mv: None,
+        recorded: None,
     };
     world.services.store.commit(&change).await.unwrap();
 
