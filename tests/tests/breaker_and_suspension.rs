@@ -123,6 +123,44 @@ fn sends_that_meet_an_open_breaker_beyond_their_deadline_fail_at_once_and_do_not
     assert_eq!(sessions["sessions"][0]["consecutive_failures"], 1);
 }
 
+/// A persistent outage, with the default attempts and breaker threshold and a short
+/// cool-down: the first send spends its budget and opens the breaker, each later send
+/// waits for one probe and fails as soon as the probe does, and the third suspends the
+/// session, all within a few cool-downs.
+#[test]
+fn in_an_outage_each_send_waits_for_one_probe_and_the_third_suspends() {
+    let cooldown = Duration::from_millis(1500);
+    let omni = Omni::builder()
+        .args(&["--breaker-cooldown-ms", "1500"])
+        .start();
+    omni.ctl(&["new"]).ok();
+    omni.fake().push((0..30).map(|_| overloaded()));
+    assert_eq!(omni.ctl(&["send", "one"]).code, 1);
+    assert_eq!(omni.fake().request_count(), 5, "the whole budget");
+    assert_eq!(breaker(&omni)["state"], "open");
+
+    let started = Instant::now();
+    let out = omni.ctl(&["send", "two"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("probe failed"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("2 of 3 failures in a row"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(omni.fake().request_count(), 6, "one probe, no more");
+
+    let out = omni.ctl(&["send", "three"]);
+    assert_eq!(out.code, 5, "suspended: {}", out.stderr);
+    assert_eq!(omni.fake().request_count(), 7);
+    // Before: each of the later sends waited for a probe before each of its five attempts.
+    assert!(
+        started.elapsed() < 2 * cooldown + Duration::from_secs(3),
+        "suspended after {:?}",
+        started.elapsed()
+    );
+}
+
 #[test]
 fn three_failed_sends_suspend_the_session_and_resume_restores_it() {
     let omni = Omni::builder().args(&["--retry-max-attempts", "1"]).start();

@@ -5,6 +5,8 @@
 //! | figure | what |
 //! |---|---|
 //! | `cold_start_ratio` | start to ready with 1,000,000 nodes in 1,000 sessions ÷ with an empty store |
+//! | `first_answer_ms_100k_sessions` | start to the first answered request with 100,000 sessions |
+//! | `first_answer_ratio_100k_sessions` | that ÷ the same with an empty store |
 //! | `first_touch_ms_100k` | the first request (an undo) on a 100,000-turn session after a restart |
 //! | `send_cpu_ratio_10k` | the daemon's CPU per send on a 10,000-turn session ÷ on a 10-turn one |
 //! | `send_body_ms_10k` | serialising a 10,000-turn context as JSON once: the body's own size cost |
@@ -76,6 +78,9 @@ fn main() {
         }
         if wanted("rss_mb_10k_idle") {
             memory::idle_sessions(10_000).await;
+        }
+        if wanted("first_answer_ms_100k_sessions") {
+            start::many_sessions(5).await;
         }
         if wanted("cold_start_ratio") {
             start::cold_start(5).await;

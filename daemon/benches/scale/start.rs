@@ -46,6 +46,45 @@ pub async fn cold_start(rounds: usize) {
     store_open(&empty.path().join("data"), &big.path().join("data"), rounds);
 }
 
+/// Start to the first answered request (`status`, which reads the store) with 100,000
+/// sessions of two turns each, against an empty store: what a client waits for after a
+/// restart when a store holds many sessions.
+pub async fn many_sessions(rounds: usize) {
+    let empty = tempfile::tempdir().unwrap();
+    let big = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let store = Store::open(&big.path().join("data")).unwrap();
+    for _ in 0..100_000 {
+        seed::session(&store, 2, SHORT);
+    }
+    store.sync().await.unwrap();
+    store.close().unwrap();
+    println!(
+        "{:<28} built 100,000 sessions in {:.1} s",
+        "many sessions",
+        started.elapsed().as_secs_f64()
+    );
+    let (mut small, mut large) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        for (dir, samples) in [(&empty, &mut small), (&big, &mut large)] {
+            let spawned = Instant::now();
+            let daemon = Daemon::start(dir.path(), "http://127.0.0.1:9");
+            daemon.status().await;
+            samples.push(spawned.elapsed());
+            daemon.stop();
+        }
+    }
+    let (small, large) = (stats(small), stats(large));
+    println!(
+        "{:<28} empty store: p50 {} | 100,000 sessions: p50 {}",
+        "start to first answer",
+        show(small.p50),
+        show(large.p50)
+    );
+    figure("first_answer_ms_100k_sessions", large.p50.as_secs_f64() * 1000.0);
+    figure("first_answer_ratio_100k_sessions", crate::common::ratio(&large, &small));
+}
+
 /// Of that, opening the store alone (sled reads its page table), in this process.
 fn store_open(empty: &std::path::Path, big: &std::path::Path, rounds: usize) {
     let open = |dir: &std::path::Path| {

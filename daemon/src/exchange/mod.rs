@@ -1,7 +1,8 @@
 //! The one retry loop: a request to the model API is attempted until one attempt succeeds
 //! or retrying stops. Attempts share one budget and one deadline; each failure is
-//! classified once; the circuit breaker is asked before every attempt; every failed
-//! attempt, healed or not, is written down before the client hears of it. What an
+//! classified once; the circuit breaker is asked before every attempt (a request waits for
+//! one probe at most, and gives up when that probe fails); every failed attempt, healed or
+//! not, is written down before the client hears of it. What an
 //! attempt is (a session's streamed answer, or a request passing through) is the
 //! [`Exchange`]'s business; how attempts follow each other is this module's.
 
@@ -212,13 +213,16 @@ async fn wait_for_probe<E: Exchange>(
     }
 }
 
-/// A permit for the next attempt from the circuit breaker, waiting for its probe when that
-/// falls within the deadline; else how the request ends.
+/// A permit for the next attempt from the circuit breaker; else how the request ends.
+/// A request waits for one probe at most (`waited` says it has waited already): while a
+/// probe is in flight it asks again shortly, but a breaker that opened again after its
+/// wait means the probe failed, and the request fails at once.
 async fn admit<E: Exchange>(
     exchange: &mut E,
     setup: &Setup,
     started: Instant,
     sent: u32,
+    waited: &mut bool,
 ) -> Result<Permit, Outcome<E::Done, E::Partial>> {
     loop {
         let refused = match setup.breaker.admit(Instant::now().into_std()) {
@@ -228,7 +232,9 @@ async fn admit<E: Exchange>(
         if setup.cancel.is_cancelled() {
             return Err(Outcome::Interrupted(E::Partial::default()));
         }
-        if !setup.wait_for_probe || !wait_for_probe(exchange, setup, refused, started, sent).await {
+        let probe_in_flight = refused.retry_in.is_zero();
+        let may_wait = setup.wait_for_probe && (probe_in_flight || !*waited);
+        if !may_wait || !wait_for_probe(exchange, setup, refused, started, sent).await {
             return Err(Outcome::Failed {
                 failure: circuit_open(&setup.breaker, refused),
                 attempts: sent,
@@ -236,6 +242,7 @@ async fn admit<E: Exchange>(
                 error_id: None,
             });
         }
+        *waited = true;
     }
 }
 
@@ -312,8 +319,9 @@ pub async fn run<E: Exchange>(exchange: &mut E, setup: &Setup) -> Outcome<E::Don
     let deadline = started + retry.deadline;
     let mut attempt = 0;
     let mut timeline: Vec<AttemptTrace> = Vec::new();
+    let mut waited_for_probe = false;
     loop {
-        let permit = match admit(exchange, setup, started, attempt).await {
+        let permit = match admit(exchange, setup, started, attempt, &mut waited_for_probe).await {
             Ok(permit) => permit,
             Err(outcome) => return outcome,
         };
@@ -334,12 +342,19 @@ pub async fn run<E: Exchange>(exchange: &mut E, setup: &Setup) -> Outcome<E::Don
                 partial,
             } => (failure, error, partial),
         };
+        let decision = match retry.decide(attempt, &failure, started.elapsed(), fastrand::f64()) {
+            // The probe failed: the breaker is open again, and waiting for the next probe
+            // would keep the client in silence for another cool-down.
+            Decision::Retry(_) if permit.is_probe() && failure.class.is_transient() => {
+                Decision::GiveUp(GiveUp::ProbeFailed)
+            }
+            decision => decision,
+        };
         if failure.class.is_transient() {
             permit.failed(Instant::now().into_std());
         } else {
             permit.succeeded();
         }
-        let decision = retry.decide(attempt, &failure, started.elapsed(), fastrand::f64());
         timeline.push(trace(
             attempt,
             started_at,

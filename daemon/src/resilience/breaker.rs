@@ -149,6 +149,12 @@ impl Breaker {
 }
 
 impl Permit {
+    /// Whether this request is the half-open breaker's probe: its outcome decides whether
+    /// the circuit closes.
+    pub fn is_probe(&self) -> bool {
+        self.probe
+    }
+
     /// The request succeeded (or failed in a way that proves the endpoint is up).
     pub fn succeeded(mut self) {
         self.reported = true;

@@ -31,6 +31,9 @@ pub enum GiveUp {
     BudgetSpent,
     /// The next attempt could not start before the deadline.
     DeadlineWouldPass,
+    /// The circuit breaker's probe failed: the endpoint is still down and the breaker open
+    /// again, so another attempt would only wait for the next probe.
+    ProbeFailed,
 }
 
 /// What to do after a failed attempt.

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use super::Events;
+use super::context::Context;
 use crate::diag::{AttemptTrace, Diagnostics, Report};
 use crate::exchange::{
     Attempt, Exchange, Outcome, Sent, attempt_report, deadline_passed, failure_of,
@@ -30,7 +31,7 @@ pub(super) struct AnswerJob {
     pub session: Uuid,
     /// The node being answered (a prompt or function results).
     pub turn: NodeId,
-    pub context: super::fallback::Context,
+    pub context: Context,
     /// The models to ask, in order: the session's own first.
     pub chain: Vec<Endpoint>,
     /// The model being asked now, and the body it is sent.

@@ -4,58 +4,12 @@
 //! told which. A request the API rejects (a 400) never moves on: the context is at fault,
 //! not the model.
 
-use std::sync::Arc;
-
-use uuid::Uuid;
-
 use super::attempts::{AnswerJob, SendOutcome};
 use crate::exchange::{self, Exchange, Outcome, Setup};
-use crate::model::NodeId;
-use crate::provider::{Extras, Fragment, Kind, assemble, body};
 use crate::resilience::{Failure, FailureClass, GiveUp};
-use crate::services::{Endpoint, Live};
+use crate::services::Endpoint;
 use crate::session::answer::AnswerBuilder;
 use crate::session::outcome::RetryNotice;
-use crate::store::{Store, StoreError};
-
-/// What a request is made of, whichever model it goes to.
-pub(super) struct Context {
-    pub session: Uuid,
-    /// The path from the start to the turn being answered.
-    pub path: Vec<NodeId>,
-    /// The path rendered for one provider (the session's own), and whose rendering it is.
-    pub fragments: Arc<Vec<Fragment>>,
-    pub rendered_for: (String, Kind),
-    /// The session's function declarations.
-    pub tools_json: Option<String>,
-    /// The session's system instruction.
-    pub system: Option<String>,
-    /// Where the nodes are, for a provider that renders them differently.
-    pub store: Arc<Store>,
-}
-
-impl Context {
-    /// The request body for `endpoint`: assembled from the fragments held when they are
-    /// its provider's, else rendered from the stored nodes.
-    pub fn body_for(&self, endpoint: &Endpoint, live: &Live) -> Result<String, StoreError> {
-        let target = endpoint.target();
-        let extras = Extras {
-            tools_json: self.tools_json.as_deref(),
-            system: self.system.as_deref(),
-            options: &live.config.provider.request,
-        };
-        let (provider, kind) = &self.rendered_for;
-        if *provider == target.provider && *kind == target.kind {
-            return Ok(assemble(&target, &self.fragments, extras));
-        }
-        let nodes = self
-            .path
-            .iter()
-            .map(|&id| self.store.node(&self.session, id))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(body(&target, &nodes, extras))
-    }
-}
 
 /// Whether a failure is the model's own trouble, so the next model may answer.
 pub(super) fn falls_back(failure: &Failure, gave_up: GiveUp) -> bool {

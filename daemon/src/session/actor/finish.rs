@@ -2,13 +2,14 @@
 //! answer, or the failure and what it means for the session) before the requester hears.
 
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use super::Actor;
 use super::attempts::SendOutcome;
 use super::commit::{HeadMove, RedoEffect};
 use crate::exchange::Outcome;
 use crate::model::{ModelInfo, MoveKind, NodeRecord, Role};
-use crate::resilience::GiveUp;
+use crate::resilience::{Failure, GiveUp};
 use crate::services::Endpoint;
 use crate::session::SessionError;
 use crate::session::answer::AnswerBuilder;
@@ -37,6 +38,25 @@ fn model_info(
     }
 }
 
+/// Why the attempts stopped, as the end of the failure's message ("" when the failure
+/// itself says it: it cannot be retried).
+fn gave_up_because(gave_up: GiveUp, attempts: u32, deadline: Duration) -> String {
+    match gave_up {
+        GiveUp::NotRetryable => String::new(),
+        GiveUp::BudgetSpent => format!(" (gave up after {})", count(attempts, "attempt")),
+        GiveUp::DeadlineWouldPass => format!(
+            " (gave up after {}: the next could not finish within the {:.1} s request \
+             deadline)",
+            count(attempts, "attempt"),
+            deadline.as_secs_f64()
+        ),
+        GiveUp::ProbeFailed => format!(
+            " (gave up after {}: the circuit breaker's probe failed too)",
+            count(attempts, "attempt")
+        ),
+    }
+}
+
 impl Actor {
     /// Stores what the attempts produced and answers the requester.
     pub(super) async fn finish_send(
@@ -52,84 +72,79 @@ impl Actor {
             .sends_in_flight
             .fetch_sub(1, Ordering::Relaxed);
         let latency_ms = send.started.elapsed().as_millis() as u64;
-        let SendOutcome { outcome, asked } = match outcome {
-            Ok(outcome) => outcome,
-            Err(join) => {
-                let error = SessionError::Internal(format!(
-                    "the answer task failed ({join}); your turn is saved as node {}",
-                    send.turn
-                ));
-                let result = Err(error);
-                self.too_late_to_cancel(cancellers, &result);
-                return self.finish(send.done, result);
-            }
-        };
         let result = match outcome {
-            Outcome::Completed {
-                done: answer,
-                attempts,
-            } => {
-                let info = model_info(&asked, &answer, attempts, latency_ms, false);
-                self.store_answer(send.turn, answer, info).await
-            }
-            Outcome::Failed {
-                failure,
-                attempts,
-                gave_up,
-                error_id,
-            } => {
-                let why = match gave_up {
-                    GiveUp::NotRetryable => String::new(),
-                    GiveUp::BudgetSpent => {
-                        format!(" (gave up after {})", count(attempts, "attempt"))
-                    }
-                    GiveUp::DeadlineWouldPass => format!(
-                        " (gave up after {}: the next could not finish within the {:.1} s \
-                         request deadline)",
-                        count(attempts, "attempt"),
-                        send.live.config.retry.deadline.as_secs_f64()
-                    ),
-                };
-                let failure_text = if why.is_empty() {
-                    failure.message.clone()
-                } else {
-                    format!("{}{why}", failure.message.trim_end_matches('.'))
-                };
-                if failure.class.needs_recovery() {
-                    // Retrying cannot fix a request the API rejects: stop and ask.
-                    Err(self.enter_recovery(&failure_text, error_id, None).await)
-                } else if attempts == 0 {
-                    // Nothing reached the API (the circuit breaker is open): this says
-                    // nothing about the session, so it does not count toward suspending it.
-                    Err(SessionError::Upstream(then(
-                        &failure_text,
-                        &format!(
-                            "Nothing was sent, so this does not count toward suspending \
-                                 the session. Your prompt is saved as node {} and stays in the \
-                                 context: send again later",
-                            send.turn
-                        ),
-                    )))
-                } else {
-                    let saved = format!(
-                        "Your prompt is saved as node {} and stays in the context: send again \
-                         to continue (both prompts are sent), or `omnictl back` to drop it",
-                        send.turn
-                    );
-                    Err(self.record_failure(&failure_text, &saved).await)
+            Ok(SendOutcome { outcome, asked }) => match outcome {
+                Outcome::Completed { done, attempts } => {
+                    let info = model_info(&asked, &done, attempts, latency_ms, false);
+                    self.store_answer(send.turn, done, info).await
                 }
-            }
-            Outcome::Interrupted(answer) => {
-                let info = model_info(&asked, &answer, 1, latency_ms, true);
-                let cancellers = std::mem::take(&mut cancellers);
-                Err(self
-                    .store_interrupted(send.turn, answer, info, cancellers)
-                    .await)
-            }
+                Outcome::Failed {
+                    failure,
+                    attempts,
+                    gave_up,
+                    error_id,
+                } => {
+                    let deadline = send.live.config.retry.deadline;
+                    let why = gave_up_because(gave_up, attempts, deadline);
+                    Err(self
+                        .send_failed(send.turn, &failure, attempts, &why, error_id)
+                        .await)
+                }
+                Outcome::Interrupted(answer) => {
+                    let info = model_info(&asked, &answer, 1, latency_ms, true);
+                    let cancellers = std::mem::take(&mut cancellers);
+                    Err(self
+                        .store_interrupted(send.turn, answer, info, cancellers)
+                        .await)
+                }
+            },
+            Err(join) => Err(SessionError::Internal(format!(
+                "the answer task failed ({join}); your turn is saved as node {}",
+                send.turn
+            ))),
         };
         self.too_late_to_cancel(cancellers, &result);
         self.held.trim();
         self.finish(send.done, result);
+    }
+
+    /// What a failed send means for the session: needs recovery (the API rejected the
+    /// request), nothing (nothing reached the API), or one more failure in a row.
+    async fn send_failed(
+        &mut self,
+        turn: NodeId,
+        failure: &Failure,
+        attempts: u32,
+        why: &str,
+        error_id: Option<String>,
+    ) -> SessionError {
+        let failure_text = if why.is_empty() {
+            failure.message.clone()
+        } else {
+            format!("{}{why}", failure.message.trim_end_matches('.'))
+        };
+        if failure.class.needs_recovery() {
+            // Retrying cannot fix a request the API rejects: stop and ask.
+            return self.enter_recovery(&failure_text, error_id, None).await;
+        }
+        if attempts == 0 {
+            // Nothing reached the API (the circuit breaker is open): this says nothing
+            // about the session, so it does not count toward suspending it.
+            return SessionError::Upstream(then(
+                &failure_text,
+                &format!(
+                    "Nothing was sent, so this does not count toward suspending the session. \
+                     Your prompt is saved as node {turn} and stays in the context: send again \
+                     later"
+                ),
+            ));
+        }
+        let saved = format!(
+            "Your prompt is saved as node {turn} and stays in the context: send again to \
+             continue (both prompts are sent; `omnictl send --replace` sends only the new \
+             one), or `omnictl back` to drop it"
+        );
+        self.record_failure(&failure_text, &saved).await
     }
 
     /// Stores a model node under the turn. A complete answer becomes the head (and resets

@@ -5,6 +5,7 @@
 mod attempts;
 mod cancel;
 mod commit;
+mod context;
 mod events;
 mod fallback;
 mod finish;

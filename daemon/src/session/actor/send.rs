@@ -15,7 +15,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::attempts::AnswerJob;
 use super::attempts::SendOutcome;
-use super::fallback::{Context, answer_with_retries};
+use super::context::Context;
+use super::fallback::answer_with_retries;
 use super::{Actor, Events, HeadMove, RedoEffect, Reply};
 use crate::diag::{Cause, Report};
 use crate::model::{MoveKind, NodeRecord};

@@ -90,6 +90,57 @@ async fn an_open_breaker_is_waited_for_within_the_deadline_and_otherwise_not_cou
     assert_eq!(world.model.requests().len(), 1);
 }
 
+fn unavailable() -> Step {
+    Step::Fail(ProviderError::Status {
+        status: 503,
+        headers: Vec::new(),
+        body: r#"{"error":{"code":503,"message":"The service is unavailable.","status":"UNAVAILABLE"}}"#
+            .into(),
+    })
+}
+
+/// A persistent outage with the default settings (5 attempts, the breaker opening after 5
+/// failures, 30 s cool-down): a send that meets the open breaker waits for one probe, and
+/// when that fails it fails at once, counted; the third send suspends the session within
+/// about two cool-downs.
+#[tokio::test(start_paused = true)]
+async fn in_an_outage_a_send_waits_for_one_probe_and_the_third_suspends() {
+    let world = World::new();
+    let (id, actor) = world.session(None).await;
+    world.model.push((0..40).map(|_| unavailable()));
+    let cooldown = std::time::Duration::from_secs(30);
+    let started = tokio::time::Instant::now();
+    let first = world.send(&actor, "one").await.0.unwrap_err();
+    assert!(matches!(first, SessionError::Upstream(_)), "{first}");
+    assert_eq!(world.model.requests().len(), 5, "the whole budget");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+
+    let second_started = tokio::time::Instant::now();
+    let second = world.send(&actor, "two").await.0.unwrap_err();
+    assert!(matches!(second, SessionError::Upstream(_)), "{second}");
+    assert!(second.to_string().contains("probe failed"), "{second}");
+    assert!(
+        second_started.elapsed() <= cooldown + std::time::Duration::from_secs(1),
+        "the second send took {:?}",
+        second_started.elapsed()
+    );
+    assert_eq!(world.model.requests().len(), 6, "one probe, no more");
+    assert_eq!(
+        world.stored(id).0.consecutive_failures,
+        2,
+        "the probe counts"
+    );
+
+    let third = world.send(&actor, "three").await.0.unwrap_err();
+    assert!(matches!(third, SessionError::Suspended(_)), "{third}");
+    assert_eq!(world.model.requests().len(), 7);
+    assert!(
+        started.elapsed() <= 2 * cooldown + std::time::Duration::from_secs(5),
+        "suspended after {:?}",
+        started.elapsed()
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_shutdown_mid_answer_keeps_the_partial_answer_out_of_the_context() {
     let world = World::new();

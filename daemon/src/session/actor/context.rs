@@ -1,0 +1,52 @@
+//! What a send's request is made of, whichever model of its chain it goes to: the path,
+//! the fragments held for the session's own provider, and how to render the context for
+//! another. Shared by the attempts (`attempts.rs`) and the walk along the chain
+//! (`fallback.rs`), which both import it from here.
+
+use std::sync::Arc;
+
+use uuid::Uuid;
+
+use crate::model::NodeId;
+use crate::provider::{Extras, Fragment, Kind, assemble, body};
+use crate::services::{Endpoint, Live};
+use crate::store::{Store, StoreError};
+
+/// What a request is made of, whichever model it goes to.
+pub(super) struct Context {
+    pub session: Uuid,
+    /// The path from the start to the turn being answered.
+    pub path: Vec<NodeId>,
+    /// The path rendered for one provider (the session's own), and whose rendering it is.
+    pub fragments: Arc<Vec<Fragment>>,
+    pub rendered_for: (String, Kind),
+    /// The session's function declarations.
+    pub tools_json: Option<String>,
+    /// The session's system instruction.
+    pub system: Option<String>,
+    /// Where the nodes are, for a provider that renders them differently.
+    pub store: Arc<Store>,
+}
+
+impl Context {
+    /// The request body for `endpoint`: assembled from the fragments held when they are
+    /// its provider's, else rendered from the stored nodes.
+    pub fn body_for(&self, endpoint: &Endpoint, live: &Live) -> Result<String, StoreError> {
+        let target = endpoint.target();
+        let extras = Extras {
+            tools_json: self.tools_json.as_deref(),
+            system: self.system.as_deref(),
+            options: &live.config.provider.request,
+        };
+        let (provider, kind) = &self.rendered_for;
+        if *provider == target.provider && *kind == target.kind {
+            return Ok(assemble(&target, &self.fragments, extras));
+        }
+        let nodes = self
+            .path
+            .iter()
+            .map(|&id| self.store.node(&self.session, id))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(body(&target, &nodes, extras))
+    }
+}
