@@ -95,6 +95,9 @@ pub enum Command {
         /// Draw the session as a tree: branches under their fork, why each node is out
         #[arg(long, conflicts_with_all = ["active", "thoughts"])]
         tree: bool,
+        /// Show every entry whole (a very long one is otherwise cut, with a note)
+        #[arg(long)]
+        full: bool,
         /// Print long output directly instead of through $PAGER
         #[arg(long)]
         no_pager: bool,

@@ -11,10 +11,34 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use crate::cli::{Cli, Command};
+use crate::error::CtlError;
 use crate::render::style::Style;
 
+/// Runs the parsed command line: `chat` here, as it sits above the other commands, and
+/// every other command through `commands`.
+async fn run(cli: Cli) -> Result<(), CtlError> {
+    if let Command::Chat {
+        session,
+        new,
+        raw,
+        no_pager,
+    } = &cli.command
+    {
+        let options = chat::Options {
+            session: session.session.clone(),
+            new: *new,
+            raw: *raw,
+            pager: !*no_pager,
+        };
+        let mut ctx = commands::Ctx::for_cli(&cli)?;
+        return chat::run(&mut ctx, options).await;
+    }
+    commands::run(cli).await
+}
+
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = Cli::parse();
     let json = cli.json;
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -26,7 +50,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(commands::run(cli)) {
+    match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             if json {

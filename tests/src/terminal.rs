@@ -22,6 +22,9 @@ pub struct Terminal {
     /// How far [`Terminal::expect`] has read.
     seen: usize,
     child: Box<dyn Child + Send + Sync>,
+    /// The thread copying the program's output into `screen`; it ends once every process
+    /// at the terminal has closed it.
+    reader: Option<std::thread::JoinHandle<()>>,
     _master: Box<dyn MasterPty + Send>,
 }
 
@@ -51,10 +54,21 @@ pub fn plain(text: &str) -> String {
 impl Terminal {
     /// Starts `program ARGS` at a 100×40 terminal with `env` added (and `TERM=xterm`).
     pub fn spawn(program: &Path, args: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::spawn_sized(program, args, env, (100, 40))
+    }
+
+    /// Starts `program ARGS` at a terminal of `(columns, rows)` with `env` added (and
+    /// `TERM=xterm`).
+    pub fn spawn_sized(
+        program: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        (cols, rows): (u16, u16),
+    ) -> Self {
         let pty = native_pty_system()
             .openpty(PtySize {
-                rows: 40,
-                cols: 100,
+                rows,
+                cols,
                 pixel_width: 0,
                 pixel_height: 0,
             })
@@ -76,7 +90,7 @@ impl Terminal {
         let writer = pty.master.take_writer().expect("write to the terminal");
         let screen: Screen = Arc::new((Mutex::new(Vec::new()), Condvar::new()));
         let filled = screen.clone();
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             let mut buffer = [0u8; 4096];
             while let Ok(n) = reader.read(&mut buffer) {
                 if n == 0 {
@@ -95,6 +109,7 @@ impl Terminal {
             screen,
             seen: 0,
             child,
+            reader: Some(reader),
             _master: pty.master,
         }
     }
@@ -154,6 +169,22 @@ impl Terminal {
     /// with everything shown.
     #[track_caller]
     pub fn wait(mut self) -> u32 {
+        self.exit_code()
+    }
+
+    /// Waits for the program to exit and for everything it wrote to be read; returns its
+    /// exit code and all it showed, escapes included.
+    #[track_caller]
+    pub fn wait_for_all(mut self) -> (u32, String) {
+        let code = self.exit_code();
+        if let Some(reader) = self.reader.take() {
+            reader.join().expect("the terminal's reader");
+        }
+        (code, self.raw())
+    }
+
+    #[track_caller]
+    fn exit_code(&mut self) -> u32 {
         let deadline = Instant::now() + PATIENCE;
         loop {
             if let Some(status) = self.child.try_wait().expect("the program's status") {

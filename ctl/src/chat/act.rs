@@ -12,7 +12,7 @@ use crate::error::CtlError;
 use crate::output;
 use crate::render::style::Style;
 use crate::render::transcript::{self, Detail};
-use crate::render::{pager, tree};
+use crate::render::{pager, tree, width};
 
 impl Chat<'_> {
     /// Carries out a line that starts with `/`.
@@ -37,7 +37,7 @@ impl Chat<'_> {
             Slash::Retry => self.retry().await,
             Slash::Recover(action) => self.recover(action).await,
             Slash::Branches => self.branches().await,
-            Slash::History { active } => self.history(active).await,
+            Slash::History { active, full } => self.history(active, full).await,
             Slash::Tree => self.tree().await,
             Slash::Export(file) => {
                 let session = SessionArg {
@@ -127,7 +127,7 @@ impl Chat<'_> {
         let request = Request::Branches { session: self.id() };
         match self.ctx.ask(request).await? {
             Reply::Branches(list) => {
-                let text = branches::render(&list, &Style::stdout());
+                let text = branches::render(&list, &Style::stdout(), width::stdout_columns());
                 pager::show(&text, self.options.pager);
                 Ok(Flow::Go)
             }
@@ -135,14 +135,18 @@ impl Chat<'_> {
         }
     }
 
-    async fn history(&mut self, active: bool) -> Result<Flow, CtlError> {
+    async fn history(&mut self, active: bool, full: bool) -> Result<Flow, CtlError> {
         let request = Request::History {
             session: self.id(),
             active_only: active,
         };
         match self.ctx.ask(request).await? {
             Reply::History(view) => {
-                let text = transcript::history(&view, &Style::stdout(), Detail::default());
+                let detail = Detail {
+                    thoughts: false,
+                    cut: (!full).then_some("/history --full shows every entry whole"),
+                };
+                let text = transcript::history(&view, &Style::stdout(), detail);
                 pager::show(&text, self.options.pager);
                 Ok(Flow::Go)
             }
@@ -157,7 +161,8 @@ impl Chat<'_> {
         };
         match self.ctx.ask(request).await? {
             Reply::History(view) => {
-                pager::show(&tree::draw(&view, &Style::stdout()), self.options.pager);
+                let drawn = tree::draw(&view, &Style::stdout(), width::stdout_columns());
+                pager::show(&drawn, self.options.pager);
                 Ok(Flow::Go)
             }
             other => Err(unexpected(other)),

@@ -1,5 +1,6 @@
-//! The line editor at a terminal (rustyline): prompt history kept per user, slash-command
-//! completion, and multi-line prompts (a `"""` block, or Alt-Enter for a newline).
+//! The line editor at a terminal (rustyline): prompt history kept per user, completion of
+//! slash commands, their words, node numbers and session ids (listed on a second Tab),
+//! and multi-line prompts (a `"""` block, or Alt-Enter for a newline).
 
 use std::path::PathBuf;
 
@@ -9,13 +10,37 @@ use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
 use rustyline::history::FileHistory;
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
-use rustyline::{Cmd, Config, Context, Editor, EventHandler, Helper, KeyCode, KeyEvent, Modifiers};
+use rustyline::{
+    Cmd, CompletionType, Config, Context, Editor, EventHandler, Helper, KeyCode, KeyEvent,
+    Modifiers,
+};
 
-use super::input::{Line, block_is_open, classify};
+use super::entry::{Line, block_is_open, classify};
+use super::lookup::{Candidate, Lookup};
 use super::slash;
 
 /// Completion and validation for the chat's editor.
-struct ChatHelper;
+struct ChatHelper {
+    /// Where node numbers and session ids come from.
+    lookup: Lookup,
+}
+
+impl ChatHelper {
+    /// Completions of the argument of `/checkout`, `/edit` and `/switch`, asked of the
+    /// daemon; where the argument starts.
+    fn complete_argument(&self, typed: &str) -> Option<(usize, Vec<Candidate>)> {
+        let (name, word) = typed.split_once(' ')?;
+        if word.contains(' ') {
+            return None;
+        }
+        let candidates = match name {
+            "/checkout" | "/edit" => self.lookup.nodes(word),
+            "/switch" => self.lookup.sessions(word),
+            _ => return None,
+        };
+        Some((typed.len() - word.len(), candidates))
+    }
+}
 
 impl Completer for ChatHelper {
     type Candidate = Pair;
@@ -26,6 +51,16 @@ impl Completer for ChatHelper {
         pos: usize,
         _ctx: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        if let Some((start, candidates)) = self.complete_argument(&line[..pos]) {
+            let pairs = candidates
+                .into_iter()
+                .map(|c| Pair {
+                    display: c.shown,
+                    replacement: c.word,
+                })
+                .collect();
+            return Ok((start, pairs));
+        }
         let (start, words) = slash::complete(line, pos);
         let pairs = words
             .into_iter()
@@ -96,9 +131,11 @@ pub struct LineEditor {
 
 impl LineEditor {
     /// An editor with the user's prompt history loaded (made empty, 0600, when missing; a
-    /// file that cannot be made means no history is kept).
-    pub fn open() -> Result<Self, String> {
+    /// file that cannot be made means no history is kept); Tab asks `lookup` for node
+    /// numbers and session ids, and lists what it offers.
+    pub fn open(lookup: Lookup) -> Result<Self, String> {
         let config = Config::builder()
+            .completion_type(CompletionType::List)
             .auto_add_history(false)
             .history_ignore_space(true)
             .max_history_size(5000)
@@ -106,7 +143,7 @@ impl LineEditor {
             .build();
         let mut editor: Editor<ChatHelper, FileHistory> =
             Editor::with_config(config).map_err(|e| e.to_string())?;
-        editor.set_helper(Some(ChatHelper));
+        editor.set_helper(Some(ChatHelper { lookup }));
         editor.bind_sequence(
             KeyEvent(KeyCode::Enter, Modifiers::ALT),
             EventHandler::Simple(Cmd::Newline),
@@ -131,6 +168,13 @@ impl LineEditor {
             Err(ReadlineError::Interrupted) => Line::Interrupted,
             Err(ReadlineError::Eof) => Line::End,
             Err(error) => Line::Broken(error.to_string()),
+        }
+    }
+
+    /// Tab offers the node numbers of `session` from now on.
+    pub fn follow(&mut self, session: &str) {
+        if let Some(helper) = self.editor.helper_mut() {
+            helper.lookup.session = session.to_string();
         }
     }
 

@@ -5,8 +5,11 @@
 
 mod act;
 mod editor;
+mod entry;
 mod input;
+mod lookup;
 mod menu;
+mod recovery;
 mod slash;
 mod turns;
 
@@ -17,7 +20,8 @@ use omni_proto::{ErrorKind, PendingCall, Reply, Request, SessionRef, SessionSumm
 use crate::commands::{Ctx, unexpected};
 use crate::error::CtlError;
 use crate::render::style::Style;
-use input::{Input, Line};
+use entry::Line;
+use input::Input;
 
 /// How `omnictl chat` was asked to run.
 pub struct Options {
@@ -66,7 +70,8 @@ pub async fn run(ctx: &mut Ctx, options: Options) -> Result<(), CtlError> {
     }
     let person = std::io::stdin().is_terminal();
     let mut input = if person {
-        let editor = editor::LineEditor::open()
+        let lookup = lookup::Lookup::new(ctx.socket.clone(), String::new());
+        let editor = editor::LineEditor::open(lookup)
             .map_err(|e| CtlError::failure(format!("cannot start the line editor: {e}")))?;
         Input::Editor(Box::new(Some(editor)))
     } else {
@@ -87,6 +92,7 @@ pub async fn run(ctx: &mut Ctx, options: Options) -> Result<(), CtlError> {
         return Ok(());
     }
     loop {
+        input.follow(&chat.session);
         let label = chat.prompt_label();
         let initial = std::mem::take(&mut chat.initial);
         let result = match input.next(&label, &initial).await {

@@ -38,8 +38,8 @@ pub const COMMANDS: &[Spec] = &[
     spec("/checkout", "N", "continue from node N (0 = the start)"),
     spec(
         "/history",
-        "[--active]",
-        "the transcript (--active: only what the model sees)",
+        "[--active] [--full]",
+        "the transcript (--active: only what the model sees; --full: huge entries whole)",
     ),
     spec(
         "/tree",
@@ -93,7 +93,7 @@ pub enum Slash {
     Retry,
     Branches,
     Checkout(u64),
-    History { active: bool },
+    History { active: bool, full: bool },
     Tree,
     Recover(Option<RecoveryAction>),
     Export(Option<PathBuf>),
@@ -156,10 +156,12 @@ pub fn parse(line: &str) -> Result<Slash, String> {
             [n] => node(n).map(Slash::Checkout),
             _ => Err("usage: /checkout N (a node number, as /history prints it)".into()),
         },
-        "/history" => match args.as_slice() {
-            [] => Ok(Slash::History { active: false }),
-            ["--active"] => Ok(Slash::History { active: true }),
-            _ => Err("usage: /history [--active]".into()),
+        "/history" => match args.iter().find(|a| !["--active", "--full"].contains(a)) {
+            None => Ok(Slash::History {
+                active: args.contains(&"--active"),
+                full: args.contains(&"--full"),
+            }),
+            Some(_) => Err("usage: /history [--active] [--full]".into()),
         },
         "/recover" => match args.as_slice() {
             [] => Ok(Slash::Recover(None)),
@@ -217,7 +219,7 @@ pub fn complete(line: &str, pos: usize) -> (usize, Vec<String>) {
             let start = pos - rest.len();
             let choices: &[&str] = match name {
                 "/recover" => &["deep", "clear", "ignore", "retry"],
-                "/history" => &["--active"],
+                "/history" => &["--active", "--full"],
                 _ => &[],
             };
             let words = choices
@@ -254,7 +256,17 @@ mod tests {
         assert!(parse("/recover sideways").is_err());
         assert_eq!(
             parse("/history --active"),
-            Ok(Slash::History { active: true })
+            Ok(Slash::History {
+                active: true,
+                full: false
+            })
+        );
+        assert_eq!(
+            parse("/history --full --active"),
+            Ok(Slash::History {
+                active: true,
+                full: true
+            })
         );
     }
 

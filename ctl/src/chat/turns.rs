@@ -227,31 +227,13 @@ impl Chat<'_> {
             self.note("this session does not need recovery; nothing to do");
             return Ok(Flow::Go);
         }
-        let mut choices: Vec<Choice> = state
-            .recovery_choices
-            .iter()
-            .map(|preview| Choice {
-                label: preview
-                    .action
-                    .explanation()
-                    .split(':')
-                    .next()
-                    .unwrap_or_default()
-                    .to_string(),
-                detail: match preview.drops.as_slice() {
-                    [] => "(the context stays as it is)".to_string(),
-                    drops => format!(
-                        "(takes {} out of the context)",
-                        drops
-                            .iter()
-                            .rev()
-                            .map(|n| format!("#{n}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                },
-            })
-            .collect();
+        let rows = super::recovery::rows(&state.recovery_choices);
+        let mut choices: Vec<Choice> = Vec::with_capacity(rows.len() + 1);
+        let mut actions = Vec::with_capacity(rows.len());
+        for row in rows {
+            choices.push(row.choice);
+            actions.push(row.action);
+        }
         choices.push(Choice {
             label: "export".to_string(),
             detail: "(writes the diagnostic bundle; the state stays)".to_string(),
@@ -259,9 +241,7 @@ impl Chat<'_> {
         let picked = menu::pick(&choices)
             .map_err(|e| CtlError::failure(format!("cannot show the menu: {e}")))?;
         match picked {
-            Some(i) if i < state.recovery_choices.len() => {
-                self.apply_recovery(state.recovery_choices[i].action).await
-            }
+            Some(i) if i < actions.len() => self.apply_recovery(actions[i]).await,
             Some(_) => {
                 let session = SessionArg {
                     session: Some(self.session.clone()),

@@ -7,6 +7,7 @@ use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
 use crate::render::style::Style;
+use crate::render::width;
 
 pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
     let request = Request::Branches {
@@ -20,12 +21,13 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
         output::json(&list);
         return Ok(());
     }
-    output::print(&render(&list, &Style::stdout()));
+    output::print(&render(&list, &Style::stdout(), width::stdout_columns()));
     Ok(())
 }
 
-/// The list as text: `*` and bold mark the head's branch; each says where it forks.
-pub fn render(list: &BranchList, style: &Style) -> String {
+/// The list as text: `*` and bold mark the head's branch; each says where it forks. On a
+/// terminal `columns` wide, each row's last line is cut so that the row fits.
+pub fn render(list: &BranchList, style: &Style, columns: Option<usize>) -> String {
     let mut out = String::new();
     if list.branches.is_empty() {
         out.push_str(&style.dim("(no turns yet)"));
@@ -45,19 +47,35 @@ pub fn render(list: &BranchList, style: &Style) -> String {
             Some(node) => format!(" · forks at #{node}"),
             None => String::new(),
         };
-        let text = format!(
-            "{marker} #{:<5} {:>4} turns  {:<5}  {}",
+        let start = format!(
+            "{marker} #{:<5} {:>4} turns  {:<5}  ",
             branch.leaf,
             branch.length,
             branch.role.as_str(),
-            branch.last_line,
         );
+        let end = format!("{head}{forks}");
+        let last_line = match columns {
+            Some(columns) => {
+                let room = columns
+                    .saturating_sub(width::visible_width(&start) + width::visible_width(&end));
+                width::cut(&branch.last_line, room)
+            }
+            None => branch.last_line.clone(),
+        };
+        let text = format!("{start}{last_line}");
         let text = if branch.contains_head {
             style.bold(&text)
         } else {
             text
         };
-        out.push_str(&format!("{text}{}\n", style.dim(&format!("{head}{forks}"))));
+        let row = format!("{text}{}", style.dim(&end));
+        // Too narrow even for the row without its last line: cut the row itself.
+        let row = match columns {
+            Some(columns) if width::visible_width(&row) > columns => width::cut(&row, columns),
+            _ => row,
+        };
+        out.push_str(&row);
+        out.push('\n');
     }
     out
 }

@@ -9,7 +9,7 @@ use crate::error::CtlError;
 use crate::output;
 use crate::render::style::Style;
 use crate::render::transcript::{self, Detail};
-use crate::render::{pager, tree};
+use crate::render::{pager, tree, width};
 
 /// How to show the history.
 pub struct Shape {
@@ -19,6 +19,8 @@ pub struct Shape {
     pub thoughts: bool,
     /// As a tree.
     pub tree: bool,
+    /// Every entry whole, however long (else a huge one is cut, with a note).
+    pub full: bool,
     /// Through a pager when long, on a terminal.
     pub pager: bool,
 }
@@ -33,10 +35,12 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg, shape: Shape) -> Result<()
             if ctx.json {
                 output::json(&view);
             } else if shape.tree {
-                pager::show(&tree::draw(&view, &Style::stdout()), shape.pager);
+                let drawn = tree::draw(&view, &Style::stdout(), width::stdout_columns());
+                pager::show(&drawn, shape.pager);
             } else {
                 let detail = Detail {
                     thoughts: shape.thoughts,
+                    cut: (!shape.full).then_some("omnictl history --full shows every entry whole"),
                 };
                 let text = transcript::history(&view, &Style::stdout(), detail);
                 pager::show(&text, shape.pager);

@@ -19,162 +19,17 @@ pub mod status;
 pub mod stream;
 mod tool_result;
 
-use std::io;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+mod ctx;
 
-use omni_proto::{Client, ClientError, Event, MoveOp, Reply, Request, SessionRef};
+pub use ctx::{Ctx, unexpected};
+
+use omni_proto::MoveOp;
 
 use crate::cli::{Cli, Command, LogsCommand, SessionArg};
-use crate::error::{CtlError, exit};
+use crate::error::CtlError;
 
-/// What every command needs: where the daemon is, the output mode, and a connection made
-/// on first use.
-pub struct Ctx {
-    /// The daemon's socket.
-    pub socket: PathBuf,
-    /// `--json` was given.
-    pub json: bool,
-    /// `--no-wait` was given: do not retry reaching the daemon.
-    pub no_wait: bool,
-    client: Option<Client>,
-}
-
-/// Waits before each new try to reach a daemon that is not up (yet): at most three retries,
-/// seven seconds in all, each announced.
-const CONNECT_WAITS: [Duration; 3] = [
-    Duration::from_secs(1),
-    Duration::from_secs(2),
-    Duration::from_secs(4),
-];
-
-/// Whether a connection error means the daemon is not up (yet), which is worth waiting
-/// for. Anything else (a permission problem, a protocol mismatch) will not change by
-/// waiting.
-fn daemon_not_up(error: &ClientError) -> bool {
-    matches!(
-        error,
-        ClientError::Connect { source, .. }
-            if matches!(source.kind(), io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused)
-    )
-}
-
-/// Connects, retrying while the daemon is not up (no socket, or nobody listening on it).
-/// Anything else, a permission problem included, fails at once.
-async fn connect(socket: &std::path::Path, no_wait: bool) -> Result<Client, CtlError> {
-    let name = concat!("omnictl ", env!("CARGO_PKG_VERSION"));
-    let waits: &[Duration] = if no_wait { &[] } else { &CONNECT_WAITS };
-    let mut waits = waits.iter().enumerate();
-    if let Some(problem) = omni_proto::unsafe_socket_dir(socket) {
-        return Err(CtlError {
-            code: exit::UNREACHABLE,
-            kind: None,
-            message: format!("refusing to talk to omnid: {problem}"),
-        });
-    }
-    loop {
-        let error = match Client::connect(socket, name).await {
-            Ok(client) => return Ok(client),
-            Err(error) => error,
-        };
-        match waits.next() {
-            Some((i, wait)) if daemon_not_up(&error) => {
-                let reason = match &error {
-                    ClientError::Connect { source, .. }
-                        if source.kind() == io::ErrorKind::NotFound =>
-                    {
-                        "no socket yet"
-                    }
-                    _ => "connection refused",
-                };
-                eprintln!(
-                    "omnictl: omnid is not reachable at {} ({reason}); retry {}/{} in {} s",
-                    socket.display(),
-                    i + 1,
-                    CONNECT_WAITS.len(),
-                    wait.as_secs()
-                );
-                tokio::time::sleep(*wait).await;
-            }
-            _ => return Err(error.into()),
-        }
-    }
-}
-
-impl Ctx {
-    /// A context for the daemon at `socket`; it connects on first use.
-    pub fn new(socket: PathBuf, json: bool, no_wait: bool) -> Self {
-        Self {
-            socket,
-            json,
-            no_wait,
-            client: None,
-        }
-    }
-
-    async fn client(&mut self) -> Result<&mut Client, CtlError> {
-        if self.client.is_none() {
-            self.client = Some(connect(&self.socket, self.no_wait).await?);
-        }
-        self.client
-            .as_mut()
-            .ok_or_else(|| CtlError::failure("no connection to omnid"))
-    }
-
-    /// Sends a request, handing events to `on_event`, and returns the reply.
-    pub async fn call(
-        &mut self,
-        request: Request,
-        on_event: impl FnMut(Event),
-    ) -> Result<Reply, CtlError> {
-        Ok(self.client().await?.call(request, on_event).await?)
-    }
-
-    /// Sends a request that has no events.
-    pub async fn ask(&mut self, request: Request) -> Result<Reply, CtlError> {
-        self.call(request, |_| {}).await
-    }
-}
-
-impl SessionArg {
-    /// The session reference to send.
-    pub fn to_ref(&self) -> SessionRef {
-        match &self.session {
-            Some(id) => SessionRef::Id(id.clone()),
-            None => SessionRef::Current,
-        }
-    }
-}
-
-/// The error for a reply of the wrong kind (a daemon from another release, or a bug).
-pub fn unexpected(reply: Reply) -> CtlError {
-    CtlError::failure(format!("omnid sent an unexpected reply: {reply:?}"))
-}
-
-/// The `socket` that omnid's configuration file names, if it names one: the file omnid
-/// reads (see `omni_proto::find_config_file`), and only that key of it.
-fn socket_from_config(explicit: Option<&std::path::Path>) -> Result<Option<PathBuf>, CtlError> {
-    let Some(path) = omni_proto::find_config_file(explicit, |name| std::env::var_os(name)) else {
-        return Ok(None);
-    };
-    let unusable = |why: String| {
-        CtlError::usage(format!(
-            "cannot read the socket from the configuration file {}: {why}",
-            path.display()
-        ))
-    };
-    let text = std::fs::read_to_string(&path).map_err(|e| unusable(e.to_string()))?;
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| unusable(e.to_string()))?;
-    match table.get("socket") {
-        None => Ok(None),
-        Some(toml::Value::String(socket)) => Ok(Some(PathBuf::from(socket))),
-        Some(_) => Err(unusable("`socket` is not a string".into())),
-    }
-}
-
-/// Runs the parsed command line.
+/// Runs the parsed command line (all but `chat`, which sits above this module and is run
+/// from `main.rs`).
 pub async fn run(cli: Cli) -> Result<(), CtlError> {
     // Commands that need no daemon.
     match cli.command {
@@ -183,27 +38,12 @@ pub async fn run(cli: Cli) -> Result<(), CtlError> {
         Command::Man => return docs::man(),
         _ => {}
     }
-    let socket = socket(cli.socket, cli.config.as_deref())?;
-    let mut ctx = Ctx::new(socket, cli.json, cli.no_wait);
+    let mut ctx = Ctx::for_cli(&cli)?;
     dispatch(&mut ctx, cli.command).await
 }
 
-/// The daemon's socket: `--socket`, else `OMNI_SOCKET`, else the configuration file's
-/// `socket`, else the default.
-fn socket(flag: Option<PathBuf>, config: Option<&Path>) -> Result<PathBuf, CtlError> {
-    let socket_env = std::env::var_os(omni_proto::SOCKET_ENV).filter(|v| !v.is_empty());
-    let from_file = match (&flag, socket_env) {
-        (None, None) => socket_from_config(config)?,
-        _ => None,
-    };
-    omni_proto::resolve_socket_path(flag, from_file).map_err(|e| CtlError {
-        code: exit::UNREACHABLE,
-        kind: None,
-        message: e.to_string(),
-    })
-}
-
-/// Runs a command that talks to the daemon.
+/// Runs a command that talks to the daemon: those that make or answer turns here, the
+/// rest further down the chain.
 async fn dispatch(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
     match command {
         Command::New {
@@ -223,56 +63,27 @@ async fn dispatch(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
         Command::Model { session, model } => model::run(ctx, &session, model).await,
         Command::Send { session, text } => send::run(ctx, &session, &text).await,
         Command::Retry { session } => send::retry(ctx, &session).await,
-        Command::History {
-            session,
-            active,
-            thoughts,
-            tree,
-            no_pager,
-        } => {
-            let shape = history::Shape {
-                active,
-                thoughts,
-                tree,
-                pager: !no_pager,
-            };
-            history::run(ctx, &session, shape).await
-        }
-        Command::Chat {
-            session,
-            new,
-            raw,
-            no_pager,
-        } => {
-            let options = crate::chat::Options {
-                session: session.session,
-                new,
-                raw,
-                pager: !no_pager,
-            };
-            crate::chat::run(ctx, options).await
-        }
-        Command::Undo { session } => moves::run(ctx, &session, MoveOp::Undo).await,
-        Command::Redo { session } => moves::run(ctx, &session, MoveOp::Redo).await,
-        Command::Back { session } => moves::run(ctx, &session, MoveOp::Back).await,
-        Command::Checkout { session, node } => {
-            moves::run(ctx, &session, MoveOp::Checkout { node }).await
-        }
-        Command::Branches { session } => branches::run(ctx, &session).await,
-        Command::Sessions => sessions::run(ctx).await,
-        Command::Status => status::run(ctx).await,
-        Command::Resume { id, session } => {
-            let session = SessionArg {
-                session: id.or(session.session),
-            };
-            resume::run(ctx, &session).await
-        }
         Command::ToolResult {
             session,
             call_id,
             name,
             result,
         } => tool_result::run(ctx, &session, call_id, name, &result).await,
+        Command::Cancel { session } => cancel::run(ctx, &session).await,
+        Command::Attach { session } => attach::run(ctx, &session).await,
+        other => dispatch_state(ctx, other).await,
+    }
+}
+
+/// Moves in the tree, recovery and resuming: the commands that change a session's state.
+async fn dispatch_state(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
+    match command {
+        Command::Undo { session } => moves::run(ctx, &session, MoveOp::Undo).await,
+        Command::Redo { session } => moves::run(ctx, &session, MoveOp::Redo).await,
+        Command::Back { session } => moves::run(ctx, &session, MoveOp::Back).await,
+        Command::Checkout { session, node } => {
+            moves::run(ctx, &session, MoveOp::Checkout { node }).await
+        }
         Command::Recover {
             session,
             deep,
@@ -280,62 +91,62 @@ async fn dispatch(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
             ignore,
             retry,
         } => recover::run(ctx, &session, recover::chosen(deep, clear, ignore, retry)).await,
-        Command::Logs { command } => match command {
-            LogsCommand::Path => logs::path(ctx).await,
-            LogsCommand::List { session } => logs::list(ctx, session).await,
-            LogsCommand::Export {
-                session,
-                error,
-                output,
-                force,
-            } => logs::export(ctx, &session, error, output.as_deref(), force).await,
-        },
-        Command::Replay { error } => replay::run(ctx, error).await,
-        Command::Cancel { session } => cancel::run(ctx, &session).await,
-        Command::Attach { session } => attach::run(ctx, &session).await,
-        Command::Demo { .. } | Command::Completions { .. } | Command::Man => Ok(()),
+        Command::Resume { id, session } => {
+            let session = SessionArg {
+                session: id.or(session.session),
+            };
+            resume::run(ctx, &session).await
+        }
+        other => dispatch_read(ctx, other).await,
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn connect_error(kind: io::ErrorKind) -> ClientError {
-        ClientError::Connect {
-            path: PathBuf::from("/run/omni/omnid.sock"),
-            source: io::Error::from(kind),
+/// The commands that only read: transcripts, listings, health and diagnostics.
+async fn dispatch_read(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
+    match command {
+        Command::History {
+            session,
+            active,
+            thoughts,
+            tree,
+            full,
+            no_pager,
+        } => {
+            let shape = history::Shape {
+                active,
+                thoughts,
+                tree,
+                full,
+                pager: !no_pager,
+            };
+            history::run(ctx, &session, shape).await
         }
+        Command::Branches { session } => branches::run(ctx, &session).await,
+        Command::Sessions => sessions::run(ctx).await,
+        Command::Status => status::run(ctx).await,
+        Command::Logs { command } => logs_command(ctx, command).await,
+        Command::Replay { error } => replay::run(ctx, error).await,
+        // Run before a daemon is needed (`run`), or from `main.rs` (`chat`).
+        Command::Demo { .. }
+        | Command::Completions { .. }
+        | Command::Man
+        | Command::Chat { .. } => Ok(()),
+        other => Err(CtlError::failure(format!(
+            "omnictl has no handler for {other:?}"
+        ))),
     }
+}
 
-    #[test]
-    fn only_a_daemon_that_is_not_up_is_waited_for() {
-        assert!(daemon_not_up(&connect_error(io::ErrorKind::NotFound)));
-        assert!(daemon_not_up(&connect_error(
-            io::ErrorKind::ConnectionRefused
-        )));
-        assert!(!daemon_not_up(&connect_error(
-            io::ErrorKind::PermissionDenied
-        )));
-        assert!(!daemon_not_up(&ClientError::Rejected(
-            "protocol mismatch".into()
-        )));
-    }
-
-    #[test]
-    fn permission_denied_fails_fast_with_exit_4_and_advice() {
-        let error = CtlError::from(connect_error(io::ErrorKind::PermissionDenied));
-        assert_eq!(error.code, exit::UNREACHABLE);
-        assert!(
-            error.message.contains("belongs to another user"),
-            "{}",
-            error.message
-        );
-    }
-
-    #[test]
-    fn the_waits_are_1_2_4_seconds() {
-        let secs: Vec<u64> = CONNECT_WAITS.iter().map(Duration::as_secs).collect();
-        assert_eq!(secs, [1, 2, 4]);
+/// `omnictl logs ...`.
+async fn logs_command(ctx: &mut Ctx, command: LogsCommand) -> Result<(), CtlError> {
+    match command {
+        LogsCommand::Path => logs::path(ctx).await,
+        LogsCommand::List { session } => logs::list(ctx, session).await,
+        LogsCommand::Export {
+            session,
+            error,
+            output,
+            force,
+        } => logs::export(ctx, &session, error, output.as_deref(), force).await,
     }
 }

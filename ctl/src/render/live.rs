@@ -10,6 +10,7 @@ use tokio::time::Instant;
 use super::markdown::Markdown;
 use super::spinner::Spinner;
 use super::style::Style;
+use super::width;
 use crate::output;
 
 fn retry_line(notice: &RetryNotice) -> String {
@@ -111,7 +112,7 @@ impl Live {
             && let Some(line) = change_line(&event)
         {
             self.end_line();
-            eprintln!("omnictl: {}", self.err_style.dim(&line));
+            self.note(&line);
         }
         match event {
             Event::Text(text) => {
@@ -134,7 +135,7 @@ impl Live {
             }
             Event::Retrying(notice) => {
                 self.end_line();
-                eprintln!("omnictl: {}", self.err_style.dim(&retry_line(&notice)));
+                self.note(&retry_line(&notice));
                 let wait = Duration::from_millis(notice.wait_ms);
                 self.spinner = Spinner::retrying(wait, self.stored_at);
             }
@@ -143,6 +144,19 @@ impl Live {
                 self.spinner = Spinner::waiting(self.stored_at);
             }
             _ => {}
+        }
+    }
+
+    /// A dim line on stderr about the answer, wrapped at words to the terminal's width
+    /// (a terminal would break it mid-word).
+    fn note(&self, text: &str) {
+        let text = format!("omnictl: {text}");
+        let lines = match width::stderr_columns() {
+            Some(columns) => width::wrap_words(&text, columns),
+            None => vec![text],
+        };
+        for line in lines {
+            eprintln!("{}", self.err_style.dim(&line));
         }
     }
 

@@ -13,6 +13,53 @@ pub const REVERTED: &str = "[ REVERTED ]";
 pub struct Detail {
     /// Include thought summaries.
     pub thoughts: bool,
+    /// Cut an entry longer than [`CUT_CHARS`] characters or [`CUT_LINES`] lines, with a
+    /// note ending in this text (how to see it whole); `None` shows every entry whole.
+    pub cut: Option<&'static str>,
+}
+
+/// The characters of one entry shown before it is cut (a few screens of prose).
+pub const CUT_CHARS: usize = 4000;
+
+/// The lines of one entry shown before it is cut (about a screen and a half).
+pub const CUT_LINES: usize = 60;
+
+/// The first [`CUT_LINES`] lines and [`CUT_CHARS`] characters of `lines`, and a note saying
+/// how much more there is and `whole` (how to see it all); `lines` as they are when short.
+fn cut_entry(lines: Vec<String>, whole: &str) -> Vec<String> {
+    let mut shown = Vec::new();
+    let mut budget = CUT_CHARS;
+    let mut cut = false;
+    let (mut hidden_chars, mut hidden_lines) = (0, 0);
+    for line in lines {
+        let chars = line.chars().count();
+        if cut || shown.len() == CUT_LINES {
+            cut = true;
+            hidden_chars += chars;
+            hidden_lines += 1;
+        } else if chars <= budget {
+            budget -= chars;
+            shown.push(line);
+        } else {
+            // This line's start is shown, the rest of it is not.
+            cut = true;
+            hidden_chars += chars - budget;
+            shown.push(line.chars().take(budget).collect());
+        }
+    }
+    if cut {
+        shown.push(cut_note(hidden_chars, hidden_lines, whole));
+    }
+    shown
+}
+
+fn cut_note(characters: usize, lines: usize, whole: &str) -> String {
+    let lines = match lines {
+        0 => String::new(),
+        1 => ", 1 more line".to_string(),
+        n => format!(", {n} more lines"),
+    };
+    format!("… cut here ({characters} more characters{lines} not shown; {whole})")
 }
 
 /// Lines of one entry's content: text, and calls / results / thoughts as their own lines.
@@ -39,7 +86,10 @@ fn content_lines(entry: &Entry, detail: Detail) -> Vec<String> {
     if lines.is_empty() {
         lines.push(String::new());
     }
-    lines
+    match detail.cut {
+        Some(whole) => cut_entry(lines, whole),
+        None => lines,
+    }
 }
 
 /// Renders one entry as lines of text. A reverted entry is styled as a whole, line by
@@ -203,5 +253,45 @@ mod tests {
             "session s · head #6\n#1 user: a\n── model: gemini/flash ──\n#2 model: b\n\
              #3 user: c\n#4 model: d\n#5 user: e\n── model: local/qwen ──\n#6 model: f\n"
         );
+    }
+
+    #[test]
+    fn a_huge_entry_is_cut_with_a_note_on_how_to_see_it_whole() {
+        let huge = "x".repeat(5_000_000);
+        let detail = Detail {
+            thoughts: false,
+            cut: Some("--full shows it whole"),
+        };
+        let text = entry(
+            &item(1, Role::User, &huge, false),
+            &Style::new(false),
+            detail,
+        );
+        assert!(text.len() < CUT_CHARS + 200, "{} bytes shown", text.len());
+        assert!(text.starts_with(&format!("#1 user: {}\n", "x".repeat(CUT_CHARS))));
+        assert!(
+            text.ends_with(
+                "\n    … cut here (4996000 more characters not shown; --full shows it whole)\n"
+            ),
+            "{}",
+            &text[text.len() - 200..]
+        );
+        let many = "line\n".repeat(100);
+        let text = entry(
+            &item(1, Role::User, &many, false),
+            &Style::new(false),
+            detail,
+        );
+        assert_eq!(text.lines().count(), CUT_LINES + 1);
+        assert!(
+            text.contains("(160 more characters, 40 more lines not shown;"),
+            "{text}"
+        );
+        let whole = entry(
+            &item(1, Role::User, &huge, false),
+            &Style::new(false),
+            Detail::default(),
+        );
+        assert!(whole.len() > 5_000_000);
     }
 }

@@ -7,9 +7,10 @@ use std::collections::HashMap;
 use omni_proto::{Entry, HistoryView};
 
 use super::style::Style;
+use super::width;
 use crate::render::transcript::REVERTED;
 
-/// The first line of an entry's content, cut to `max` characters.
+/// The first line of an entry's content, cut to `max` columns.
 fn gist(entry: &Entry, max: usize) -> String {
     let text = if entry.text.trim().is_empty() {
         entry
@@ -30,28 +31,38 @@ fn gist(entry: &Entry, max: usize) -> String {
             .unwrap_or_default()
             .to_string()
     };
-    if text.chars().count() > max {
-        let cut: String = text.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    } else {
-        text
-    }
+    width::cut(&text, max)
 }
 
-fn line(entry: &Entry, head: u64, style: &Style) -> String {
-    let mut text = format!("#{} {}: {}", entry.id, entry.role.as_str(), gist(entry, 60));
-    if entry.reverted {
+/// The characters of a node's first line shown where the width is not known (piped).
+const GIST_CHARS: usize = 60;
+
+/// One node's line after its branch marks (`indent`): on a terminal `columns` wide the
+/// first line of its text is cut so that the whole line fits.
+fn line(entry: &Entry, head: u64, style: &Style, indent: &str, columns: Option<usize>) -> String {
+    let label = format!("#{} {}: ", entry.id, entry.role.as_str());
+    let end = if entry.reverted {
         let why = entry.why_reverted.map_or("reverted", |w| w.as_str());
-        return style.dim(&format!("{text}  {REVERTED} {why}"));
+        format!("  {REVERTED} {why}")
+    } else if entry.id == head {
+        "  ◀ head".to_string()
+    } else {
+        String::new()
+    };
+    let room = columns.map_or(GIST_CHARS, |columns| {
+        columns.saturating_sub(width::visible_width(&format!("{indent}{label}{end}")))
+    });
+    let text = format!("{label}{}{end}", gist(entry, room));
+    if entry.reverted {
+        style.dim(&text)
+    } else {
+        style.bold(&text)
     }
-    if entry.id == head {
-        text.push_str("  ◀ head");
-    }
-    style.bold(&text)
 }
 
-/// Draws the whole tree, one node per line, in creation order within each branch.
-pub fn draw(view: &HistoryView, style: &Style) -> String {
+/// Draws the whole tree, one node per line, in creation order within each branch; each
+/// line fits a terminal `columns` wide.
+pub fn draw(view: &HistoryView, style: &Style, columns: Option<usize>) -> String {
     let mut children: HashMap<u64, Vec<&Entry>> = HashMap::new();
     for entry in &view.entries {
         children
@@ -69,7 +80,7 @@ pub fn draw(view: &HistoryView, style: &Style) -> String {
     push_children(&children, 0, "", &mut stack);
     while let Some((entry, first, rest)) = stack.pop() {
         out.push_str(&first);
-        out.push_str(&line(entry, view.head, style));
+        out.push_str(&line(entry, view.head, style, &first, columns));
         out.push('\n');
         push_children(&children, entry.id, &rest, &mut stack);
     }
@@ -138,7 +149,7 @@ mod tests {
             ],
             damaged: None,
         };
-        let drawn = draw(&view, &Style::new(false));
+        let drawn = draw(&view, &Style::new(false), None);
         assert_eq!(
             drawn,
             "session s · head #6\n\

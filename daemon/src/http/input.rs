@@ -38,6 +38,16 @@ impl Input {
         }
     }
 
+    /// The body's `prompt`, refused when empty here at the edge, before a streamed answer
+    /// has sent its `200` (the session would refuse it too, but only as an event).
+    pub fn prompt(&self) -> Result<String, ErrorReply> {
+        let prompt = self.string("prompt")?;
+        if prompt.trim().is_empty() {
+            return Err(invalid("the prompt is empty; nothing was sent"));
+        }
+        Ok(prompt)
+    }
+
     /// A string field of the body that may be absent.
     pub fn optional_string(&self, field: &str) -> Result<Option<String>, ErrorReply> {
         match &self.body[field] {

@@ -143,7 +143,7 @@ pub const ROUTES: &[Route] = &[
         build: |i| {
             Ok(Request::Send {
                 session: i.session(),
-                prompt: i.string("prompt")?,
+                prompt: i.prompt()?,
             })
         },
     },

@@ -90,13 +90,24 @@ impl Omni {
     /// Starts `omnictl --socket S ARGS...` at a real pseudo-terminal, with its prompt
     /// history kept in the test's directory (`XDG_STATE_HOME`) and `env` added.
     pub fn ctl_in_terminal(&self, args: &[&str], env: &[(&str, &str)]) -> Terminal {
+        self.ctl_in_terminal_sized(args, env, (100, 40))
+    }
+
+    /// Starts `omnictl ARGS...` at a terminal of `(columns, rows)`, as
+    /// [`Omni::ctl_in_terminal`] does.
+    pub fn ctl_in_terminal_sized(
+        &self,
+        args: &[&str],
+        env: &[(&str, &str)],
+        size: (u16, u16),
+    ) -> Terminal {
         let socket = self.socket.display().to_string();
         let state = self.dir().join("state").display().to_string();
         let mut full = vec!["--socket", socket.as_str()];
         full.extend_from_slice(args);
         let mut all_env = vec![("XDG_STATE_HOME", state.as_str())];
         all_env.extend_from_slice(env);
-        Terminal::spawn(&omnictl_bin(), &full, &all_env)
+        Terminal::spawn_sized(&omnictl_bin(), &full, &all_env, size)
     }
 
     /// Starts `omnictl --json ARGS...` and returns it while it runs.
