@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::forward::Whole;
+use crate::listeners::BodyError;
 use crate::resilience::FailureClass;
 
 /// The error object's JSON text.
@@ -31,6 +32,16 @@ pub fn not_found(path: &str) -> Response {
         "NOT_FOUND",
         &format!("{path} is not a method of the Gemini API that omnid's proxy serves"),
     )
+}
+
+/// A request whose body could not be read: too large (413), too slow (408), or cut off.
+pub fn unread_body(error: &BodyError) -> Response {
+    let code = match error {
+        BodyError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+        BodyError::TooSlow { .. } => StatusCode::REQUEST_TIMEOUT,
+        BodyError::Broken(_) => StatusCode::BAD_REQUEST,
+    };
+    response(code, "INVALID_ARGUMENT", &format!("omnid: {error}"))
 }
 
 /// The answer for a failure that upstream never answered (it could not be reached, or the
