@@ -11,6 +11,7 @@ mod demo;
 mod diag;
 mod exchange;
 mod http;
+mod listeners;
 pub mod model;
 mod notify;
 mod private;

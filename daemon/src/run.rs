@@ -17,6 +17,7 @@ use crate::config::{Args, Config, Env};
 use crate::demo::{self, DemoModel};
 use crate::diag::Diagnostics;
 use crate::http;
+use crate::listeners;
 use crate::notify;
 use crate::provider::Kind;
 use crate::proxy;
@@ -56,6 +57,7 @@ pub async fn run(
     if inherited.control.is_none() {
         listener::reclaim_stale(&config.socket)?;
     }
+    let open_files = listeners::raise_open_files();
     let tracker = TaskTracker::new();
     let demo_url = start_demo(&mut config, &tracker, &shutdown).await?;
     let services = build_services(config, tracker.clone(), shutdown.clone())?;
@@ -90,8 +92,9 @@ pub async fn run(
     );
     tracker.spawn(reloading);
 
-    http::serve(api, daemon.clone(), shutdown.clone());
-    listen_proxy(&daemon).await?;
+    let tcp_cap = tcp_cap(&services, open_files);
+    http::serve(api, daemon.clone(), tcp_cap, shutdown.clone());
+    listen_proxy(&daemon, tcp_cap).await?;
     server::serve(socket, daemon, shutdown, tracker.clone()).await;
     if let Some(path) = api_bound {
         let _ = std::fs::remove_file(path);
@@ -196,8 +199,24 @@ fn listen(
     Ok(socket)
 }
 
+/// Each TCP listener's connection cap: the setting, lowered to fit the open-files limit.
+fn tcp_cap(services: &Services, open_files: u64) -> usize {
+    let config = &services.live.get().config;
+    let cap = listeners::tcp_cap(
+        open_files,
+        config.max_connections,
+        config.tcp_max_connections,
+    );
+    tracing::info!(
+        open_files,
+        tcp_max_connections = cap,
+        "the limit on open files, and the connections each TCP listener serves at once"
+    );
+    cap
+}
+
 /// With `--proxy-listen`, serves the Gemini-compatible proxy on that loopback address.
-async fn listen_proxy(daemon: &Arc<Daemon>) -> anyhow::Result<()> {
+async fn listen_proxy(daemon: &Arc<Daemon>, cap: usize) -> anyhow::Result<()> {
     let Some(addr) = daemon.services.live.get().config.proxy_listen else {
         return Ok(());
     };
@@ -205,7 +224,7 @@ async fn listen_proxy(daemon: &Arc<Daemon>) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {addr} (--proxy-listen)"))?;
     tracing::info!(address = %listener.local_addr()?, "the Gemini-compatible proxy listens");
-    proxy::serve(listener, proxy::Proxy::new(daemon.clone())?);
+    proxy::serve(listener, proxy::Proxy::new(daemon.clone())?, cap);
     Ok(())
 }
 

@@ -62,6 +62,8 @@ pub struct Config {
     pub demo: bool,
     /// Connection cap.
     pub max_connections: usize,
+    /// Each TCP listener's connection cap, before it is fitted to the open-files limit.
+    pub tcp_max_connections: usize,
     /// How sends retry.
     pub retry: RetryPolicy,
     /// Failed attempts in a row that open the circuit breaker.
@@ -248,6 +250,7 @@ impl Config {
             provider_entries: file.providers().clone(),
             demo,
             max_connections: at_least_one("max-connections", s.max_connections)?,
+            tcp_max_connections: at_least_one("tcp-max-connections", s.tcp_max_connections)?,
             retry: RetryPolicy {
                 max_attempts: at_least_one("retry-max-attempts", s.retry_max_attempts)?,
                 initial_delay: Duration::from_millis(s.retry_initial_delay_ms),

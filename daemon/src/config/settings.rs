@@ -233,8 +233,20 @@ settings! {
         reloads: false,
         secret: false,
     }
+    /// Connections each TCP listener (`--http-listen`, `--proxy-listen`) serves at once;
+    /// past that a connection is answered 503 and closed. Lowered at start to fit the
+    /// limit on open files, less a reserve that keeps the sockets served.
+    tcp_max_connections: usize {
+        key: "tcp_max_connections",
+        flag: value("tcp-max-connections", "N"),
+        env: none,
+        default: fixed(512),
+        reloads: false,
+        secret: false,
+    }
     /// Longest a client may take, in seconds, to say Hello or to finish sending a request
-    /// it has started.
+    /// it has started (over HTTP: its head, then its body; a keep-alive connection must
+    /// start its next request within it too).
     client_timeout_secs: f64 {
         key: "client_timeout_secs",
         flag: value("client-timeout-secs", "S"),

@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::{Config, ModelList};
+use crate::listeners;
 use crate::model::PartContent;
 use crate::provider::wire::{Candidate, CandidateContent, Chunk, PartOut, UsageMetadata};
 use crate::provider::{Kind, Provider, parts};
@@ -47,14 +48,12 @@ impl DemoModel {
         let app = Router::new()
             .route("/v1beta/models/{call}", post(answer))
             .with_state(Arc::new(tricks::Overloads::default()));
-        tracker.spawn(async move {
-            let served = axum::serve(listener, app)
-                .with_graceful_shutdown(shutdown.cancelled_owned())
-                .await;
-            if let Err(error) = served {
-                tracing::error!(%error, "the demo model stopped");
-            }
-        });
+        let rules = listeners::Rules {
+            name: "the demo model",
+            head_timeout: std::sync::Arc::new(|| std::time::Duration::from_secs(10)),
+            cap: None,
+        };
+        listeners::spawn(listener, app, rules, tracker, shutdown);
         Ok(Self { addr })
     }
 

@@ -4,6 +4,7 @@
 //! token. Routes only translate (`routes.rs`); the request set does the work.
 
 mod auth;
+mod body;
 mod input;
 pub mod openapi;
 mod respond;
@@ -13,14 +14,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::rejection::{BytesRejection, QueryRejection};
-use axum::extract::{DefaultBodyLimit, Query, RawPathParams, State};
+use axum::body::Body;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, RawPathParams, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::Response;
 use axum::routing::{MethodFilter, MethodRouter};
-use omni_proto::{ErrorKind, ErrorReply, MAX_FRAME_LEN};
-use serde_json::Value;
+use omni_proto::{ErrorKind, ErrorReply, json};
 use tokio_util::sync::CancellationToken;
 
 pub use auth::token;
@@ -29,6 +29,7 @@ use respond::{answer, error_response};
 use routes::{ROUTES, Route};
 
 use crate::api::Daemon;
+use crate::listeners::{self, Busy, Rules};
 
 /// Where the API is served.
 pub struct Listeners {
@@ -38,25 +39,44 @@ pub struct Listeners {
     pub tcp: Option<(tokio::net::TcpListener, String)>,
 }
 
-/// Serves the API until `shutdown`; each listener runs in a task on the daemon's tracker.
-pub fn serve(listeners: Listeners, daemon: Arc<Daemon>, shutdown: CancellationToken) {
+/// Serves the API until `shutdown`: `api.sock` without a cap (only its owner can connect),
+/// TCP with the token and at most `tcp_cap` connections.
+pub fn serve(
+    listeners: Listeners,
+    daemon: Arc<Daemon>,
+    tcp_cap: usize,
+    shutdown: CancellationToken,
+) {
     let tracker = daemon.services.tracker.clone();
+    let head_timeout = {
+        let services = daemon.services.clone();
+        Arc::new(move || services.live.get().config.client_timeout)
+    };
     let router = router(daemon);
-    let unix = axum::serve(listeners.unix, router.clone())
-        .with_graceful_shutdown(shutdown.clone().cancelled_owned());
-    tracker.spawn(async move {
-        if let Err(error) = unix.await {
-            tracing::error!(%error, "the HTTP API on its socket stopped");
-        }
-    });
+    let unix = Rules {
+        name: "the HTTP API on its socket",
+        head_timeout: head_timeout.clone(),
+        cap: None,
+    };
+    listeners::spawn(
+        listeners.unix,
+        router.clone(),
+        unix,
+        &tracker,
+        shutdown.clone(),
+    );
     if let Some((tcp, token)) = listeners.tcp {
+        let busy = json::error(&ErrorReply::new(
+            ErrorKind::Busy,
+            format!("omnid serves {tcp_cap} HTTP connections at once; try again shortly"),
+        ));
+        let rules = Rules {
+            name: "the HTTP API on TCP",
+            head_timeout,
+            cap: Some((tcp_cap, Busy::new("application/json", &busy.to_string()))),
+        };
         let guarded = auth::require_token(router, token);
-        let served = axum::serve(tcp, guarded).with_graceful_shutdown(shutdown.cancelled_owned());
-        tracker.spawn(async move {
-            if let Err(error) = served.await {
-                tracing::error!(%error, "the HTTP API on TCP stopped");
-            }
-        });
+        listeners::spawn(tcp, guarded, rules, &tracker, shutdown);
     }
 }
 
@@ -87,7 +107,6 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
         .route(openapi::OPENAPI_PATH, document)
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
-        .layer(DefaultBodyLimit::max(MAX_FRAME_LEN))
         .with_state(daemon)
 }
 
@@ -113,25 +132,6 @@ async fn wrong_method(method: Method, uri: Uri) -> Response {
     response
 }
 
-/// The body as JSON: nothing is `null`; anything else must be a JSON object. A refusal
-/// carries its status (400, or 413 for a body over the limit).
-fn body_json(body: Result<Bytes, BytesRejection>) -> Result<Value, (StatusCode, ErrorReply)> {
-    let bytes = body.map_err(|rejection| {
-        let why =
-            format!("the body could not be read: {rejection} (the limit is {MAX_FRAME_LEN} bytes)");
-        (rejection.status(), invalid(why))
-    })?;
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Value::Null);
-    }
-    let bad = |why: String| (StatusCode::BAD_REQUEST, invalid(why));
-    match serde_json::from_slice::<Value>(&bytes) {
-        Ok(value @ Value::Object(_)) => Ok(value),
-        Ok(_) => Err(bad("the body must be a JSON object".into())),
-        Err(error) => Err(bad(format!("the body is not JSON: {error}"))),
-    }
-}
-
 /// An error answered with a status of its own choosing.
 fn refuse(status: StatusCode, error: &ErrorReply) -> Response {
     let mut response = error_response(error);
@@ -154,13 +154,14 @@ async fn handle(
     params: RawPathParams,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: Body,
 ) -> Response {
     let query = match query {
         Ok(Query(query)) => query,
         Err(rejection) => return error_response(&invalid(format!("bad query: {rejection}"))),
     };
-    let body = match body_json(body) {
+    let within = daemon.services.live.get().config.client_timeout;
+    let body = match body::json(route, body, within).await {
         Ok(body) => body,
         Err((status, error)) => return refuse(status, &error),
     };

@@ -25,6 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::api::Daemon;
 use crate::exchange::{self, Outcome, Setup};
+use crate::listeners::{self, Busy, Rules};
 use crate::provider::Redactor;
 use crate::services::Services;
 use forward::{Forward, Head, Whole};
@@ -38,6 +39,9 @@ pub struct Proxy {
     /// request finds the conversation it continues.
     recording: tokio::sync::Mutex<()>,
 }
+
+/// The largest request body the proxy takes.
+const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 /// API versions whose paths the proxy serves.
 const VERSIONS: [&str; 2] = ["v1beta", "v1"];
@@ -59,8 +63,8 @@ impl Proxy {
     }
 }
 
-/// Serves the proxy on `listener` until shutdown.
-pub fn serve(listener: tokio::net::TcpListener, proxy: Arc<Proxy>) {
+/// Serves the proxy on `listener` until shutdown, at most `cap` connections at once.
+pub fn serve(listener: tokio::net::TcpListener, proxy: Arc<Proxy>, cap: usize) {
     let services = proxy.services.clone();
     if let Ok(address) = listener.local_addr() {
         let _ = services.counters.proxy.address.set(address);
@@ -70,13 +74,27 @@ pub fn serve(listener: tokio::net::TcpListener, proxy: Arc<Proxy>) {
         .route("/{version}/models/{call}", get(model).post(call))
         .fallback(|uri: axum::http::Uri| async move { errors::not_found(uri.path()) })
         .with_state(proxy);
-    let served = axum::serve(listener, router)
-        .with_graceful_shutdown(services.shutdown.clone().cancelled_owned());
-    services.tracker.spawn(async move {
-        if let Err(error) = served.await {
-            tracing::error!(%error, "the Gemini-compatible proxy stopped");
-        }
-    });
+    let head_timeout = {
+        let services = services.clone();
+        Arc::new(move || services.live.get().config.client_timeout)
+    };
+    let busy = errors::body(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "UNAVAILABLE",
+        &format!("omnid's proxy serves {cap} connections at once; try again shortly"),
+    );
+    let rules = Rules {
+        name: "the Gemini-compatible proxy",
+        head_timeout,
+        cap: Some((cap, Busy::new("application/json; charset=UTF-8", &busy))),
+    };
+    listeners::spawn(
+        listener,
+        router,
+        rules,
+        &services.tracker,
+        services.shutdown.clone(),
+    );
 }
 
 /// What a request asks upstream for.
@@ -130,8 +148,13 @@ async fn call(
     Path((version, call)): Path<(String, String)>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Response {
+    let within = proxy.services.live.get().config.client_timeout;
+    let body = match listeners::read_body(body, BODY_LIMIT, within).await {
+        Ok(body) => body,
+        Err(error) => return errors::unread_body(&error),
+    };
     let streaming = call.ends_with(":streamGenerateContent");
     let generates = streaming || call.ends_with(":generateContent");
     let call = Call {

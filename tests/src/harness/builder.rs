@@ -15,6 +15,7 @@ pub struct OmniBuilder {
     config: String,
     socket_activated: bool,
     tmpfs_mb: Option<u32>,
+    open_files: Option<(u64, u64)>,
     discover_config: bool,
     data_from: Option<PathBuf>,
     env: Vec<(String, String)>,
@@ -56,6 +57,13 @@ impl OmniBuilder {
     /// tmpfs lives as long as the daemon process; reach it through [`Omni::data_mount`].
     pub fn data_on_tmpfs(mut self, mib: u32) -> Self {
         self.tmpfs_mb = Some(mib);
+        self
+    }
+
+    /// Starts the daemon with these soft and hard limits on open files (through
+    /// util-linux's `prlimit`), as a service manager or a shell's `ulimit` would.
+    pub fn open_files(mut self, soft: u64, hard: u64) -> Self {
+        self.open_files = Some((soft, hard));
         self
     }
 
@@ -133,6 +141,7 @@ impl OmniBuilder {
             discover_config: self.discover_config,
             socket_activated: self.socket_activated,
             tmpfs_mb: self.tmpfs_mb,
+            open_files: self.open_files,
             socket: dir.path().join("run/omnid.sock"),
             data_dir,
             log_dir: self.log_dir.unwrap_or_else(|| dir.path().join("logs")),

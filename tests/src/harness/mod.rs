@@ -86,6 +86,7 @@ pub struct Omni {
     pub config_path: PathBuf,
     socket_activated: bool,
     tmpfs_mb: Option<u32>,
+    open_files: Option<(u64, u64)>,
     discover_config: bool,
     dir: TempDir,
     fake: FakeGemini,
@@ -161,6 +162,13 @@ impl Omni {
                 .arg(&self.data_dir)
                 .arg(omnid_bin());
             private
+        } else if let Some((soft, hard)) = self.open_files {
+            let mut limited = Command::new("prlimit");
+            limited
+                .arg(format!("--nofile={soft}:{hard}"))
+                .arg("--")
+                .arg(omnid_bin());
+            limited
         } else {
             Command::new(omnid_bin())
         };
