@@ -273,6 +273,54 @@ fn export_never_replaces_a_file_unless_forced_and_the_daemon_writes_nowhere() {
 }
 
 #[test]
+fn export_with_force_never_writes_into_the_daemons_own_directories() {
+    let mut omni = Omni::start();
+    omni.ctl(&["new"]).ok();
+    omni.ctl(&["send", "keep me"]).ok();
+    let db = omni.data_dir.join("db");
+    let link = omni.dir().join("shortcut");
+    std::os::unix::fs::symlink(&omni.data_dir, &link).unwrap();
+    let alias = omni.dir().join("alias.json");
+    std::os::unix::fs::symlink(&db, &alias).unwrap();
+    let log = omni.log_dir.join("api_errors.log");
+    let targets = [
+        db.clone(),
+        omni.data_dir
+            .join("..")
+            .join(omni.data_dir.file_name().unwrap())
+            .join("db"),
+        link.join("db"),
+        alias,
+        omni.data_dir.join("bundle.json"),
+        log.clone(),
+    ];
+    for target in &targets {
+        let path = target.to_str().unwrap();
+        let refused = omni
+            .ctl(&["logs", "export", "-o", path, "--force"])
+            .fails(2, &["inside omnid's", "directory"]);
+        assert!(
+            refused.stderr.contains("Choose a path outside"),
+            "{}",
+            refused.stderr
+        );
+    }
+    assert!(!omni.data_dir.join("bundle.json").exists());
+    assert!(
+        !log.exists()
+            || !std::fs::read_to_string(&log)
+                .unwrap()
+                .contains("transcript")
+    );
+    let head = std::fs::read(&db).unwrap();
+    assert!(!head.starts_with(b"{"), "the store is no bundle");
+    omni.kill9();
+    omni.restart();
+    let history = omni.ctl(&["--json", "history"]).ok().json();
+    assert_eq!(history["entries"].as_array().unwrap().len(), 2, "{history}");
+}
+
+#[test]
 fn replay_sends_the_recorded_request_again_without_touching_the_session() {
     let omni = Omni::start();
     poisoned(&omni, "weather in Paris?");

@@ -75,6 +75,7 @@ pub async fn export(
     };
     if let Some(Target::File(path)) = &target {
         refuse_to_replace(path, force)?;
+        refuse_daemon_files(ctx, path).await?;
     }
     let request = Request::ExportLogs {
         session: session.session.clone().map(SessionRef::Id),
@@ -130,6 +131,51 @@ fn refuse_to_replace(path: &Path, force: bool) -> Result<(), CtlError> {
         )));
     }
     Ok(())
+}
+
+/// Refuses a target inside omnid's data or log directory (the daemon says where they
+/// are), however the path reaches it (`..`, symlinks): `--force` replaces the user's own
+/// files, never the store or the daemon's logs.
+async fn refuse_daemon_files(ctx: &mut Ctx, path: &Path) -> Result<(), CtlError> {
+    let status = match ctx.ask(Request::Status).await? {
+        Reply::Status(status) => status,
+        other => return Err(unexpected(other)),
+    };
+    let owned = [
+        ("data", Path::new(&status.data_dir)),
+        ("log", Path::new(&status.log_dir)),
+    ];
+    for place in landing_places(path) {
+        for (what, dir) in owned {
+            if place.starts_with(resolved(dir)) || place.starts_with(dir) {
+                return Err(CtlError::usage(format!(
+                    "{} is inside omnid's {what} directory ({}); omnictl never writes there. \
+                     Choose a path outside it with -o",
+                    path.display(),
+                    dir.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every place writing to `path` may touch, symlinks resolved: the path as given (made
+/// absolute), the file in its resolved directory (what a rename replaces), and, when it
+/// exists, what it points to.
+fn landing_places(path: &Path) -> Vec<PathBuf> {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut places = vec![resolved(&absolute)];
+    if let (Some(dir), Some(name)) = (absolute.parent(), absolute.file_name()) {
+        places.push(resolved(dir).join(name));
+    }
+    places.push(absolute);
+    places
+}
+
+/// A path with its symlinks and `..` resolved, when it exists; else as it is.
+fn resolved(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Writes the bundle whole: a new file, or (with `force`) a file written aside and renamed
