@@ -20,6 +20,7 @@ mod proxy;
 mod reload;
 mod resilience;
 mod run;
+mod scratch;
 mod server;
 mod services;
 mod session;
@@ -29,5 +30,6 @@ mod text;
 mod time;
 
 pub use config::{Args, Config, Env};
-pub use run::{Startup, run};
+pub use run::{Startup, print_config, run};
+pub use scratch::Scratch;
 pub use signals::install as install_signals;

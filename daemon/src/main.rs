@@ -68,9 +68,13 @@ fn log_filter() -> (EnvFilter, Option<String>) {
 fn start(args: Args, env: Env) -> anyhow::Result<()> {
     let config = Config::load(&args, &env)?;
     if args.print_config {
-        print!("{}", config.print()?);
+        print!("{}", omnid::print_config(config)?);
         return Ok(());
     }
+    let scratch = match &args.demo_scratch_dir {
+        Some(dir) => Some(omnid::Scratch::claim(dir, &config)?),
+        None => None,
+    };
     let shutdown = CancellationToken::new();
     let (reload, reloads) = mpsc::unbounded_channel();
     omnid::install_signals(shutdown.clone(), reload)?;
@@ -78,9 +82,15 @@ fn start(args: Args, env: Env) -> anyhow::Result<()> {
         .enable_all()
         .thread_name("omnid")
         .build()?;
-    runtime.block_on(omnid::run(
+    let ran = runtime.block_on(omnid::run(
         omnid::Startup { config, args, env },
         shutdown,
         reloads,
-    ))
+    ));
+    // Everything in the scratch directory is closed once the runtime is gone.
+    drop(runtime);
+    if let Some(scratch) = scratch {
+        scratch.remove();
+    }
+    ran
 }

@@ -113,6 +113,15 @@ fn check_in_background(tracker: &TaskTracker, daemon: &Arc<Daemon>) {
     });
 }
 
+/// What `omnid --print-config` prints: the configuration `config` would run with (with
+/// `--demo`, the demo model's).
+pub fn print_config(mut config: Config) -> anyhow::Result<String> {
+    if config.demo {
+        demo::describe(&mut config);
+    }
+    config.print()
+}
+
 /// With `--demo`, starts the demo model and points the configuration at it.
 async fn start_demo(
     config: &mut Config,

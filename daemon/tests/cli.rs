@@ -378,3 +378,36 @@ fn a_socket_directory_that_another_user_owns_is_refused() {
     );
     assert!(!std::path::Path::new("/omni-never-bound.sock").exists());
 }
+
+/// `--demo --print-config` shows what a demo daemon runs with: the demo model and its
+/// fallback, whatever the file names.
+#[test]
+fn demo_print_config_shows_the_demo_model_and_its_fallback() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config.toml");
+    std::fs::write(&file, "model = \"gemini-2.5-pro\"\n").unwrap();
+    let file = file.to_str().unwrap();
+    let out = omnid(
+        &[
+            "--config",
+            file,
+            "--demo",
+            "--print-config",
+            "--socket",
+            "/tmp/x.sock",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("model = \"omni-demo\""), "{printed}");
+    assert!(
+        printed.contains("fallback = [\"omni-demo-lite\"]"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("the bundled demo model answers"),
+        "{printed}"
+    );
+    assert!(!printed.contains("gemini-2.5"), "{printed}");
+}

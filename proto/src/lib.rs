@@ -11,6 +11,7 @@
 //! [`PROTOCOL_VERSION`] when they have to change.
 
 mod client;
+mod demo;
 mod error;
 pub mod frame;
 pub mod json;
@@ -23,6 +24,7 @@ mod status;
 mod view;
 
 pub use client::{Client, ClientError};
+pub use demo::{DEMO_TAGS, DemoTag};
 pub use error::{ErrorKind, ErrorReply, FrameError};
 pub use limits::{MAX_FRAME_LEN, PROTOCOL_VERSION};
 pub use message::{

@@ -9,6 +9,8 @@
 //! - [`local`]: a daemon with a fake OpenAI-compatible server as the provider `local`.
 //! - [`http`]: a real HTTP client for the daemon's HTTP API (JSON and server-sent events).
 //! - [`raw`]: frames written and read by hand, for the protocol's edges.
+//! - [`python`]: the Python interpreter the tests run (`OMNI_TEST_PYTHON`, else the
+//!   virtual environment `scripts/test` makes).
 
 mod background;
 pub mod fake_gemini;
@@ -17,6 +19,7 @@ pub mod harness;
 pub mod http;
 pub mod local;
 pub mod proxy;
+pub mod python;
 pub mod raw;
 pub mod scenario;
 pub mod terminal;

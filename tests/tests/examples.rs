@@ -1,6 +1,7 @@
 //! The API examples in `examples/` run against a real daemon: each creates a session,
 //! streams a send, undoes, shows the history and cancels a slow answer, checking every
-//! step itself. Python 3 and Node must be installed (CI installs them).
+//! step itself. Python 3 and Node must be installed (`scripts/test` installs them; the
+//! Python is `omni_tests::python`'s).
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
 use std::process::Command;
@@ -9,7 +10,7 @@ use omni_tests::fake_gemini::{Answer, Reply};
 use omni_tests::harness::Omni;
 use omni_tests::scenario::held_answer;
 
-fn run_example(program: &str, file: &str) {
+fn run_example(program: &std::path::Path, file: &str) {
     let omni = Omni::start();
     omni.fake().push([Reply::Answer(Answer::text([
         "Hello ",
@@ -22,7 +23,12 @@ fn run_example(program: &str, file: &str) {
         .arg(&script)
         .arg(omni.socket.with_file_name("api.sock"))
         .output()
-        .unwrap_or_else(|e| panic!("cannot run {program} (install it; CI does): {e}"));
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run {} (install it; `scripts/test` does): {e}",
+                program.display()
+            )
+        });
     gate.open();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -50,10 +56,10 @@ fn run_example(program: &str, file: &str) {
 
 #[test]
 fn the_python_example_runs_against_a_real_daemon() {
-    run_example("python3", "python/omni_client.py");
+    run_example(&omni_tests::python::python(), "python/omni_client.py");
 }
 
 #[test]
 fn the_node_example_runs_against_a_real_daemon() {
-    run_example("node", "node/omni_client.mjs");
+    run_example(std::path::Path::new("node"), "node/omni_client.mjs");
 }

@@ -275,7 +275,8 @@ fn a_client_that_goes_away_cancels_the_upstream_request() {
     gate.open();
 }
 
-/// The official Python SDK (`google-genai`, installed by CI) pointed at the proxy with
+/// The official Python SDK (`google-genai`, which `scripts/test` installs in the tests'
+/// virtual environment) pointed at the proxy with
 /// nothing but its base URL: a 503 before each answer is healed where the SDK would
 /// have failed.
 #[test]
@@ -287,19 +288,19 @@ fn the_official_python_sdk_works_through_the_proxy_unchanged() {
         env!("CARGO_MANIFEST_DIR"),
         "/../examples/python/gemini_sdk.py"
     );
-    let output = std::process::Command::new("python3")
-        .arg(script)
+    let output = omni_tests::python::command(script)
         .arg(format!("http://{address}"))
         .arg("fake-model")
         .env("GEMINI_API_KEY", TEST_API_KEY)
         .env_remove("GOOGLE_API_KEY")
         .output()
-        .expect("python3 runs");
+        .unwrap_or_else(|e| panic!("{e}: {}", omni_tests::python::hint()));
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
-        "the SDK failed (is google-genai installed? `pip install google-genai`):\n{stdout}\n{stderr}"
+        "the SDK failed ({}):\n{stdout}\n{stderr}",
+        omni_tests::python::hint()
     );
     assert!(
         stdout.contains("whole: You said: \"hello from the SDK\""),

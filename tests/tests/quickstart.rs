@@ -54,3 +54,40 @@ fn the_demo_model_shows_healing_recovery_and_markdown_in_a_chat() {
     );
     assert!(!out.stdout.contains("break it"), "{}", out.stdout);
 }
+
+/// `omnictl demo --keep` leaves the daemon running; stopped with `kill`, it removes the
+/// temporary directory that held its socket, store and logs.
+#[test]
+fn a_kept_demo_daemon_removes_its_directory_when_it_is_stopped() {
+    let output = Command::new(omnictl_bin())
+        .args(["demo", "--keep"])
+        .env_remove("GEMINI_API_KEY")
+        .env_remove("OMNI_SOCKET")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    let after = |marker: &str| {
+        let start = stdout.find(marker).unwrap() + marker.len();
+        stdout[start..]
+            .split(|c: char| c == ')' || c.is_whitespace())
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let pid: i32 = after("(pid ").parse().unwrap();
+    let dir = std::path::PathBuf::from(after("its files are in "));
+    assert!(dir.join("omnid.sock").exists(), "{stdout}");
+    let pid = rustix::process::Pid::from_raw(pid).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while dir.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} is still there after the daemon was stopped",
+            dir.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -196,6 +196,10 @@ pub fn help() -> String {
         "  a line that does not start with / is a prompt; \"\"\" opens and closes a \
          multi-line one\n",
     );
+    text.push_str("with `omnid --demo` (or `omnictl demo --keep`), a tag in a prompt asks the demo model for:\n");
+    for demo in omni_proto::DEMO_TAGS {
+        text.push_str(&format!("  {:<34} {}\n", demo.tag, demo.shows));
+    }
     text
 }
 

@@ -2,7 +2,8 @@
 //!
 //! It starts `omnid --demo` (found next to this omnictl, else on PATH) on a temporary socket
 //! and data directory, then runs a short script of real `omnictl` commands against it,
-//! printing each command before its output. The daemon answers from its bundled demo
+//! printing each command before its output. The daemon removes that directory when it
+//! exits (`--demo-scratch-dir`), so `--keep` leaves nothing behind once it is stopped. The daemon answers from its bundled demo
 //! model over HTTP on 127.0.0.1, so no API key and no network are needed.
 
 use std::path::{Path, PathBuf};
@@ -92,6 +93,9 @@ fn start(omnid: &Path, dir: &Path) -> Result<DemoDaemon, CtlError> {
         .arg(dir.join("data"))
         .arg("--log-dir")
         .arg(dir.join("logs"))
+        // omnid removes the directory when it exits, also after `--keep`.
+        .arg("--demo-scratch-dir")
+        .arg(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log_file)
@@ -152,7 +156,7 @@ pub async fn run(keep: bool, json: bool) -> Result<(), CtlError> {
         let pid = daemon.child.id();
         println!(
             "\nThe demo daemon keeps running (pid {pid}). Try it:\n  export OMNI_SOCKET={}\n  \
-             omnictl send \"your own prompt\"\nStop it with `kill {pid}`; its files are in {}.",
+             omnictl send \"your own prompt\"\nStop it with `kill {pid}`; its files are in {} (removed when it exits).",
             daemon.socket.display(),
             kept.display()
         );

@@ -28,6 +28,11 @@ pub struct Args {
     #[arg(long)]
     pub demo: bool,
 
+    /// With --demo: a private directory holding the socket, data and log directories,
+    /// removed when omnid exits (as `omnictl demo` starts it)
+    #[arg(long, value_name = "DIR", requires = "demo")]
+    pub demo_scratch_dir: Option<PathBuf>,
+
     /// The settings' flags.
     #[command(flatten)]
     pub settings: SettingFlags,

@@ -83,7 +83,9 @@ pub fn help(doc: &[&str], default: Option<&str>) -> String {
 ///         | text(CONST)                        // a `&str` constant, shown as its value
 ///         | from(f, "shown")                   // f(&DefaultInputs) -> Result<Type>
 ///         | maybe(f, "shown")                  // -> Result<Option<Type>>: may stay unset
-///         | none,                              // unset unless given
+///         | none                               // unset unless given
+///         | derived("shown"),                  // unset unless given; then made from other
+///                                              // settings where it is used, as shown
 ///     reloads: bool,                           // a SIGHUP applies it
 ///     secret: bool,                            // it names where a secret is, never holds it
 /// }
@@ -255,11 +257,13 @@ macro_rules! settings {
     (@shown from ($f:expr, $shown:literal)) => { $shown };
     (@shown maybe ($f:expr, $shown:literal)) => { $shown };
     (@shown none) => { "unset" };
+    (@shown derived ($shown:literal)) => { $shown };
     (@type fixed $ty:ty) => { $ty };
     (@type text $ty:ty) => { $ty };
     (@type from $ty:ty) => { $ty };
     (@type maybe $ty:ty) => { Option<$ty> };
     (@type none $ty:ty) => { Option<$ty> };
+    (@type derived $ty:ty) => { Option<$ty> };
     (@default fixed ($value:expr) $given:ident, $inputs:ident) => { $given.unwrap_or($value) };
     (@default text ($value:expr) $given:ident, $inputs:ident) => {
         $given.unwrap_or_else(|| $value.into())
@@ -271,11 +275,13 @@ macro_rules! settings {
         match $given { Some(value) => Some(value), None => ($f)($inputs)? }
     };
     (@default none $given:ident, $inputs:ident) => { $given };
+    (@default derived ($shown:literal) $given:ident, $inputs:ident) => { $given };
     (@optional fixed $value:expr) => { Some($value) };
     (@optional text $value:expr) => { Some($value) };
     (@optional from $value:expr) => { Some($value) };
     (@optional maybe $value:expr) => { ($value).as_ref() };
     (@optional none $value:expr) => { ($value).as_ref() };
+    (@optional derived $value:expr) => { ($value).as_ref() };
 }
 
 pub(crate) use settings;

@@ -308,9 +308,14 @@ impl Config {
                     .context("cannot print the providers")?,
             );
         }
+        let demo = if self.demo {
+            "# --demo: the bundled demo model answers, on 127.0.0.1 at a port chosen at start\n"
+        } else {
+            ""
+        };
         Ok(format!(
             "# omnid configuration in effect (flags > environment > file > defaults)\n\
-             # configuration file: {source}\n\
+             # configuration file: {source}\n{demo}\
              # API key: {} (the value is never printed)\n{}",
             self.key_source(),
             toml::to_string(&table).context("cannot print the configuration")?

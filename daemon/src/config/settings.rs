@@ -35,12 +35,12 @@ settings! {
         secret: false,
     }
     /// The HTTP API's bearer token: a file readable by its owner only, created at start
-    /// when missing (default: `api.token` beside the control socket).
+    /// when missing.
     http_token_file: PathBuf {
         key: "http.token_file",
         flag: value("http-token-file", "FILE"),
         env: none,
-        default: none,
+        default: derived("`api.token` beside the control socket"),
         reloads: false,
         secret: true,
     }

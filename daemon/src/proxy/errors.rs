@@ -40,4 +40,3 @@ pub fn unread_body(error: &BodyError) -> Response {
     };
     response(code, "INVALID_ARGUMENT", &format!("omnid: {error}"))
 }
-
