@@ -81,8 +81,14 @@ pub async fn many_sessions(rounds: usize) {
         show(small.p50),
         show(large.p50)
     );
-    figure("first_answer_ms_100k_sessions", large.p50.as_secs_f64() * 1000.0);
-    figure("first_answer_ratio_100k_sessions", crate::common::ratio(&large, &small));
+    figure(
+        "first_answer_ms_100k_sessions",
+        large.p50.as_secs_f64() * 1000.0,
+    );
+    figure(
+        "first_answer_ratio_100k_sessions",
+        crate::common::ratio(&large, &small),
+    );
 }
 
 /// Of that, opening the store alone (sled reads its page table), in this process.
