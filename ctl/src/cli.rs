@@ -76,6 +76,10 @@ pub enum Command {
         /// The prompt (several words are joined with spaces), or "-" for stdin
         #[arg(required = true, value_name = "TEXT")]
         text: Vec<String>,
+        /// Send it in place of a prompt a failed or cancelled send left pending (that one
+        /// stays in the tree, off the path); without it, both are sent
+        #[arg(long)]
+        replace: bool,
     },
     /// Answer the prompt a failed send left pending again, as it is (nothing new is stored)
     Retry {

@@ -182,6 +182,7 @@ async fn commits(rounds: usize) {
         let request = Request::Send {
             session: SessionRef::Current,
             prompt: "hello".into(),
+            replace: false,
         };
         client.call(request, |_| {}).await.unwrap();
     };

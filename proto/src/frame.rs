@@ -139,9 +139,10 @@ mod tests {
             request: Request::Send {
                 session: SessionRef::Id("ab".into()),
                 prompt: "hi".into(),
+                replace: false,
             },
         };
-        assert_eq!(hex(&encode(&send).unwrap()), "070201026162026869");
+        assert_eq!(hex(&encode(&send).unwrap()), "07020102616202686900");
         let undo = RequestFrame {
             id: 300,
             request: Request::Move {

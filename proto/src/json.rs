@@ -16,6 +16,7 @@ use crate::view::PartContent;
 pub fn event_name(event: &Event) -> &'static str {
     match event {
         Event::PromptStored { .. } => "prompt_stored",
+        Event::PromptsMerged { .. } => "prompts_merged",
         Event::Text(_) => "text",
         Event::Thought(_) => "thought",
         Event::FunctionCall(_) => "function_call",
@@ -50,6 +51,9 @@ fn parsed(text: &str) -> Value {
 pub fn event(event: &Event) -> Value {
     let mut body = match event {
         Event::PromptStored { session, node } => object(&json!({"session": session, "node": node})),
+        Event::PromptsMerged { session, prompts } => {
+            object(&json!({"session": session, "prompts": prompts}))
+        }
         Event::Text(text) | Event::Thought(text) => object(&json!({"text": text})),
         Event::FunctionCall(part) => match &part.content {
             PartContent::FunctionCall {

@@ -84,6 +84,13 @@ pub enum Request {
         session: SessionRef,
         /// The user's prompt.
         prompt: String,
+        /// What to do with a prompt a failed or cancelled send left pending at the head:
+        /// `false` (the default) keeps it, and both are sent (the reply and the
+        /// [`Event::PromptsMerged`] event name them); `true` sends the new prompt in its
+        /// place (the old one stays in the tree, off the path). Replacing is also a way
+        /// out of *needs recovery* when what failed is that prompt.
+        #[serde(default)]
+        replace: bool,
     },
     /// The session's transcript.
     History {
@@ -256,6 +263,14 @@ pub enum Event {
     Missed {
         /// How many events were skipped.
         events: u64,
+    },
+    /// More than one prompt goes out in this turn (a pending prompt was kept and is sent
+    /// with the new one): these, oldest first.
+    PromptsMerged {
+        /// The session's full id.
+        session: String,
+        /// The prompts' nodes, oldest first.
+        prompts: Vec<u64>,
     },
 }
 

@@ -193,6 +193,9 @@ pub struct Answer {
     pub session: String,
     /// The prompt's node.
     pub prompt_node: u64,
+    /// Every prompt this answer replies to, oldest first: more than one when a pending
+    /// prompt was kept and sent with the new one; none when it answers function results.
+    pub prompts: Vec<u64>,
     /// The answer's node (the new head).
     pub node: u64,
     /// The answer's visible text.

@@ -226,10 +226,10 @@ fn after_a_failure_a_new_prompt_asks_to_keep_or_replace_the_pending_one() {
     chat.send("k\r");
     chat.expect("#2 stays pending");
     chat.send("third try\r");
-    chat.expect("#2 is still pending");
+    chat.expect("#1, #2 are still pending (unanswered): second try");
     chat.send("r\r");
-    chat.expect("#2 stays in the tree, off the path");
-    chat.expect("You said: \"first try / third try\".");
+    chat.expect("sent in place of #1, #2, which stay in the tree, off the path");
+    chat.expect("You said: \"third try\".");
     chat.send("/quit\r");
     assert_eq!(chat.wait(), 0);
     let view = omni
@@ -242,7 +242,58 @@ fn after_a_failure_a_new_prompt_asks_to_keep_or_replace_the_pending_one() {
         .iter()
         .map(|e| e["text"].as_str().unwrap())
         .collect();
-    assert_eq!(texts[..2], ["first try", "third try"], "{texts:?}");
+    assert_eq!(texts[..1], ["third try"], "{texts:?}");
+}
+
+/// A prompt typed after leaving the recovery menu is stored in place of the rejected one
+/// and answered; the menu never offers to take out the healthy turns before it.
+#[test]
+fn a_prompt_typed_after_leaving_the_recovery_menu_replaces_the_rejected_one() {
+    let omni = Omni::start();
+    let id = omni.new_session();
+    let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], NO_COLOR);
+    chat.expect("Ctrl-D leaves");
+    chat.send("healthy\r");
+    chat.expect("You said: \"healthy\".");
+    chat.expect("› ");
+    omni.fake().push([Reply::error(
+        400,
+        "INVALID_ARGUMENT",
+        "Request contains an invalid argument.",
+    )]);
+    chat.send("x\r");
+    chat.expect("(takes #3 out of the context)");
+    chat.expect("Esc leave");
+    chat.send("\x1b");
+    chat.expect("left as it is");
+    chat.send("hello again\r");
+    chat.expect("#3 failed and needs recovery: x");
+    chat.send("r\r");
+    chat.expect("sent in place of #3");
+    chat.expect("You said: \"hello again\".");
+    chat.expect("› ");
+    chat.send("/quit\r");
+    assert_eq!(chat.wait(), 0);
+    let view = omni.history_of(&id);
+    let texts: Vec<(&str, bool)> = view["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["text"].as_str().unwrap(), e["reverted"] == true))
+        .collect();
+    assert_eq!(texts[0], ("healthy", false), "{texts:?}");
+    assert_eq!(
+        texts[2],
+        ("x", true),
+        "the rejected prompt, off the path: {texts:?}"
+    );
+    assert_eq!(texts[3], ("hello again", false), "{texts:?}");
+    assert_eq!(view["head"], 5);
+    let summary = omni.ctl(&["--json", "sessions"]).ok().json();
+    assert!(
+        summary["sessions"][0]["needs_recovery"].is_null(),
+        "{summary}"
+    );
 }
 
 #[test]

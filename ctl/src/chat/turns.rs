@@ -22,6 +22,17 @@ enum Pending {
     Cancel,
 }
 
+/// "#1, #2": the entries' node numbers.
+fn node_list(entries: &[Entry]) -> String {
+    let ids: Vec<String> = entries.iter().map(|e| format!("#{}", e.id)).collect();
+    ids.join(", ")
+}
+
+/// `one` for a single entry, `many` for several.
+fn verb<'a>(entries: &[Entry], one: &'a str, many: &'a str) -> &'a str {
+    if entries.len() == 1 { one } else { many }
+}
+
 impl Chat<'_> {
     /// A line of text: a prompt, or the result a function call waits for.
     pub(super) async fn text(&mut self, text: String, input: &mut Input) -> Result<Flow, CtlError> {
@@ -34,61 +45,104 @@ impl Chat<'_> {
             };
             return self.answer(request, false).await;
         }
+        let mut replace = false;
         if let Some(node) = self.fork_before.take() {
             let moved = moves::request(self.ctx, self.id(), MoveOp::Checkout { node }).await?;
             self.note(&format!("forking from #{node}: {}", moved.head_summary));
         } else if self.person
-            && let Some(pending) = self.pending_prompt().await?
+            && let pending = self.pending_prompts().await?
+            && !pending.is_empty()
         {
-            match self.keep_or_replace(input, &pending).await {
+            let failed = summary(self.ctx, self.id()).await?.needs_recovery.is_some();
+            match self.keep_or_replace(input, &pending, failed).await {
                 Pending::Keep => {}
                 Pending::Replace => {
-                    let moved = moves::request(self.ctx, self.id(), MoveOp::Back).await?;
+                    replace = true;
+                    let (ids, stay) = (node_list(&pending), verb(&pending, "stays", "stay"));
                     self.note(&format!(
-                        "#{} stays in the tree, off the path; head: {}",
-                        pending.id, moved.head_summary
+                        "sent in place of {ids}, which {stay} in the tree, off the path"
                     ));
                 }
                 Pending::Cancel => return Ok(Flow::Go),
             }
         }
+        // The daemon stores the prompt (in place of the pending one, if asked) before
+        // anything else happens to the session: one request, one commit.
         let request = Request::Send {
             session: self.id(),
             prompt: text,
+            replace,
         };
         self.answer(request, false).await
     }
 
     /// The user prompt at the head, if it waits for an answer (a failed or cancelled send).
     pub(super) async fn pending_prompt(&mut self) -> Result<Option<Entry>, CtlError> {
+        Ok(self.pending_prompts().await?.pop())
+    }
+
+    /// The prompts at the head that wait for an answer, oldest first: a failed or
+    /// cancelled send's, and any kept with it since.
+    async fn pending_prompts(&mut self) -> Result<Vec<Entry>, CtlError> {
         let request = Request::History {
             session: self.id(),
             active_only: true,
         };
         match self.ctx.ask(request).await? {
-            Reply::History(view) => Ok(view
-                .entries
-                .into_iter()
-                .last()
-                .filter(|e| e.role == Role::User)),
+            Reply::History(view) => {
+                let mut pending: Vec<Entry> = view
+                    .entries
+                    .into_iter()
+                    .rev()
+                    .take_while(|e| e.role == Role::User)
+                    .collect();
+                pending.reverse();
+                Ok(pending)
+            }
             other => Err(unexpected(other)),
         }
     }
 
-    async fn keep_or_replace(&mut self, input: &mut Input, pending: &Entry) -> Pending {
-        let first = pending.text.lines().next().unwrap_or_default();
-        self.note(&format!(
-            "#{} is still pending (unanswered): {first}",
-            pending.id
-        ));
-        let question = "keep it and send both, merged (k), replace it (r), or cancel (c)? [k] ";
+    /// Asks what becomes of the pending prompt. When the session needs recovery because
+    /// of it (`failed`), keeping it cannot help: the choice is to replace it or not send.
+    async fn keep_or_replace(
+        &mut self,
+        input: &mut Input,
+        pending: &[Entry],
+        failed: bool,
+    ) -> Pending {
+        let last = pending.last().map(|e| e.text.as_str()).unwrap_or_default();
+        let first = last.lines().next().unwrap_or_default();
+        let (state, question, default) = if failed {
+            (
+                verb(
+                    pending,
+                    "failed and needs recovery",
+                    "failed and need recovery",
+                ),
+                "send this prompt in its place (r), or cancel (c)? [r] ",
+                Pending::Replace,
+            )
+        } else {
+            (
+                verb(
+                    pending,
+                    "is still pending (unanswered)",
+                    "are still pending (unanswered)",
+                ),
+                "keep it and send both, merged (k), replace it (r), or cancel (c)? [k] ",
+                Pending::Keep,
+            )
+        };
+        self.note(&format!("{} {state}: {first}", node_list(pending)));
         loop {
             match input.next(question, "").await {
-                Line::Empty => return Pending::Keep,
+                Line::Empty => return default,
                 Line::Text(answer) => match answer.trim().to_lowercase().as_str() {
-                    "k" | "keep" => return Pending::Keep,
+                    "k" | "keep" if !failed => return Pending::Keep,
                     "r" | "replace" => return Pending::Replace,
                     "c" | "cancel" => return Pending::Cancel,
+                    _ if failed => self.note("answer r or c"),
                     _ => self.note("answer k, r or c"),
                 },
                 _ => return Pending::Cancel,

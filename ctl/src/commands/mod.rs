@@ -61,7 +61,11 @@ async fn dispatch(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
             new::run(ctx, asked).await
         }
         Command::Model { session, model } => model::run(ctx, &session, model).await,
-        Command::Send { session, text } => send::run(ctx, &session, &text).await,
+        Command::Send {
+            session,
+            text,
+            replace,
+        } => send::run(ctx, &session, &text, replace).await,
         Command::Retry { session } => send::retry(ctx, &session).await,
         Command::ToolResult {
             session,

@@ -24,12 +24,18 @@ fn read_prompt(text: &[String]) -> Result<String, CtlError> {
     Ok(text.join(" "))
 }
 
-pub async fn run(ctx: &mut Ctx, session: &SessionArg, text: &[String]) -> Result<(), CtlError> {
+/// `omnictl send [--replace] TEXT | -`.
+pub async fn run(
+    ctx: &mut Ctx,
+    session: &SessionArg,
+    text: &[String],
+    replace: bool,
+) -> Result<(), CtlError> {
     let prompt = read_prompt(text)?;
     if prompt.trim().is_empty() {
         return Err(CtlError::usage("the prompt is empty; nothing was sent"));
     }
-    match send(ctx, session.to_ref(), prompt.clone()).await {
+    match send(ctx, session.to_ref(), prompt.clone(), replace).await {
         Err(error) if error.kind == Some(ErrorKind::NotFound) && interactive(ctx) => {
             if !ask_for_new_session(&error.message) {
                 return Err(error);
@@ -39,7 +45,7 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg, text: &[String]) -> Result
                 other => return Err(unexpected(other)),
             };
             eprintln!("omnictl: created session {session}");
-            send(ctx, SessionRef::Id(session), prompt).await
+            send(ctx, SessionRef::Id(session), prompt, replace).await
         }
         other => other,
     }
@@ -71,8 +77,18 @@ pub async fn retry(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> 
     .await
 }
 
-async fn send(ctx: &mut Ctx, session: SessionRef, prompt: String) -> Result<(), CtlError> {
-    answer(ctx, Request::Send { session, prompt }).await
+async fn send(
+    ctx: &mut Ctx,
+    session: SessionRef,
+    prompt: String,
+    replace: bool,
+) -> Result<(), CtlError> {
+    let request = Request::Send {
+        session,
+        prompt,
+        replace,
+    };
+    answer(ctx, request).await
 }
 
 /// Streams the answer to a send or a retry and finishes it.

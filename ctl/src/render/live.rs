@@ -39,6 +39,15 @@ fn retry_line(notice: &RetryNotice) -> String {
     line
 }
 
+/// Which prompts go out together when a pending one was kept.
+pub fn merged_line(prompts: &[u64]) -> String {
+    let nodes: Vec<String> = prompts.iter().map(|n| format!("#{n}")).collect();
+    format!(
+        "sending {} together: a pending prompt was kept (`send --replace` sends only the new one)",
+        nodes.join(", ")
+    )
+}
+
 /// What an event says about the session as a whole, for a follower (`attach`).
 fn change_line(event: &Event) -> Option<String> {
     Some(match event {
@@ -141,6 +150,10 @@ impl Live {
             }
             Event::PromptStored { .. } => {
                 self.stored_at = Instant::now();
+                self.spinner = Spinner::waiting(self.stored_at);
+            }
+            Event::PromptsMerged { prompts, .. } => {
+                eprintln!("omnictl: {}", self.err_style.dim(&merged_line(&prompts)));
                 self.spinner = Spinner::waiting(self.stored_at);
             }
             _ => {}

@@ -31,6 +31,7 @@ pub async fn idle_sessions(count: usize) {
                     let request = Request::Send {
                         session: SessionRef::Id(session),
                         prompt: "hello".into(),
+                        replace: false,
                     };
                     client.call(request, |_| {}).await.unwrap();
                 }

@@ -16,6 +16,7 @@ async fn send(client: &mut omni_proto::Client, session: &str) {
     let request = Request::Send {
         session: SessionRef::Id(session.to_string()),
         prompt: "one more line of prompt".into(),
+        replace: false,
     };
     let reply = client.call(request, |_| {}).await.unwrap();
     assert!(matches!(reply, Reply::Answered(_)), "{reply:?}");

@@ -112,6 +112,10 @@ impl From<SessionEvent> for wire::Event {
                 session: session.to_string(),
                 node,
             },
+            SessionEvent::PromptsMerged { session, prompts } => wire::Event::PromptsMerged {
+                session: session.to_string(),
+                prompts,
+            },
             SessionEvent::Text(text) => wire::Event::Text(text),
             SessionEvent::Thought(text) => wire::Event::Thought(text),
             SessionEvent::FunctionCall(part) => wire::Event::FunctionCall(part.into()),
@@ -147,6 +151,7 @@ impl From<Answer> for wire::Answer {
         wire::Answer {
             session: answer.session.to_string(),
             prompt_node: answer.prompt_node,
+            prompts: answer.prompts,
             node: answer.node,
             text: answer.text,
             model: answer.model.into(),
@@ -225,7 +230,10 @@ impl From<Recovered> for wire::Recovered {
 
 /// The ways out of *needs recovery*, as every refusal and the failed send print them.
 fn recovery_options(reason_line: &str) -> String {
-    let mut text = format!("{reason_line}\nChoose one with `omnictl recover`:\n");
+    let mut text = format!(
+        "{reason_line}\nChoose one with `omnictl recover` (or send a new prompt in place of \
+         a failed one with `omnictl send --replace`):\n"
+    );
     for action in wire::RecoveryAction::ALL {
         text.push_str(&format!(
             "  {:<9} {}\n",

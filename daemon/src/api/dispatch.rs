@@ -29,7 +29,15 @@ pub async fn dispatch(
             new_session::handle(daemon, asked).await
         }
         Request::SetModel { session, model } => set_model::handle(daemon, &session, model).await,
-        Request::Send { session, prompt } => {
+        Request::Send {
+            session,
+            prompt,
+            replace,
+        } => {
+            let prompt = send::NewPrompt {
+                text: prompt,
+                replace,
+            };
             send::handle(daemon, &session, Some(prompt), responder).await
         }
         Request::History {

@@ -56,6 +56,15 @@ impl Input {
         }
     }
 
+    /// A true/false field of the body that may be absent.
+    pub fn optional_bool(&self, field: &str) -> Result<Option<bool>, ErrorReply> {
+        match &self.body[field] {
+            Value::Null => Ok(None),
+            Value::Bool(value) => Ok(Some(*value)),
+            _ => Err(invalid(format!("\"{field}\" must be true or false"))),
+        }
+    }
+
     /// `?session=`.
     pub fn query_session(&self) -> Option<SessionRef> {
         self.query.get("session").map(|id| session_ref(id))

@@ -137,13 +137,26 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/sessions/{id}/send",
         summary: "Send a prompt; the answer streams as server-sent events (or, with `Accept: application/json`, arrives whole)",
         query: &[],
-        body: Some(|| object(json!({"prompt": {"type": "string"}}), &["prompt"])),
+        body: Some(|| {
+            object(
+                json!({
+                    "prompt": {"type": "string"},
+                    "replace": {
+                        "type": "boolean",
+                        "default": false,
+                        "description": "What to do with a prompt a failed or cancelled send left pending: false (the default) keeps it and sends both (the reply's `prompts` and a `prompts_merged` event name them); true sends this prompt in its place (the old one stays in the tree, off the path)"
+                    }
+                }),
+                &["prompt"],
+            )
+        }),
         reply: "Answer",
         answer: Answer::Streams,
         build: |i| {
             Ok(Request::Send {
                 session: i.session(),
                 prompt: i.prompt()?,
+                replace: i.optional_bool("replace")?.unwrap_or(false),
             })
         },
     },

@@ -18,6 +18,14 @@ pub enum SessionEvent {
         /// The turn's node.
         node: NodeId,
     },
+    /// More than one prompt goes out in this turn (a pending prompt was kept): these,
+    /// oldest first.
+    PromptsMerged {
+        /// The session.
+        session: Uuid,
+        /// The prompts' nodes, oldest first.
+        prompts: Vec<NodeId>,
+    },
     /// A piece of the answer's visible text.
     Text(String),
     /// A piece of the model's thought summary.
@@ -74,6 +82,9 @@ pub struct Answer {
     pub session: Uuid,
     /// The turn it answers.
     pub prompt_node: NodeId,
+    /// Every prompt it replies to, oldest first (more than one when a pending prompt was
+    /// kept; none for function results).
+    pub prompts: Vec<NodeId>,
     /// The answer's node (the new head).
     pub node: NodeId,
     /// Its visible text.

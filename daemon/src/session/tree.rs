@@ -187,6 +187,19 @@ impl Tree {
         None
     }
 
+    /// The run of user prompts on the path that ends at `turn`, oldest first: what goes
+    /// out together when a pending prompt was kept (empty when `turn` is not a prompt).
+    pub fn prompts_ending_at(&self, turn: NodeId) -> Vec<NodeId> {
+        let mut prompts = Vec::new();
+        let mut at = turn;
+        while at != ROOT && self.link(at).role == Role::User {
+            prompts.push(at);
+            at = self.link(at).parent;
+        }
+        prompts.reverse();
+        prompts
+    }
+
     /// Where `undo` moves the head: to the latest prompt, dropping its answer and any tool
     /// chain after it, keeping the prompt itself.
     pub fn undo_target(&self) -> Result<NodeId, TreeError> {

@@ -9,18 +9,29 @@ use crate::api::convert::session_ref;
 use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 
+/// A prompt to send, and whether it replaces a pending one.
+pub struct NewPrompt {
+    /// The prompt.
+    pub text: String,
+    /// Send it in place of a pending prompt rather than with it.
+    pub replace: bool,
+}
+
 /// `prompt` is `None` for a retry of the pending one.
 pub async fn handle(
     daemon: &Daemon,
     session: &SessionRef,
-    prompt: Option<String>,
+    prompt: Option<NewPrompt>,
     responder: &mut Responder<'_>,
 ) -> Result<Reply, ErrorReply> {
     let id = daemon.sessions.resolve(session_ref(session))?;
     let actor = daemon.sessions.actor(id)?;
     let (events, incoming) = mpsc::unbounded_channel();
     let answer = match prompt {
-        Some(prompt) => with_events(responder, incoming, actor.send(prompt, events)).await?,
+        Some(prompt) => {
+            let sent = actor.send(prompt.text, prompt.replace, events);
+            with_events(responder, incoming, sent).await?
+        }
         None => with_events(responder, incoming, actor.retry(events)).await?,
     };
     Ok(Reply::Answered(answer.into()))

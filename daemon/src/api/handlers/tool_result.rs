@@ -26,6 +26,6 @@ pub async fn handle(
             session: id.to_string(),
             calls: calls.into_iter().map(Into::into).collect(),
         }),
-        ToolOutcome::Answered(answer) => Ok(Reply::Answered(answer.into())),
+        ToolOutcome::Answered(answer) => Ok(Reply::Answered((*answer).into())),
     }
 }

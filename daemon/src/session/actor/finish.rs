@@ -193,6 +193,7 @@ impl Actor {
         Ok(Answer {
             session: self.record.id,
             prompt_node: turn,
+            prompts: self.tree.prompts_ending_at(turn),
             node: id,
             text,
             model,

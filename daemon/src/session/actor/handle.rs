@@ -64,14 +64,17 @@ impl ActorHandle {
         answer.await.map_err(|_| SessionError::shutting_down())?
     }
 
-    /// Sends a prompt; events stream to `events` until the answer is stored.
+    /// Sends a prompt (`replace`: in place of a pending one); events stream to `events`
+    /// until the answer is stored.
     pub async fn send(
         &self,
         prompt: String,
+        replace: bool,
         events: mpsc::UnboundedSender<SessionEvent>,
     ) -> Result<Answer, SessionError> {
         self.call(|reply| Command::Send {
             prompt,
+            replace,
             events,
             reply,
         })

@@ -47,8 +47,9 @@ pub use handle::ActorHandle;
 pub enum ToolOutcome {
     /// Stored; these calls (with which are answered) still wait.
     Stored(Vec<PendingCall>),
-    /// Every call had its result; this is the model's continuation.
-    Answered(Answer),
+    /// Every call had its result; this is the model's continuation (boxed: an answer is
+    /// far larger than the list of calls).
+    Answered(Box<Answer>),
 }
 
 /// What a recovery choice led to.
@@ -63,6 +64,7 @@ pub enum RecoverOutcome {
 enum Command {
     Send {
         prompt: String,
+        replace: bool,
         events: mpsc::UnboundedSender<SessionEvent>,
         reply: Reply<Answer>,
     },
@@ -209,9 +211,10 @@ impl Actor {
         match command {
             Command::Send {
                 prompt,
+                replace,
                 events,
                 reply,
-            } => self.begin_send(prompt, events, reply).await,
+            } => self.begin_send(prompt, replace, events, reply).await,
             Command::Retry { events, reply } => self.begin_retry(events, reply).await,
             Command::Move { op, reply } => {
                 let result = self.apply_move(op).await;

@@ -11,6 +11,9 @@ use crate::text::first_line;
 impl Actor {
     pub(super) async fn apply_move(&mut self, op: HeadOp) -> Result<MoveOutcome, SessionError> {
         self.refuse_if_busy()?;
+        // The head stays on what failed until a way out is chosen, so the recovery choices
+        // only ever take out what failed.
+        self.refuse_if_needs_recovery()?;
         let from = self.tree.head();
         let head_move = match op {
             HeadOp::Undo => HeadMove {

@@ -22,7 +22,7 @@ use crate::diag::{Cause, Report};
 use crate::model::{MoveKind, NodeRecord};
 use crate::provider::{Extras, assemble};
 use crate::services::Live;
-use crate::session::tree::NodeId;
+use crate::session::tree::{NodeId, ROOT};
 use crate::session::validate::{Violation, validate};
 use crate::time::now_ms;
 
@@ -60,15 +60,17 @@ pub(super) async fn next_outcome(
 }
 
 impl Actor {
-    /// `send`: stores the prompt durably, then answers it.
+    /// `send`: stores the prompt durably (`replace`: in place of a pending one), then
+    /// answers it.
     pub(super) async fn begin_send(
         &mut self,
         prompt: String,
+        replace: bool,
         events: mpsc::UnboundedSender<SessionEvent>,
         reply: Reply<Answer>,
     ) {
         let done = done_with(reply, |answer| answer);
-        match self.store_prompt(prompt).await {
+        match self.store_prompt(prompt, replace).await {
             Ok(turn) => {
                 let events = self.events(Some(events));
                 events.send(SessionEvent::PromptStored {
@@ -116,9 +118,21 @@ impl Actor {
         }
     }
 
-    async fn store_prompt(&mut self, prompt: String) -> Result<NodeId, SessionError> {
+    /// Stores a prompt and moves the head to it, in one commit. With `replace`, the
+    /// prompts pending at the head (a failed or cancelled send's) leave the path: the new
+    /// one takes their place, and when the session needed recovery because of them, that
+    /// ends with the same commit. Everything is checked before anything is written.
+    async fn store_prompt(
+        &mut self,
+        prompt: String,
+        replace: bool,
+    ) -> Result<NodeId, SessionError> {
         self.refuse_if_busy()?;
-        self.refuse_if_needs_recovery()?;
+        let pending = self.tree.prompts_ending_at(self.tree.head());
+        let replaced = pending.first().filter(|_| replace).copied();
+        if replaced.is_none() {
+            self.refuse_if_needs_recovery()?;
+        }
         self.refuse_if_suspended()?;
         self.refuse_if_calls_pending()?;
         if prompt.trim().is_empty() {
@@ -126,9 +140,13 @@ impl Actor {
                 "the prompt is empty; nothing was sent",
             ));
         }
+        let parent = match replaced {
+            Some(oldest) => self.tree.parent(oldest).unwrap_or(ROOT),
+            None => self.tree.head(),
+        };
         let node = NodeRecord {
             id: self.tree.len() + 1,
-            parent: self.tree.head(),
+            parent,
             role: Role::User,
             parts: vec![Part::text(prompt)],
             created_at_ms: now_ms(),
@@ -141,9 +159,16 @@ impl Actor {
             redoes: None,
             redo: RedoEffect::Clear,
         };
-        self.commit(Some(node), Some(to_head))
-            .await
-            .map_err(|e| e.error("the prompt"))?;
+        self.commit_with(Some(node), Some(to_head), |record| {
+            if replaced.is_some() {
+                record.needs_recovery = None;
+            }
+        })
+        .await
+        .map_err(|e| e.error("the prompt"))?;
+        if replaced.is_some() {
+            tracing::info!(session = %self.record.id, turn, replaced = ?pending, "a prompt took the place of pending ones");
+        }
         Ok(turn)
     }
 
@@ -157,6 +182,13 @@ impl Actor {
             Ok(chain) => chain,
             Err(error) => return self.finish(done, Err(error)),
         };
+        let prompts = self.tree.prompts_ending_at(turn);
+        if prompts.len() > 1 {
+            events.send(SessionEvent::PromptsMerged {
+                session: self.record.id,
+                prompts,
+            });
+        }
         let endpoint = chain[0].clone();
         let target = endpoint.target();
         let path = self.tree.path_to(turn);

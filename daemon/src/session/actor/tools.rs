@@ -93,7 +93,7 @@ impl Actor {
             let _ = reply_to.send(stored);
             return;
         }
-        let done = done_with(reply_to, ToolOutcome::Answered);
+        let done = done_with(reply_to, |answer| ToolOutcome::Answered(Box::new(answer)));
         let mut by_index = results;
         by_index.sort_by_key(|(index, _)| *index);
         let parts = waiting

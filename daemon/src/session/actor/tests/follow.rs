@@ -24,7 +24,7 @@ async fn held_send(
     let (events, mut incoming) = mpsc::unbounded_channel();
     let sending = {
         let actor = actor.clone();
-        tokio::spawn(async move { actor.send(prompt.into(), events).await })
+        tokio::spawn(async move { actor.send(prompt.into(), false, events).await })
     };
     let mut texts = 0;
     while texts < pieces.len() {
@@ -100,7 +100,9 @@ async fn a_follower_sees_another_clients_answer_stream_and_every_change() {
         assert!(
             matches!(
                 last,
-                SessionEvent::PromptStored { .. } | SessionEvent::Text(_)
+                SessionEvent::PromptStored { .. }
+                    | SessionEvent::PromptsMerged { .. }
+                    | SessionEvent::Text(_)
             ),
             "{last:?}"
         );

@@ -153,7 +153,7 @@ async fn a_shutdown_mid_answer_keeps_the_partial_answer_out_of_the_context() {
     let sending = {
         let actor = actor.clone();
         let (events, _keep) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(async move { actor.send("cut short".into(), events).await })
+        tokio::spawn(async move { actor.send("cut short".into(), false, events).await })
     };
     while world.model.requests().len() < 2 {
         tokio::task::yield_now().await;

@@ -192,8 +192,18 @@ impl World {
         actor: &ActorHandle,
         prompt: &str,
     ) -> (Result<Answer, SessionError>, Vec<SessionEvent>) {
+        self.send_as(actor, prompt, false).await
+    }
+
+    /// Sends a prompt, in place of a pending one when `replace`.
+    pub async fn send_as(
+        &self,
+        actor: &ActorHandle,
+        prompt: &str,
+        replace: bool,
+    ) -> (Result<Answer, SessionError>, Vec<SessionEvent>) {
         let (events, mut incoming) = mpsc::unbounded_channel();
-        let result = actor.send(prompt.into(), events).await;
+        let result = actor.send(prompt.into(), replace, events).await;
         let mut seen = Vec::new();
         while let Ok(event) = incoming.try_recv() {
             seen.push(event);

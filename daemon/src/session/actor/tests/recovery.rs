@@ -109,3 +109,56 @@ async fn ignore_keeps_the_history_and_retry_sends_the_same_context_again() {
     let nothing = recover(&actor, RecoveryChoice::Ignore).await.unwrap_err();
     assert!(matches!(nothing, SessionError::WrongState(_)), "{nothing}");
 }
+
+/// While the session needs recovery its head stays on what failed: a move is refused, so
+/// the choices offered never take out healthy turns.
+#[tokio::test(start_paused = true)]
+async fn moves_are_refused_while_a_recovery_choice_is_pending() {
+    let world = World::new();
+    let (id, actor) = poisoned(&world).await;
+    for op in [HeadOp::Back, HeadOp::Undo, HeadOp::Checkout(2)] {
+        let refused = actor.apply_move(op).await.unwrap_err();
+        assert!(
+            matches!(refused, SessionError::NeedsRecovery { .. }),
+            "{op:?}: {refused}"
+        );
+    }
+    let (record, _) = world.stored(id);
+    assert_eq!(record.head, 3, "the head stays on the rejected prompt");
+    assert_eq!(
+        moved_to(recover(&actor, RecoveryChoice::Deep).await.unwrap()),
+        2,
+        "deep rollback takes out only the rejected prompt"
+    );
+}
+
+/// A new prompt sent in place of the rejected one is stored first, in the same commit
+/// that ends *needs recovery*, and answered; a prompt sent beside it is refused and
+/// nothing is stored.
+#[tokio::test(start_paused = true)]
+async fn a_prompt_sent_in_place_of_the_rejected_one_is_stored_and_answered() {
+    let world = World::new();
+    let (id, actor) = poisoned(&world).await;
+    let kept = world
+        .send_as(&actor, "beside it", false)
+        .await
+        .0
+        .unwrap_err();
+    assert!(matches!(kept, SessionError::NeedsRecovery { .. }), "{kept}");
+    assert_eq!(world.stored(id).1.len(), 3, "nothing stored");
+
+    let answer = world.send_as(&actor, "hello again", true).await.0.unwrap();
+    assert_eq!(answer.prompt_node, 4);
+    assert_eq!(answer.prompts, [4]);
+    assert_eq!(
+        world.context(id),
+        ["fine", "an answer", "hello again", "an answer"]
+    );
+    let (record, nodes) = world.stored(id);
+    assert!(record.needs_recovery.is_none());
+    assert_eq!(
+        nodes[2].text(),
+        "rejected",
+        "the rejected prompt stays in the tree"
+    );
+}

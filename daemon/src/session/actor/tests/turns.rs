@@ -88,7 +88,7 @@ async fn a_second_request_while_answering_is_busy_not_queued() {
     let sending = {
         let actor = actor.clone();
         let (events, _keep) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(async move { actor.send("wait".into(), events).await })
+        tokio::spawn(async move { actor.send("wait".into(), false, events).await })
     };
     // Let the send reach the model.
     while world.model.requests().is_empty() {
@@ -143,4 +143,51 @@ async fn session_idle_secs_sets_how_long_an_idle_session_stays_loaded() {
         "unloaded after 2 s idle, not the default 300 s"
     );
     assert_eq!(world.sessions.loaded_count(), 0);
+}
+
+fn internal() -> Step {
+    Step::Fail(crate::provider::ProviderError::Status {
+        status: 500,
+        headers: Vec::new(),
+        body: r#"{"error":{"code":500,"message":"Internal error.","status":"INTERNAL"}}"#.into(),
+    })
+}
+
+/// A prompt a failed send left pending is kept by default, and the event and the answer
+/// name both prompts; `replace` sends the new one in its place.
+#[tokio::test(start_paused = true)]
+async fn a_pending_prompt_is_kept_and_named_or_replaced_on_request() {
+    let flags = crate::config::SettingFlags {
+        retry_max_attempts: Some(1),
+        ..crate::config::SettingFlags::default()
+    };
+    let world = World::with(flags);
+    let (id, actor) = world.session(None).await;
+    world.model.push([internal()]);
+    world.send(&actor, "slow one").await.0.unwrap_err();
+    let (answer, events) = world.send(&actor, "second").await;
+    let answer = answer.unwrap();
+    assert_eq!(answer.prompts, [1, 2]);
+    let merged = events
+        .iter()
+        .any(|e| matches!(e, SessionEvent::PromptsMerged { prompts, .. } if prompts == &[1, 2]));
+    assert!(merged, "{events:?}");
+
+    world.model.push([internal()]);
+    world.send(&actor, "fails too").await.0.unwrap_err();
+    let (answer, events) = world.send_as(&actor, "instead", true).await;
+    let answer = answer.unwrap();
+    assert_eq!(answer.prompts, [answer.prompt_node]);
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, SessionEvent::PromptsMerged { .. })),
+        "{events:?}"
+    );
+    let context = world.context(id);
+    assert_eq!(context[context.len() - 2..], ["instead", "an answer"]);
+    assert!(
+        !context.iter().any(|text| text == "fails too"),
+        "{context:?}"
+    );
 }
