@@ -60,15 +60,20 @@ pub async fn run(
     let open_files = listeners::raise_open_files();
     let tracker = TaskTracker::new();
     let demo_url = start_demo(&mut config, &tracker, &shutdown).await?;
-    let services = build_services(config, tracker.clone(), shutdown.clone())?;
-    let sessions = Registry::new(services.clone());
-    // The most recently used healthy session is the current one, before a client can ask;
-    // every other session is checked once the daemon serves (see `check_in_background`).
-    if let Some(latest) = sessions.current_at_start()? {
-        services.current.set(latest);
-    }
-    let socket = listen(&services, inherited.control)?;
-    let (api, api_bound) = listen_http(&services, inherited.api).await?;
+    // Bound before the store opens, so a client that connects while a big store opens
+    // waits for its answer instead of finding no daemon (`first_answer_ms_100k_sessions`).
+    let socket = listen(&mut config, inherited.control)?;
+    let (api, api_bound) = listen_http(&config, inherited.api).await?;
+    let opened = open_sessions(config, &tracker, &shutdown, api.tcp_address());
+    let (services, sessions) = match opened {
+        Ok(opened) => opened,
+        Err(error) => {
+            if let Some(path) = api_bound {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(error);
+        }
+    };
     let daemon = Arc::new(Daemon {
         services: services.clone(),
         sessions,
@@ -111,6 +116,28 @@ fn check_in_background(tracker: &TaskTracker, daemon: &Arc<Daemon>) {
             tracing::error!(%error, "cannot check the sessions' records");
         }
     });
+}
+
+/// Opens the store and builds the shared services and the registry, with the current
+/// session found: the start-up work that grows with the store.
+fn open_sessions(
+    config: Config,
+    tracker: &TaskTracker,
+    shutdown: &CancellationToken,
+    http_address: Option<std::net::SocketAddr>,
+) -> anyhow::Result<(Arc<Services>, Registry)> {
+    let services = build_services(config, tracker.clone(), shutdown.clone())?;
+    if let Some(address) = http_address {
+        let _ = services.counters.http_address.set(address);
+    }
+    let sessions = Registry::new(services.clone());
+    // The most recently used healthy session is the current one, before a client is
+    // answered; every other session is checked once the daemon serves (see
+    // `check_in_background`).
+    if let Some(latest) = sessions.current_at_start()? {
+        services.current.set(latest);
+    }
+    Ok((services, sessions))
 }
 
 /// What `omnid --print-config` prints: the configuration `config` would run with (with
@@ -171,13 +198,12 @@ fn build_services(
     }))
 }
 
-/// The socket systemd handed over, or ours, bound now.
+/// The socket systemd handed over, or ours, bound now; `config` is pointed at the one in
+/// use (with the API's socket and token beside it).
 fn listen(
-    services: &Services,
+    config: &mut Config,
     inherited: Option<(Listener, Option<std::path::PathBuf>)>,
 ) -> anyhow::Result<Listener> {
-    let live = services.live.get();
-    let config = &live.config;
     let (socket, path) = match inherited {
         Some((socket, path)) => {
             let path = path.unwrap_or_else(|| config.socket.clone());
@@ -188,21 +214,19 @@ fn listen(
     };
     if path != config.socket {
         // Status shows the socket in use; the API's socket and token go beside it.
-        let mut config = config.clone();
         config.http.socket = path.with_file_name("api.sock");
         if config.settings.http_token_file.is_none() {
             config.http.token_file = path.with_file_name("api.token");
         }
         config.socket = path.clone();
-        services.live.set(Live::build(config, Some(&live))?);
     }
     tracing::info!(
         version = env!("CARGO_PKG_VERSION"),
         socket = %path.display(),
-        store = %live.config.data_dir.display(),
-        model = %live.config.provider.model,
-        endpoint = %live.config.provider.default.base_url,
-        config = %live.config.file.as_ref().map_or("none".into(), |p| p.display().to_string()),
+        store = %config.data_dir.display(),
+        model = %config.provider.model,
+        endpoint = %config.provider.default.base_url,
+        config = %config.file.as_ref().map_or("none".into(), |p| p.display().to_string()),
         "omnid is listening"
     );
     Ok(socket)
@@ -240,11 +264,10 @@ async fn listen_proxy(daemon: &Arc<Daemon>, cap: usize) -> anyhow::Result<()> {
 /// The HTTP API's listeners: `api.sock` (handed over by systemd, or bound now: then its
 /// path is returned, to be removed at exit) and, with `--http-listen`, loopback TCP.
 async fn listen_http(
-    services: &Services,
+    config: &Config,
     inherited: Option<std::os::unix::net::UnixListener>,
 ) -> anyhow::Result<(http::Listeners, Option<std::path::PathBuf>)> {
-    let live = services.live.get();
-    let config = &live.config.http;
+    let config = &config.http;
     let (unix, bound) = match inherited {
         Some(socket) => {
             tracing::info!("using the API socket systemd handed over");
@@ -263,7 +286,6 @@ async fn listen_http(
                 .await
                 .with_context(|| format!("cannot listen on {addr} (--http-listen)"))?;
             tracing::info!(address = %tcp.local_addr()?, "the HTTP API listens on TCP (bearer token required)");
-            let _ = services.counters.http_address.set(tcp.local_addr()?);
             Some((tcp, token))
         }
         None => None,

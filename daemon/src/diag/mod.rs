@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::provider::Redactor;
 
-pub use entry::{AttemptTrace, Cause, Report, ResponseInfo};
+pub use entry::{AttemptTrace, Cause, ErrorRecord, Report, ResponseInfo};
 pub use rotate::{LOG_NAME, Retention};
 
 /// What a configuration reload can change about diagnostics.

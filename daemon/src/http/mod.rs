@@ -39,6 +39,13 @@ pub struct Listeners {
     pub tcp: Option<(tokio::net::TcpListener, String)>,
 }
 
+impl Listeners {
+    /// The TCP listener's bound address (what `status` shows), if there is one.
+    pub fn tcp_address(&self) -> Option<std::net::SocketAddr> {
+        self.tcp.as_ref().and_then(|(tcp, _)| tcp.local_addr().ok())
+    }
+}
+
 /// Serves the API until `shutdown`: `api.sock` without a cap (only its owner can connect),
 /// TCP with the token and at most `tcp_cap` connections.
 pub fn serve(

@@ -154,7 +154,7 @@ impl Registry {
         };
         self.ctx
             .store
-            .commit(&change)
+            .commit_new(&change)
             .await
             .map_err(SessionError::from)
     }

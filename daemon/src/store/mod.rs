@@ -21,6 +21,7 @@
 
 mod chains;
 mod codec;
+mod count;
 mod disk_sync;
 mod error;
 mod formats;
@@ -113,6 +114,8 @@ pub struct Store {
     health: Health,
     /// Changes applied since the store was opened.
     commits: AtomicU64,
+    /// How many sessions it holds, once counted.
+    count: count::SessionCount,
 }
 
 fn child_key(session: &Uuid, number: u64) -> [u8; 24] {
@@ -141,6 +144,7 @@ impl Store {
             db: Reopenable::open(dir)?,
             health: Health::default(),
             commits: AtomicU64::new(0),
+            count: count::SessionCount::default(),
         })
     }
 
@@ -292,11 +296,6 @@ impl Store {
             }
         }
         Ok(found)
-    }
-
-    /// How many sessions exist.
-    pub fn session_count(&self) -> usize {
-        self.db.get().map_or(0, |db| db.sessions.len())
     }
 
     /// Every node of a session, in creation order.

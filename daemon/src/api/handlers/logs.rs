@@ -1,11 +1,12 @@
 //! `ListErrors`, `ExportLogs`, `LogPath`: reading the diagnostic records back.
 
-use omni_proto::{ErrorKind, ErrorReply, ErrorSummary, Event, Reply, SessionRef};
+use omni_proto::{ErrorKind, ErrorReply, Event, Reply, SessionRef};
 
 use super::sessions::load;
 use crate::api::convert::session_ref;
 use crate::api::responder::Responder;
 use crate::api::state::Daemon;
+use crate::api::views;
 
 /// The size of each piece a bundle travels in (well under the frame limit).
 const PIECE: usize = 1024 * 1024;
@@ -19,13 +20,7 @@ pub fn list(daemon: &Daemon, session: Option<&SessionRef>) -> Result<Reply, Erro
     let summaries = diag
         .records(session.as_deref())
         .into_iter()
-        .map(|r| ErrorSummary {
-            id: r.id,
-            time: r.time,
-            session: r.session,
-            class: r.class,
-            message: r.message,
-        })
+        .map(views::diag::error_summary)
         .collect();
     Ok(Reply::Errors(summaries))
 }

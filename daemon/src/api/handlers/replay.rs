@@ -3,9 +3,10 @@
 
 use std::time::{Duration, SystemTime};
 
-use omni_proto::{ErrorKind, ErrorReply, ReplayOutcome, Reply};
+use omni_proto::{ErrorKind, ErrorReply, Reply};
 
 use crate::api::state::Daemon;
+use crate::api::views;
 use crate::model::visible_text;
 use crate::resilience::classify;
 use crate::session::answer::AnswerBuilder;
@@ -34,27 +35,17 @@ pub async fn handle(daemon: &Daemon, error: &str) -> Result<Reply, ErrorReply> {
         })
         .await;
     let replayed = match outcome {
-        Ok(()) => ReplayOutcome {
-            error: record.id,
-            still_fails: false,
-            class: None,
-            summary: format!(
-                "the request succeeds now; the answer begins: {}",
-                first_line(&visible_text(&answer.parts), 100)
-            ),
-        },
+        Ok(()) => {
+            views::diag::replay_succeeded(record, &first_line(&visible_text(&answer.parts), 100))
+        }
         Err(failure) => {
             let failure = classify(
                 &failure,
                 Duration::from_secs(u64::MAX / 4),
                 SystemTime::now(),
             );
-            ReplayOutcome {
-                error: record.id,
-                still_fails: true,
-                class: Some(failure.class.name().to_string()),
-                summary: live.diag.redactor.text(&failure.message),
-            }
+            let message = live.diag.redactor.text(&failure.message);
+            views::diag::replay_failed(record, failure.class.name(), message)
         }
     };
     Ok(Reply::Replayed(replayed))

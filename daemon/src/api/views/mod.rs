@@ -1,12 +1,15 @@
 //! What clients see of a session, in the wire protocol's types: transcript, branches,
 //! summaries. Pure functions over the stored records and the tree.
 
+pub mod diag;
+pub mod status;
+
 use omni_proto::{
     Branch, BranchList, Entry, HistoryView, RecoveryAction, RecoveryPreview, RevertReason,
     SessionSummary,
 };
 
-use super::reverts::revert_reasons;
+use crate::api::reverts::revert_reasons;
 use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
 use crate::provider::ProviderConfig;
 use crate::session::calls::pending_calls;

@@ -1,0 +1,94 @@
+//! What `status` shows of the daemon, in the wire protocol's types.
+
+use std::sync::atomic::Ordering;
+
+use omni_proto::{
+    DaemonStatus, DamagedSession, HealthState, PROTOCOL_VERSION, ProxyStatus, StoreHealth,
+};
+
+use crate::api::state::Daemon;
+
+/// The daemon as `status` shows it: its versions, sockets, store, activity, breakers
+/// and proxy, read from the shared services and counters.
+pub fn status(daemon: &Daemon) -> DaemonStatus {
+    let services = &daemon.services;
+    let live = services.live.get();
+    let config = &live.config;
+    DaemonStatus {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        protocol_version: PROTOCOL_VERSION,
+        pid: std::process::id(),
+        uptime_ms: daemon.services.counters.started.elapsed().as_millis() as u64,
+        socket: config.socket.display().to_string(),
+        api_socket: config.http.socket.display().to_string(),
+        http_address: services
+            .counters
+            .http_address
+            .get()
+            .map(|address| address.to_string()),
+        data_dir: config.data_dir.display().to_string(),
+        log_dir: config.log_dir.display().to_string(),
+        store_bytes: daemon.services.store.size_on_disk(),
+        sessions: daemon.services.store.session_count() as u64,
+        sessions_loaded: daemon.sessions.loaded_count() as u64,
+        store_commits: daemon.services.store.commits(),
+        store_syncs: daemon.services.store.sync_runs(),
+        connections: daemon.services.counters.connections.load(Ordering::Relaxed),
+        sends_in_flight: daemon
+            .services
+            .counters
+            .sends_in_flight
+            .load(Ordering::Relaxed),
+        model: live
+            .default_endpoint()
+            .map_or_else(|_| live.config.provider.model.clone(), |e| e.reference),
+        base_url: live.config.provider.default.base_url.clone(),
+        breakers: live
+            .breaker_statuses()
+            .into_iter()
+            .map(Into::into)
+            .collect(),
+        log_write_failures: services.diag.write_failures(),
+        config_file: config.file.as_ref().map(|p| p.display().to_string()),
+        config_reloads: daemon.services.counters.reloads.load(Ordering::Relaxed),
+        config_reload_failures: daemon
+            .services
+            .counters
+            .reload_failures
+            .load(Ordering::Relaxed),
+        store_health: match daemon.services.store.health() {
+            None => StoreHealth {
+                state: HealthState::Ok,
+                since_ms: None,
+                reason: None,
+            },
+            Some(failing) => StoreHealth {
+                state: HealthState::Failing,
+                since_ms: Some(failing.since_ms),
+                reason: Some(failing.reason),
+            },
+        },
+        damaged_sessions: daemon
+            .sessions
+            .damaged()
+            .all()
+            .into_iter()
+            .map(|(id, reason)| DamagedSession {
+                id: id.to_string(),
+                reason,
+            })
+            .collect(),
+        proxy: proxy_status(&services.counters.proxy),
+    }
+}
+
+/// The proxy's address and counts, if it listens.
+fn proxy_status(proxy: &crate::services::ProxyCounters) -> Option<ProxyStatus> {
+    let address = proxy.address.get()?;
+    Some(ProxyStatus {
+        address: address.to_string(),
+        requests: proxy.requests.load(Ordering::Relaxed),
+        healed: proxy.healed.load(Ordering::Relaxed),
+        failed: proxy.failed.load(Ordering::Relaxed),
+    })
+}
