@@ -10,7 +10,13 @@
 //!    and a whole `send` (prompt commit, HTTP to the fake model, answer commit).
 //! 5. A `generateContent` request through the Gemini-compatible proxy vs the same request
 //!    straight to the fake API (the proxy's cost: key check, history check, recording
-//!    lookup, the retry loop's bookkeeping, one more HTTP hop on loopback).
+//!    lookup, the retry loop's bookkeeping, one more HTTP hop on loopback); and the time
+//!    to the first byte of a streamed answer (`streamGenerateContent?alt=sse`) through the
+//!    proxy vs straight (a response head and its first event are two writes: without
+//!    `TCP_NODELAY` the second waits for the client's delayed acknowledgement).
+//!
+//! `cargo bench -p omnid --bench spine -- proxy` runs only the proxy's figures (the
+//! sections are `ping`, `undo`, `commit`, `history`, `proxy`).
 //! 4. The whole transcript of a 10,000-turn session, which also reads the move log to say
 //!    why each node is out of the context, vs its active path, which does not (every node
 //!    is on the path, so both send the same entries).
@@ -143,6 +149,39 @@ async fn proxy_overhead(rounds: usize) {
         "through the proxy",
         &stats(through),
     );
+    let (mut direct, mut through) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        direct.push(first_byte(&http, &fake.url()).await);
+        through.push(first_byte(&http, &proxy).await);
+    }
+    report(
+        "first byte, streamed (sse)",
+        "straight to the API",
+        &stats(direct),
+        "through the proxy",
+        &stats(through),
+    );
+}
+
+/// Time to the first byte of a streamed answer's body (`streamGenerateContent?alt=sse`):
+/// what a chat client waits before it can show anything. The rest is read, not timed.
+async fn first_byte(http: &reqwest::Client, base: &str) -> Duration {
+    let body = r#"{"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}"#;
+    let path = "/v1beta/models/fake-model:streamGenerateContent?alt=sse";
+    let start = Instant::now();
+    let mut reply = http
+        .post(format!("{base}{path}"))
+        .header("x-goog-api-key", "bench-key")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert!(reply.status().is_success());
+    let first = reply.chunk().await.unwrap();
+    let elapsed = start.elapsed();
+    assert!(first.is_some_and(|bytes| !bytes.is_empty()));
+    while reply.chunk().await.unwrap().is_some() {}
+    elapsed
 }
 
 async fn commits(rounds: usize) {
@@ -203,26 +242,42 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
+    // The sections named after `--` (cargo passes `--bench` too), or all of them.
+    let named: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with('-'))
+        .collect();
+    let runs = |section: &str| named.is_empty() || named.iter().any(|name| name == section);
     runtime.block_on(async {
         println!("omni spine bench: each figure is a ratio against a baseline from this run\n");
-        let (echo, ping) = common::echo::round_trips(5000).await;
-        report(
-            "request round trip",
-            "raw socket echo",
-            &echo,
-            "omnid ping",
-            &ping,
-        );
-        let (small, large, small_first, large_first) = undo_redo(500).await;
-        report("undo+redo", "10 turns", &small, "100,000 turns", &large);
-        println!(
-            "{:<28} first undo+redo after start-up (loads the tree): 10 turns {}, 100,000 turns {}",
-            "",
-            show(small_first),
-            show(large_first)
-        );
-        commits(300).await;
-        history_with_reasons(40).await;
-        proxy_overhead(500).await;
+        if runs("ping") {
+            let (echo, ping) = common::echo::round_trips(5000).await;
+            report(
+                "request round trip",
+                "raw socket echo",
+                &echo,
+                "omnid ping",
+                &ping,
+            );
+        }
+        if runs("undo") {
+            let (small, large, small_first, large_first) = undo_redo(500).await;
+            report("undo+redo", "10 turns", &small, "100,000 turns", &large);
+            println!(
+                "{:<28} first undo+redo after start-up (loads the tree): 10 turns {}, 100,000 turns {}",
+                "",
+                show(small_first),
+                show(large_first)
+            );
+        }
+        if runs("commit") {
+            commits(300).await;
+        }
+        if runs("history") {
+            history_with_reasons(40).await;
+        }
+        if runs("proxy") {
+            proxy_overhead(500).await;
+        }
     });
 }

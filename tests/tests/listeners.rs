@@ -281,3 +281,59 @@ fn an_unknown_field_in_a_body_is_refused_by_name() {
         "nothing was created"
     );
 }
+
+/// The daemon's connected TCP sockets (copies of its descriptors, taken with
+/// `pidfd_getfd`), with the local port of each.
+fn daemon_tcp_connections(pid: u32) -> Vec<(u16, TcpStream)> {
+    use rustix::process::{Pid, PidfdFlags, PidfdGetfdFlags, pidfd_getfd, pidfd_open};
+    let pid = Pid::from_raw(i32::try_from(pid).unwrap()).unwrap();
+    let pidfd = pidfd_open(pid, PidfdFlags::empty()).unwrap();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(format!("/proc/{pid}/fd", pid = pid.as_raw_pid())).unwrap() {
+        let entry = entry.unwrap();
+        let is_socket = std::fs::read_link(entry.path())
+            .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"));
+        let Ok(number) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if !is_socket {
+            continue;
+        }
+        let Ok(copy) = pidfd_getfd(&pidfd, number, PidfdGetfdFlags::empty()) else {
+            continue;
+        };
+        let stream = TcpStream::from(copy);
+        if let (Ok(local), Ok(_peer)) = (stream.local_addr(), stream.peer_addr()) {
+            found.push((local.port(), stream));
+        }
+    }
+    found
+}
+
+#[test]
+fn every_accepted_tcp_connection_has_nodelay() {
+    let omni = Omni::builder().args(&TCP_LISTENERS).start();
+    let mut ports = Vec::new();
+    for (listener, target) in targets(&omni).into_iter().skip(1) {
+        let Target::Tcp(address) = target else {
+            unreachable!()
+        };
+        // A whole request and its answer: the connection was accepted and served.
+        let mut conn = target.connect(Duration::from_secs(5));
+        conn.write_all(b"GET /v1/status HTTP/1.1\r\nHost: omni\r\n\r\n")
+            .unwrap();
+        let mut head = [0u8; 12];
+        conn.read_exact(&mut head).unwrap();
+        ports.push((listener, address.port(), conn));
+    }
+    let accepted = daemon_tcp_connections(omni.pid());
+    for (listener, port, _conn) in &ports {
+        let (_, socket) = accepted
+            .iter()
+            .find(|(local, _)| local == port)
+            .unwrap_or_else(|| panic!("{listener}: no accepted connection on port {port}"));
+        // The head and the first event of a streamed answer are two writes: without
+        // TCP_NODELAY the second waits for the client's delayed acknowledgement (~40 ms).
+        assert!(socket.nodelay().unwrap(), "{listener}: no TCP_NODELAY");
+    }
+}
