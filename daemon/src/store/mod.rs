@@ -19,6 +19,7 @@
 //! (see `space.rs`), and a write sled fails makes the store open itself again (see
 //! `handles.rs`), so a full disk never breaks reads and never needs a restart.
 
+mod acknowledged;
 mod chains;
 mod codec;
 mod disk_sync;
@@ -113,6 +114,8 @@ pub struct Store {
     health: Health,
     /// Changes applied since the store was opened.
     commits: AtomicU64,
+    /// The last counts of the sessions changed most recently, kept apart from the store.
+    acknowledged: acknowledged::Acknowledged,
 }
 
 fn child_key(session: &Uuid, number: u64) -> [u8; 24] {
@@ -135,12 +138,14 @@ impl Store {
     /// Opens (or creates) the store in `dir`. [`Store::commit`] and [`Store::sync`] need a
     /// tokio runtime (the sync runs on its blocking pool).
     pub fn open_with(dir: &Path, options: StoreOptions) -> Result<Self, StoreError> {
+        acknowledged::check_before_opening(dir)?;
         Ok(Self {
             dir: dir.to_path_buf(),
             options,
             db: Reopenable::open(dir)?,
             health: Health::default(),
             commits: AtomicU64::new(0),
+            acknowledged: acknowledged::Acknowledged::start(dir),
         })
     }
 
@@ -164,7 +169,9 @@ impl Store {
     /// Applies a change (see [`Store::apply`]) and waits until it is durable.
     pub async fn commit(&self, change: &Change<'_>) -> Result<(), StoreError> {
         self.apply(change)?;
-        self.sync().await
+        self.sync().await?;
+        self.acknowledged.note(change.session);
+        Ok(())
     }
 
     /// Applies a change without waiting for durability. Use [`Store::commit`] unless many
