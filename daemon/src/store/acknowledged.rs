@@ -163,7 +163,9 @@ fn drained_to_the_end(woken: &mpsc::Receiver<()>) -> bool {
     }
 }
 
-/// Writes the file whole: a temporary file, synced, renamed over the old one.
+/// Writes the file whole: a temporary file renamed over the old one. Not synced: the file
+/// may lag, and one a power cut left unreadable only skips the comparison (with a warning);
+/// a sync here would compete with the commits' own.
 fn write(path: &Path, counts: &Counts) -> std::io::Result<()> {
     let aside = path.with_extension("new");
     let mut file = OpenOptions::new()
@@ -173,7 +175,6 @@ fn write(path: &Path, counts: &Counts) -> std::io::Result<()> {
         .mode(0o600)
         .open(&aside)?;
     file.write_all(&serde_json::to_vec(counts)?)?;
-    file.sync_all()?;
     std::fs::rename(&aside, path)
 }
 
