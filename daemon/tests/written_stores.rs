@@ -167,6 +167,12 @@ fn a_damaged_session_is_reported_readable_and_refuses_changes_alone() {
     omni.restart();
 
     let problem = "its head is node 7, which does not exist";
+    // Sessions other than the current one are checked in the background once omnid serves.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !omni.daemon_stderr().contains("session damaged") && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let log = omni.daemon_stderr();
     assert!(
         log.contains(&format!("session damaged: {problem}")),

@@ -1,10 +1,12 @@
 //! A store that is not an Omni store is refused, not opened as an empty one, and left as
-//! it was. (Sessions whose records disagree are tested in the daemon's `written_stores`
+//! it was; so is one that lost commits omnid had acknowledged. (Sessions whose records disagree are tested in the daemon's `written_stores`
 //! tests, which write such records with the daemon's own store code.)
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use omni_tests::harness::Omni;
+use std::time::Duration;
+
+use omni_tests::harness::{Omni, Signal};
 
 /// Starts `omnid` on the test daemon's directories and returns its exit code and stderr.
 fn start_and_fail(omni: &Omni) -> (Option<i32>, String) {
@@ -42,5 +44,96 @@ fn a_db_that_is_not_an_omni_store_stops_omnid_and_stays_as_it_was() {
             "the db was overwritten"
         );
         assert!(!omni.socket.exists(), "it never started listening");
+    }
+}
+
+/// Starts `omnid` expecting it to refuse; one still running after 10 s is killed and the
+/// test fails.
+fn refused_start(omni: &Omni) -> (Option<i32>, String) {
+    let mut child = omni
+        .daemon_command()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("omnid started on a store that lost acknowledged commits");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A daemon with one session of ten acknowledged nodes, stopped cleanly.
+fn ten_acknowledged_nodes() -> (Omni, String) {
+    let mut omni = Omni::start();
+    let session = omni.new_session();
+    for turn in 0..5 {
+        omni.ctl(&["send", "-s", &session, &format!("turn {turn}")])
+            .ok();
+    }
+    omni.signal(Signal::TERM);
+    omni.wait_exit(Duration::from_secs(10))
+        .expect("omnid exits");
+    (omni, session)
+}
+
+#[test]
+#[allow(clippy::ptr_arg)] // both damages are of the same type, and one shortens the file
+fn a_store_that_lost_acknowledged_commits_stops_omnid_and_stays_as_it_was() {
+    fn cut(bytes: &mut Vec<u8>) {
+        bytes.truncate(bytes.len() / 2);
+    }
+    fn flip(bytes: &mut Vec<u8>) {
+        let middle = bytes.len() / 2;
+        for byte in &mut bytes[middle..middle + 64] {
+            *byte = !*byte;
+        }
+    }
+    for damage in [cut, flip] {
+        let (mut omni, session) = ten_acknowledged_nodes();
+        let db = omni.data_dir.join("db");
+        let mut bytes = std::fs::read(&db).unwrap();
+        damage(&mut bytes);
+        std::fs::write(&db, &bytes).unwrap();
+        let (code, stderr) = refused_start(&omni);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(
+            stderr.contains("ends before commits omnid acknowledged"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("session {session} has")),
+            "{stderr}"
+        );
+        assert!(stderr.contains("of 10 nodes"), "{stderr}");
+        assert!(stderr.contains("Nothing was changed"), "{stderr}");
+        assert!(
+            stderr.contains("Restore the data directory from a backup"),
+            "{stderr}"
+        );
+        assert!(std::fs::read(&db).unwrap() == bytes, "the db was changed");
+        assert!(!omni.socket.exists(), "it never started listening");
+
+        // What the message says to do to start with what is left works, and the store
+        // gets the file again.
+        let file = omni.data_dir.join("acknowledged");
+        std::fs::rename(&file, omni.dir().join("acknowledged.old")).unwrap();
+        omni.restart();
+        let entries = omni.history_of(&session)["entries"]
+            .as_array()
+            .unwrap()
+            .len();
+        assert!(entries < 10, "{entries}");
+        omni.ctl(&["send", "-s", &session, "after the loss"]).ok();
+        assert!(file.exists());
     }
 }

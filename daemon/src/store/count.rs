@@ -42,7 +42,7 @@ impl Store {
                 *known += 1;
             }
         }
-        self.sync().await
+        self.made_durable(change).await
     }
 }
 

@@ -57,6 +57,20 @@ pub enum StoreError {
     /// A change was applied but could not be made durable (disk full, I/O error).
     #[error("could not flush the store to disk: {0}")]
     Sync(io::Error),
+    /// The store ends before commits it acknowledged (see `acknowledged.rs`).
+    #[error(
+        "{db} ends before commits omnid acknowledged ({missing}): the file was cut short or \
+         damaged. Nothing was changed. Restore the data directory from a backup; or, to \
+         start with what it still holds (the missing commits stay lost), move {file} aside"
+    )]
+    Behind {
+        /// The database file.
+        db: PathBuf,
+        /// The file of acknowledged counts.
+        file: PathBuf,
+        /// What is missing.
+        missing: String,
+    },
     /// A value could not be decoded.
     #[error("corrupt store record: {0}")]
     Corrupt(String),

@@ -19,6 +19,7 @@
 //! (see `space.rs`), and a write sled fails makes the store open itself again (see
 //! `handles.rs`), so a full disk never breaks reads and never needs a restart.
 
+mod acknowledged;
 mod chains;
 mod codec;
 mod count;
@@ -116,6 +117,8 @@ pub struct Store {
     commits: AtomicU64,
     /// How many sessions it holds, once counted.
     count: count::SessionCount,
+    /// The last counts of the sessions changed most recently, kept apart from the store.
+    acknowledged: acknowledged::Acknowledged,
 }
 
 fn child_key(session: &Uuid, number: u64) -> [u8; 24] {
@@ -138,6 +141,7 @@ impl Store {
     /// Opens (or creates) the store in `dir`. [`Store::commit`] and [`Store::sync`] need a
     /// tokio runtime (the sync runs on its blocking pool).
     pub fn open_with(dir: &Path, options: StoreOptions) -> Result<Self, StoreError> {
+        acknowledged::check_before_opening(dir)?;
         Ok(Self {
             dir: dir.to_path_buf(),
             options,
@@ -145,6 +149,7 @@ impl Store {
             health: Health::default(),
             commits: AtomicU64::new(0),
             count: count::SessionCount::default(),
+            acknowledged: acknowledged::Acknowledged::start(dir),
         })
     }
 
@@ -168,7 +173,14 @@ impl Store {
     /// Applies a change (see [`Store::apply`]) and waits until it is durable.
     pub async fn commit(&self, change: &Change<'_>) -> Result<(), StoreError> {
         self.apply(change)?;
-        self.sync().await
+        self.made_durable(change).await
+    }
+
+    /// Waits until an applied change is durable, then notes it as acknowledged.
+    async fn made_durable(&self, change: &Change<'_>) -> Result<(), StoreError> {
+        self.sync().await?;
+        self.acknowledged.note(change.session);
+        Ok(())
     }
 
     /// Applies a change without waiting for durability. Use [`Store::commit`] unless many
