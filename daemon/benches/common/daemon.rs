@@ -11,8 +11,6 @@ use omni_proto::{Client, DaemonStatus, Reply, Request};
 pub struct Daemon {
     child: Child,
     socket: PathBuf,
-    /// From spawning the process until its socket accepted a connection.
-    pub ready_after: Duration,
 }
 
 impl Daemon {
@@ -20,7 +18,8 @@ impl Daemon {
         Self::start_with(dir, base_url, &[])
     }
 
-    /// Starts `omnid` with its data in `dir/data` and waits until it accepts connections.
+    /// Starts `omnid` with its data in `dir/data` and waits until its socket accepts
+    /// connections (it answers them once its store is open).
     pub fn start_with(dir: &Path, base_url: &str, extra: &[&str]) -> Self {
         let socket = dir.join("omnid.sock");
         let started = Instant::now();
@@ -43,11 +42,7 @@ impl Daemon {
             assert!(Instant::now() < deadline, "omnid did not start");
             std::thread::sleep(Duration::from_micros(200));
         }
-        Self {
-            ready_after: started.elapsed(),
-            child,
-            socket,
-        }
+        Self { child, socket }
     }
 
     /// Its control socket.

@@ -4,7 +4,7 @@
 //!
 //! | figure | what |
 //! |---|---|
-//! | `cold_start_ratio` | start to ready with 1,000,000 nodes in 1,000 sessions ÷ with an empty store |
+//! | `cold_start_ratio` | start to the first answer with 1,000,000 nodes in 1,000 sessions ÷ with an empty store |
 //! | `first_answer_ms_100k_sessions` | start to the first answered request with 100,000 sessions |
 //! | `first_answer_ratio_100k_sessions` | that ÷ the same with an empty store |
 //! | `first_touch_ms_100k` | the first request (an undo) on a 100,000-turn session after a restart |

@@ -216,10 +216,13 @@ impl Omni {
     fn wait_until_listening(&mut self) {
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
-            // Ready once both sockets accept: the control socket is bound a moment
-            // before the HTTP API's `api.sock`.
+            // Ready once both sockets accept and the daemon answers: the sockets are
+            // bound before the store opens, and served once it is open.
             let api = self.socket.with_file_name("api.sock");
-            if UnixStream::connect(&self.socket).is_ok() && UnixStream::connect(&api).is_ok() {
+            if UnixStream::connect(&self.socket).is_ok()
+                && UnixStream::connect(&api).is_ok()
+                && self.answers_hello()
+            {
                 return;
             }
             if let Some(child) = self.child.as_mut()
@@ -237,6 +240,23 @@ impl Omni {
             );
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    /// Whether the daemon answers a `Hello` on its control socket within a second.
+    fn answers_hello(&self) -> bool {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return false;
+        };
+        runtime.block_on(async {
+            let hello = Client::connect(&self.socket, "omni-tests");
+            matches!(
+                tokio::time::timeout(Duration::from_secs(1), hello).await,
+                Ok(Ok(_))
+            )
+        })
     }
 
     /// The data directory as the daemon sees it: on its private tmpfs (see
