@@ -312,6 +312,7 @@ async fn drain(services: &Services) -> anyhow::Result<()> {
         );
     }
     services.store.sync().await?;
+    services.store.mark_closed_cleanly();
     tracing::info!("stopped cleanly");
     Ok(())
 }

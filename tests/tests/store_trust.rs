@@ -87,6 +87,31 @@ fn ten_acknowledged_nodes() -> (Omni, String) {
 }
 
 #[test]
+fn a_store_a_clean_shutdown_left_opens_without_a_copy_and_one_a_crash_left_is_compared() {
+    let skipped = "not compared with what it acknowledged";
+    let (mut omni, session) = ten_acknowledged_nodes();
+    omni.restart();
+    assert!(
+        omni.daemon_stderr().contains(skipped),
+        "after a clean shutdown the store is opened as it is:\n{}",
+        omni.daemon_stderr()
+    );
+    omni.ctl(&["send", "-s", &session, "after the restart"])
+        .ok();
+    omni.kill9();
+    omni.restart();
+    assert!(
+        !omni.daemon_stderr().contains(skipped),
+        "after a crash the store is compared on a copy:\n{}",
+        omni.daemon_stderr()
+    );
+    let entries = omni.history_of(&session)["entries"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(entries, 12);
+}
+
+#[test]
 #[allow(clippy::ptr_arg)] // both damages are of the same type, and one shortens the file
 fn a_store_that_lost_acknowledged_commits_stops_omnid_and_stays_as_it_was() {
     fn cut(bytes: &mut Vec<u8>) {

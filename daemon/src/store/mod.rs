@@ -21,6 +21,7 @@
 
 mod acknowledged;
 mod chains;
+mod clean_close;
 mod codec;
 mod count;
 mod disk_sync;
@@ -168,6 +169,12 @@ impl Store {
             self.db.retire(db);
         }
         error
+    }
+
+    /// Stamps the store as shut down cleanly, once its last change is durable and nothing
+    /// writes any more: the next start need not compare it with what it acknowledged.
+    pub fn mark_closed_cleanly(&self) {
+        clean_close::mark(&self.dir);
     }
 
     /// Applies a change (see [`Store::apply`]) and waits until it is durable.

@@ -1,0 +1,93 @@
+//! A stamp that the store was shut down cleanly. Once the daemon's last sync is done, `db`
+//! is given a modification time of its own choosing (a second in the past, with random
+//! nanoseconds) and the stamp records it with the size. A start that finds `db` exactly so
+//! need not compare it with what it acknowledged on a copy (`acknowledged.rs`), which
+//! costs a read and a write of the whole store: any write since would have set the time to
+//! the clock's. The stamp is taken (removed) when the store opens, so a crash never leaves
+//! one behind for a later start to trust.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::acknowledged;
+
+/// The stamp's name in the data directory.
+const FILE: &str = "closed-cleanly";
+
+/// What `db` looked like when the store was shut down.
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Stamp {
+    size: u64,
+    modified_ns: u128,
+}
+
+fn stamp_of(dir: &Path) -> std::io::Result<Stamp> {
+    let metadata = std::fs::metadata(dir.join("db"))?;
+    let modified = metadata.modified()?.duration_since(UNIX_EPOCH);
+    Ok(Stamp {
+        size: metadata.len(),
+        modified_ns: modified.map_or(0, |since| since.as_nanos()),
+    })
+}
+
+/// Gives `db` a modification time no write can produce: a second ago, with random
+/// nanoseconds.
+fn set_own_time(dir: &Path) -> std::io::Result<()> {
+    let past = SystemTime::now() - Duration::from_secs(1);
+    let seconds = past
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    let own = UNIX_EPOCH + Duration::new(seconds, fastrand::u32(1..1_000_000_000));
+    std::fs::File::options()
+        .write(true)
+        .open(dir.join("db"))?
+        .set_modified(own)
+}
+
+/// Stamps the store in `dir` as shut down cleanly (after its last sync).
+pub fn mark(dir: &Path) {
+    let written = set_own_time(dir)
+        .and_then(|()| stamp_of(dir))
+        .and_then(|stamp| acknowledged::write(&dir.join(FILE), &stamp));
+    if let Err(error) = written {
+        tracing::warn!(%error, "cannot note the clean shutdown; the next start compares the store on a copy");
+    }
+}
+
+/// Takes the stamp in `dir`, if any: whether `db` is still exactly as it says.
+pub fn take(dir: &Path) -> bool {
+    let path = dir.join(FILE);
+    let Ok(bytes) = std::fs::read(&path) else {
+        return false;
+    };
+    let _ = std::fs::remove_file(&path);
+    let stamped: Option<Stamp> = serde_json::from_slice(&bytes).ok();
+    stamped.is_some_and(|stamped| stamp_of(dir).is_ok_and(|now| now == stamped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stamp_is_trusted_once_and_only_while_db_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("db");
+        std::fs::write(&db, b"sled log").unwrap();
+        assert!(!take(dir.path()), "no stamp: compare");
+        mark(dir.path());
+        assert!(take(dir.path()), "unchanged since the clean shutdown");
+        assert!(
+            !take(dir.path()),
+            "a stamp is taken when read: a crash leaves none"
+        );
+        mark(dir.path());
+        std::fs::write(&db, b"sled lug").unwrap();
+        assert!(
+            !take(dir.path()),
+            "a db rewritten since, same size: compare"
+        );
+    }
+}
