@@ -11,6 +11,7 @@ mod history;
 mod keys;
 mod record;
 mod relay;
+mod respond;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -19,7 +20,7 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use tokio::sync::{mpsc, oneshot};
 
@@ -238,7 +239,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
     services
         .tracker
         .spawn(run(proxy.clone(), forward, events_tx));
-    respond(head_rx, events_rx).await
+    respond::respond(head_rx, events_rx).await
 }
 
 /// Where the request goes upstream (its key left out), and how a stream reaches the
@@ -375,38 +376,6 @@ async fn keep(proxy: &Proxy, forward: &mut Forward) {
         }
         Err(error) => tracing::warn!(
             "a conversation through the proxy was answered but could not be recorded: {error}"
-        ),
-    }
-}
-
-/// The client's response: the whole answer, or a stream of the events that follow.
-async fn respond(head: oneshot::Receiver<Head>, events: mpsc::Receiver<Bytes>) -> Response {
-    match head.await {
-        Ok(Head::Whole(whole)) => {
-            let mut response = Response::builder().status(whole.status);
-            for (name, value) in &whole.headers {
-                response = response.header(name, value);
-            }
-            response
-                .body(Body::from(whole.body))
-                .unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
-        }
-        Ok(Head::Stream(content_type)) => {
-            let stream = futures_util::stream::unfold(events, |mut events| async move {
-                let bytes = events.recv().await?;
-                Some((Ok::<_, std::convert::Infallible>(bytes), events))
-            });
-            Response::builder()
-                .status(StatusCode::OK)
-                .header("content-type", content_type)
-                .body(Body::from_stream(stream))
-                .unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
-        }
-        // The request ended without an answer: shutdown, or it was cancelled.
-        Err(_) => errors::response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "UNAVAILABLE",
-            "omnid is shutting down",
         ),
     }
 }

@@ -6,10 +6,9 @@
 use crate::model::{ModelInfo, Part, PartContent, Role, Usage};
 use uuid::Uuid;
 
+use super::formats::{decode_move, decode_node, decode_session};
 use super::legacy::{SessionRecordV1, SessionRecordV2, SessionRecordV3};
-use super::{
-    MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT, codec, decode_move, decode_node, decode_session,
-};
+use super::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT, codec};
 use crate::model::{
     MoveKind, MoveRecord, NodeRecord, Recovery, SessionRecord, Suspension, ToolResults,
 };

@@ -1,5 +1,6 @@
 use crate::model::{Part, Role};
 
+use super::formats::decode_session;
 use super::*;
 use crate::model::MoveKind;
 
