@@ -1,13 +1,14 @@
-//! What a restart costs: start to ready with a big store, and the first request on a big
+//! What a restart costs: start to the first answer with a big store, and the first request on a big
 //! session after it.
 
 use std::time::{Duration, Instant};
 
 use omni_proto::{MoveOp, Request, SessionRef};
 use omnid::store::Store;
+use tempfile::TempDir;
 
 use crate::common::seed::{self, SHORT};
-use crate::common::{Daemon, show, stats};
+use crate::common::{Daemon, Stats, show, stats};
 use crate::figure;
 
 /// From spawning `omnid` on the store in `dir` to its first answered request (`status`,
@@ -22,71 +23,67 @@ async fn first_answer(dir: &std::path::Path) -> Duration {
     took
 }
 
-/// Start to the first answer with 1,000,000 nodes in 1,000 sessions, against an
-/// empty store; `rounds` restarts of each, alternating.
-pub async fn cold_start(rounds: usize) {
+/// A store in a temporary directory with `sessions` sessions of `turns` turns, synced and
+/// closed, and an empty one; `what` names the big one in what is printed.
+async fn stores(sessions: usize, turns: u64, what: &str) -> (TempDir, TempDir) {
     let empty = tempfile::tempdir().unwrap();
     let big = tempfile::tempdir().unwrap();
     let started = Instant::now();
     let store = Store::open(&big.path().join("data")).unwrap();
-    for _ in 0..1000 {
-        seed::session(&store, 1000, SHORT);
+    for _ in 0..sessions {
+        seed::session(&store, turns, SHORT);
     }
     store.sync().await.unwrap();
     store.close().unwrap();
     println!(
-        "{:<28} built 1,000,000 nodes in 1,000 sessions in {:.1} s",
-        "cold start",
+        "{:<28} built {what} in {:.1} s",
+        "store",
         started.elapsed().as_secs_f64()
     );
-    let (mut small, mut large) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        for (dir, samples) in [(&empty, &mut small), (&big, &mut large)] {
-            samples.push(first_answer(dir.path()).await);
-        }
-    }
-    let (small, large) = (stats(small), stats(large));
-    println!(
-        "{:<28} empty store: p50 {} | 1,000,000 nodes: p50 {}",
-        "start to ready",
-        show(small.p50),
-        show(large.p50)
-    );
-    figure("cold_start_ratio", crate::common::ratio(&large, &small));
-    store_open(&empty.path().join("data"), &big.path().join("data"), rounds);
+    (empty, big)
 }
 
-/// Start to the first answered request (`status`, which reads the store) with 100,000
-/// sessions of two turns each, against an empty store: what a client waits for after a
-/// restart when a store holds many sessions.
-pub async fn many_sessions(rounds: usize) {
-    let empty = tempfile::tempdir().unwrap();
-    let big = tempfile::tempdir().unwrap();
-    let started = Instant::now();
-    let store = Store::open(&big.path().join("data")).unwrap();
-    for _ in 0..100_000 {
-        seed::session(&store, 2, SHORT);
-    }
-    store.sync().await.unwrap();
-    store.close().unwrap();
-    println!(
-        "{:<28} built 100,000 sessions in {:.1} s",
-        "many sessions",
-        started.elapsed().as_secs_f64()
-    );
+/// Start to the first answer on the empty store and on the big one, `rounds` restarts of
+/// each, alternating; prints both medians.
+async fn first_answers(
+    empty: &TempDir,
+    big: &TempDir,
+    rounds: usize,
+    what: &str,
+) -> (Stats, Stats) {
     let (mut small, mut large) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
-        for (dir, samples) in [(&empty, &mut small), (&big, &mut large)] {
+        for (dir, samples) in [(empty, &mut small), (big, &mut large)] {
             samples.push(first_answer(dir.path()).await);
         }
     }
     let (small, large) = (stats(small), stats(large));
     println!(
-        "{:<28} empty store: p50 {} | 100,000 sessions: p50 {}",
+        "{:<28} empty store: p50 {} | {what}: p50 {}",
         "start to first answer",
         show(small.p50),
         show(large.p50)
     );
+    (small, large)
+}
+
+/// Start to the first answer with 1,000,000 nodes in 1,000 sessions, against an
+/// empty store.
+pub async fn cold_start(rounds: usize) {
+    let what = "1,000,000 nodes in 1,000 sessions";
+    let (empty, big) = stores(1000, 1000, what).await;
+    let (small, large) = first_answers(&empty, &big, rounds, what).await;
+    figure("cold_start_ratio", crate::common::ratio(&large, &small));
+    store_open(&empty.path().join("data"), &big.path().join("data"), rounds);
+}
+
+/// Start to the first answered request with 100,000 sessions of two turns each, against
+/// an empty store: what a client waits for after a restart when a store holds many
+/// sessions.
+pub async fn many_sessions(rounds: usize) {
+    let what = "100,000 sessions";
+    let (empty, big) = stores(100_000, 2, what).await;
+    let (small, large) = first_answers(&empty, &big, rounds, what).await;
     figure(
         "first_answer_ms_100k_sessions",
         large.p50.as_secs_f64() * 1000.0,
