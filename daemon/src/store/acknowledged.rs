@@ -25,9 +25,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use super::StoreError;
 use super::formats::decode_session;
 use super::open;
-use super::{StoreError, clean_close};
 use crate::model::SessionRecord;
 use crate::private;
 
@@ -193,17 +193,10 @@ fn read(path: &Path) -> Result<Option<Counts>, String> {
 /// Refuses a store that ends before what the file says it acknowledged, naming what is
 /// missing and what to do. sled, opening a log cut short or damaged, writes over its torn
 /// end; so the store is compared on a copy of it, and the store itself is opened only once
-/// it passed. A store exactly as a clean shutdown left it is not copied (see
-/// `clean_close.rs`): the copy is for starts after a crash or a change made behind omnid's
-/// back. A store another process holds, or one the copy cannot be made of (no room),
+/// it passed. (The store's opening skips this for a store exactly as a clean shutdown left
+/// it: see `clean_close.rs`.) A store another process holds, or one the copy cannot be made of (no room),
 /// is left to the ordinary opening (with a warning for the second).
 pub fn check_before_opening(dir: &Path) -> Result<(), StoreError> {
-    if clean_close::take(dir) {
-        tracing::debug!(
-            "the store is as its last clean shutdown left it; not compared with what it acknowledged"
-        );
-        return Ok(());
-    }
     let path = dir.join(FILE);
     let counts = match read(&path) {
         Ok(Some(counts)) if !counts.sessions.is_empty() => counts,

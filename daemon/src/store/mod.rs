@@ -142,7 +142,13 @@ impl Store {
     /// Opens (or creates) the store in `dir`. [`Store::commit`] and [`Store::sync`] need a
     /// tokio runtime (the sync runs on its blocking pool).
     pub fn open_with(dir: &Path, options: StoreOptions) -> Result<Self, StoreError> {
-        acknowledged::check_before_opening(dir)?;
+        if clean_close::take(dir) {
+            tracing::debug!(
+                "the store is as its last clean shutdown left it; not compared with what it acknowledged"
+            );
+        } else {
+            acknowledged::check_before_opening(dir)?;
+        }
         Ok(Self {
             dir: dir.to_path_buf(),
             options,
