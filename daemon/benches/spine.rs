@@ -121,53 +121,33 @@ async fn proxy_overhead(rounds: usize) {
         std::thread::sleep(Duration::from_millis(10));
     }
     let http = reqwest::Client::new();
-    let body = r#"{"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}"#;
-    let path = "/v1beta/models/fake-model:generateContent";
-    let time = async |base: &str| {
-        let start = Instant::now();
-        let reply = http
-            .post(format!("{base}{path}"))
-            .header("x-goog-api-key", "bench-key")
-            .body(body)
-            .send()
-            .await
-            .unwrap();
-        assert!(reply.status().is_success());
-        reply.bytes().await.unwrap();
-        start.elapsed()
-    };
     let proxy = format!("http://{address}");
-    let (mut direct, mut through) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        direct.push(time(&fake.url()).await);
-        through.push(time(&proxy).await);
+    let whole = "/v1beta/models/fake-model:generateContent";
+    let streamed = "/v1beta/models/fake-model:streamGenerateContent?alt=sse";
+    for (what, path, first_byte) in [
+        ("generateContent", whole, false),
+        ("first byte, streamed (sse)", streamed, true),
+    ] {
+        let (mut direct, mut through) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            direct.push(post(&http, &fake.url(), path, first_byte).await);
+            through.push(post(&http, &proxy, path, first_byte).await);
+        }
+        report(
+            what,
+            "straight to the API",
+            &stats(direct),
+            "through the proxy",
+            &stats(through),
+        );
     }
-    report(
-        "generateContent",
-        "straight to the API",
-        &stats(direct),
-        "through the proxy",
-        &stats(through),
-    );
-    let (mut direct, mut through) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        direct.push(first_byte(&http, &fake.url()).await);
-        through.push(first_byte(&http, &proxy).await);
-    }
-    report(
-        "first byte, streamed (sse)",
-        "straight to the API",
-        &stats(direct),
-        "through the proxy",
-        &stats(through),
-    );
 }
 
-/// Time to the first byte of a streamed answer's body (`streamGenerateContent?alt=sse`):
-/// what a chat client waits before it can show anything. The rest is read, not timed.
-async fn first_byte(http: &reqwest::Client, base: &str) -> Duration {
+/// Times one POST of a short prompt to `base` + `path`: until the whole answer arrived,
+/// or with `first_byte` until its body's first chunk did (what a chat client waits before
+/// it can show anything; the rest is read, not timed).
+async fn post(http: &reqwest::Client, base: &str, path: &str, first_byte: bool) -> Duration {
     let body = r#"{"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}"#;
-    let path = "/v1beta/models/fake-model:streamGenerateContent?alt=sse";
     let start = Instant::now();
     let mut reply = http
         .post(format!("{base}{path}"))
@@ -178,10 +158,14 @@ async fn first_byte(http: &reqwest::Client, base: &str) -> Duration {
         .unwrap();
     assert!(reply.status().is_success());
     let first = reply.chunk().await.unwrap();
-    let elapsed = start.elapsed();
+    let at_first = start.elapsed();
     assert!(first.is_some_and(|bytes| !bytes.is_empty()));
     while reply.chunk().await.unwrap().is_some() {}
-    elapsed
+    if first_byte {
+        at_first
+    } else {
+        start.elapsed()
+    }
 }
 
 async fn commits(rounds: usize) {

@@ -2,47 +2,9 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use std::process::{Command, Output};
+mod common;
 
-/// Runs omnid with a private HOME and, unless the test names one, an empty configuration
-/// file, so nothing on the machine leaks in.
-fn omnid(args: &[&str], env: &[(&str, &str)]) -> Output {
-    omnid_via(&[], args, env)
-}
-
-/// [`omnid`], started through `wrapper` (a command that runs the rest of its arguments).
-fn omnid_via(wrapper: &[&str], args: &[&str], env: &[(&str, &str)]) -> Output {
-    let dir = tempfile::tempdir().unwrap();
-    let bin = env!("CARGO_BIN_EXE_omnid");
-    let mut command = match wrapper.split_first() {
-        Some((program, rest)) => {
-            let mut command = Command::new(program);
-            command.args(rest).arg(bin);
-            command
-        }
-        None => Command::new(bin),
-    };
-    if !args.contains(&"--config") {
-        command.args(["--config", "/dev/null"]);
-    }
-    command
-        .args(args)
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("CREDENTIALS_DIRECTORY")
-        .env_remove("RUNTIME_DIRECTORY")
-        .env_remove("OMNI_SOCKET")
-        .env_remove("XDG_RUNTIME_DIR")
-        .env_remove("GEMINI_API_KEY")
-        .env_remove("OMNI_LOG")
-        .env("HOME", dir.path())
-        .envs(env.iter().copied())
-        .output()
-        .unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use common::{config_file, omnid, omnid_via, stderr};
 
 #[test]
 fn version_and_help() {
@@ -120,58 +82,6 @@ fn something_that_is_not_a_socket_is_never_replaced() {
         stderr(&out)
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "not a socket");
-}
-
-fn config_file(dir: &std::path::Path, text: &str) -> String {
-    let path = dir.join("config.toml");
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
-}
-
-fn printed(output: &Output) -> toml::Value {
-    assert!(output.status.success(), "{}", stderr(output));
-    toml::from_str(&String::from_utf8_lossy(&output.stdout)).unwrap()
-}
-
-#[test]
-fn flags_beat_the_environment_which_beats_the_file_which_beats_the_defaults() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = config_file(
-        dir.path(),
-        "socket = \"/from/file.sock\"\nmodel = \"file-model\"\nbase_url = \"http://file.example\"\n\
-         [retry]\nmax_attempts = 7\n",
-    );
-    let out = omnid(
-        &["--config", &file, "--print-config", "--model", "flag-model"],
-        &[("OMNI_SOCKET", "/from/env.sock")],
-    );
-    let config = printed(&out);
-    assert_eq!(
-        config["model"].as_str(),
-        Some("flag-model"),
-        "flag over file"
-    );
-    assert_eq!(
-        config["socket"].as_str(),
-        Some("/from/env.sock"),
-        "environment over file"
-    );
-    assert_eq!(
-        config["base_url"].as_str(),
-        Some("http://file.example"),
-        "file over default"
-    );
-    assert_eq!(config["retry"]["max_attempts"].as_integer(), Some(7));
-    assert_eq!(
-        config["retry"]["initial_delay_ms"].as_integer(),
-        Some(1000),
-        "default"
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains(&format!("# configuration file: {file}")),
-        "{text}"
-    );
 }
 
 #[test]
@@ -377,37 +287,4 @@ fn a_socket_directory_that_another_user_owns_is_refused() {
         "{text}"
     );
     assert!(!std::path::Path::new("/omni-never-bound.sock").exists());
-}
-
-/// `--demo --print-config` shows what a demo daemon runs with: the demo model and its
-/// fallback, whatever the file names.
-#[test]
-fn demo_print_config_shows_the_demo_model_and_its_fallback() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("config.toml");
-    std::fs::write(&file, "model = \"gemini-2.5-pro\"\n").unwrap();
-    let file = file.to_str().unwrap();
-    let out = omnid(
-        &[
-            "--config",
-            file,
-            "--demo",
-            "--print-config",
-            "--socket",
-            "/tmp/x.sock",
-        ],
-        &[],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let printed = String::from_utf8_lossy(&out.stdout);
-    assert!(printed.contains("model = \"omni-demo\""), "{printed}");
-    assert!(
-        printed.contains("fallback = [\"omni-demo-lite\"]"),
-        "{printed}"
-    );
-    assert!(
-        printed.contains("the bundled demo model answers"),
-        "{printed}"
-    );
-    assert!(!printed.contains("gemini-2.5"), "{printed}");
 }

@@ -48,3 +48,15 @@ pub fn hint() -> String {
         python().display()
     )
 }
+
+/// Asserts that `examples/python/gemini_sdk.py` had each of its calls answered (whole,
+/// streamed, counted), from what it printed.
+pub fn assert_sdk_example_answered(stdout: &str) {
+    for line in [
+        "whole: You said: \"hello from the SDK\"",
+        "streamed: You said: \"and streamed\"",
+        "tokens: ",
+    ] {
+        assert!(stdout.contains(line), "no {line:?} in:\n{stdout}");
+    }
+}

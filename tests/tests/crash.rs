@@ -66,11 +66,7 @@ fn acknowledged_turns_survive_kill_9_in_the_middle_of_many_commits() {
             }
             // Kill once a dozen sends were acknowledged this round: the other clients are
             // mid-commit by then.
-            for _ in 0..12 {
-                all_acked.push(rx.recv().unwrap());
-            }
-            omni.kill9();
-            stop.store(true, Ordering::SeqCst);
+            omni.kill9_after(12, &rx, &mut all_acked, &stop);
         });
         all_acked.extend(rx.try_iter());
         omni.restart();

@@ -83,14 +83,7 @@ fn the_sdk_example_generates_streams_and_counts_tokens_against_the_demo() {
         "/../examples/python/gemini_sdk.py"
     );
     let stdout = run_python(&[script, &format!("http://{address}"), "omni-demo"], None);
-    assert!(
-        stdout.contains("whole: You said: \"hello from the SDK\""),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("streamed: You said: \"and streamed\""),
-        "{stdout}"
-    );
+    omni_tests::python::assert_sdk_example_answered(&stdout);
     assert!(stdout.contains("tokens: 2"), "{stdout}");
     assert_eq!(proxy_status(&omni)["failed"], 0);
 }

@@ -92,11 +92,7 @@ fn answers_received_whole_through_the_proxy_survive_kill_9() {
             }
             // Kill the moment a client has a dozen whole answers this round: the last one
             // has only just arrived, and the others are streaming.
-            for _ in 0..12 {
-                all_acked.push(rx.recv().unwrap());
-            }
-            omni.kill9();
-            stop.store(true, Ordering::SeqCst);
+            omni.kill9_after(12, &rx, &mut all_acked, &stop);
         });
         all_acked.extend(rx.try_iter());
         omni.restart();

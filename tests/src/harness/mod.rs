@@ -287,6 +287,23 @@ impl Omni {
         }
     }
 
+    /// A crash in the middle of clients' work: waits until `count` acknowledgements have
+    /// arrived on `acked` (kept in `into`), kills the daemon with SIGKILL, and tells the
+    /// clients to `stop`.
+    pub fn kill9_after<T>(
+        &mut self,
+        count: usize,
+        acked: &std::sync::mpsc::Receiver<T>,
+        into: &mut Vec<T>,
+        stop: &std::sync::atomic::AtomicBool,
+    ) {
+        for _ in 0..count {
+            into.push(acked.recv().expect("a client acknowledged"));
+        }
+        self.kill9();
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
     /// Sends a signal (`Signal::TERM`, `Signal::INT`, `Signal::HUP`, ...) to the daemon.
     pub fn signal(&self, signal: Signal) {
         let child = self.child.as_ref().expect("a running daemon");
