@@ -12,6 +12,7 @@ mod diag;
 mod exchange;
 mod http;
 mod listeners;
+mod memory;
 pub mod model;
 mod notify;
 mod private;

@@ -18,6 +18,7 @@ use crate::demo::{self, DemoModel};
 use crate::diag::Diagnostics;
 use crate::http;
 use crate::listeners;
+use crate::memory;
 use crate::notify;
 use crate::provider::Kind;
 use crate::proxy;
@@ -86,6 +87,7 @@ pub async fn run(
     notify::ready(&describe());
     check_in_background(&tracker, &daemon);
     notify::spawn_watchdog(&tracker, shutdown.clone());
+    memory::spawn_release(&tracker, shutdown.clone());
     notify::spawn_status(&tracker, shutdown.clone(), describe);
     let reloading = reload::serve(
         daemon.clone(),

@@ -120,6 +120,7 @@ async fn accept_loop<L: Accept>(
         tracker.spawn(async move {
             connection_until(connection, shutdown).await;
             drop(permit);
+            crate::memory::freed();
         });
     }
 }

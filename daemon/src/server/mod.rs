@@ -47,6 +47,7 @@ pub async fn serve(
                         tracker.spawn(async move {
                             connection::serve(stream, daemon, budget, shutdown).await;
                             drop(permit);
+                            crate::memory::freed();
                         });
                     }
                     Err(_) => {
