@@ -21,13 +21,13 @@ fn conversations_are_recorded_appended_forked_and_kept_apart() {
     assert_eq!(sessions.len(), 1, "{sessions:?}");
     let id = sessions[0]["id"].as_str().unwrap().to_string();
     assert_eq!(sessions[0]["nodes"], 4);
-    assert_eq!(sessions[0]["origin"], "proxy (test-client/1.0)");
+    assert_eq!(sessions[0]["origin"], "gemini proxy (test-client/1.0)");
     assert_eq!(
         sessions[0]["current"], false,
         "a recorded conversation is not current"
     );
     let listed = omni.ctl(&["sessions"]).ok().stdout;
-    assert!(listed.contains("[proxy (test-client/1.0)]"), "{listed}");
+    assert!(listed.contains("[gemini proxy (test-client/1.0)]"), "{listed}");
 
     // The client rewinds: the same start, another second question. A branch forks.
     converse(

@@ -40,11 +40,24 @@ impl Events {
     /// The data of the next event (`None` once the body ended), waiting at most the idle
     /// timeout and never past `deadline`.
     pub async fn next(&mut self, deadline: Instant) -> Result<Option<String>, ProviderError> {
+        Ok(self.next_named(deadline).await?.map(|(_, data)| data))
+    }
+
+    /// The next event's name (`None` when it has none: the standard's default, `message`)
+    /// and data, as [`Events::next`] waits for them.
+    pub async fn next_named(
+        &mut self,
+        deadline: Instant,
+    ) -> Result<Option<(Option<String>, String)>, ProviderError> {
         let until = deadline.min(Instant::now() + self.idle);
         match timeout_at(until, self.inner.next()).await {
             Err(_) => Err(idle_error(Phase::Stream, self.idle)),
             Ok(None) => Ok(None),
-            Ok(Some(Ok(event))) => Ok(Some(event.data)),
+            Ok(Some(Ok(event))) => {
+                let name = (!event.event.is_empty() && event.event != "message")
+                    .then_some(event.event);
+                Ok(Some((name, event.data)))
+            }
             Ok(Some(Err(EventStreamError::Transport(error)))) => {
                 Err(ProviderError::transport(Phase::Stream, &error))
             }

@@ -13,11 +13,11 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, timeout_at};
 use tokio_util::sync::CancellationToken;
 
-use super::errors;
+use super::api::Api;
 use super::relay::{self, Delivered, Relayed};
 use crate::diag::{AttemptTrace, Report};
 use crate::exchange::{Attempt, Exchange, RetryNotice, Sent, attempt_report, failure_of};
-use crate::provider::{ApiKey, Phase, ProviderError, Redactor, status_error};
+use crate::provider::{Phase, ProviderError, Redactor, status_error};
 use crate::resilience::{Failure, FailureClass};
 use crate::services::Live;
 
@@ -37,20 +37,17 @@ pub struct Whole {
 
 impl Whole {
     /// The answer for a failure that upstream never answered (it could not be reached, or
-    /// the breaker is open), in the API's error shape.
-    pub fn unreachable(class: &FailureClass, message: &str) -> Self {
-        let (code, status) = match class {
-            FailureClass::CircuitOpen { .. } => (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE"),
-            FailureClass::Timeout => (StatusCode::GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED"),
-            _ => (StatusCode::BAD_GATEWAY, "UNAVAILABLE"),
+    /// the breaker is open), in the client's API's error shape.
+    pub fn unreachable(api: &dyn Api, class: &FailureClass, message: &str) -> Self {
+        let code = match class {
+            FailureClass::CircuitOpen { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            FailureClass::Timeout => StatusCode::GATEWAY_TIMEOUT,
+            _ => StatusCode::BAD_GATEWAY,
         };
         Whole {
             status: code.as_u16(),
-            headers: vec![(
-                "content-type".into(),
-                "application/json; charset=UTF-8".into(),
-            )],
-            body: Bytes::from(errors::body(code, status, &format!("omnid: {message}"))),
+            headers: vec![("content-type".into(), api.error_type().into())],
+            body: Bytes::from(api.error_body(code, &format!("omnid: {message}"))),
         }
     }
 }
@@ -66,13 +63,16 @@ pub enum Head {
 
 /// One request passing through.
 pub struct Forward {
+    /// The API the client speaks (and upstream too).
+    pub api: &'static dyn Api,
     pub http: reqwest::Client,
     pub live: Arc<Live>,
     /// The upstream URL (never with a key).
     pub url: String,
     pub method: reqwest::Method,
     pub body: Bytes,
-    pub key: Option<ApiKey>,
+    /// Headers sent upstream: the admitted key (marked sensitive) and what the API forwards.
+    pub headers: reqwest::header::HeaderMap,
     /// Removes the forwarded key (and omnid's own) from what is written down.
     pub redactor: Redactor,
     /// Where a streamed answer's head goes, once.
@@ -105,9 +105,7 @@ impl Forward {
                 .header(CONTENT_TYPE, "application/json")
                 .body(self.body.clone());
         }
-        if let Some(key) = &self.key {
-            request = request.header("x-goog-api-key", key.header().clone());
-        }
+        request = request.headers(self.headers.clone());
         match tokio::time::timeout(self.idle(), request.send()).await {
             Err(_) => Err(ProviderError::Transport {
                 phase: Phase::Connect,
@@ -183,14 +181,23 @@ impl Forward {
             let _ = head.send(Head::Stream(self.delivered.framing.content_type()));
         }
         let idle = self.idle();
-        match relay::relay(response, &mut self.delivered, &events, idle, deadline).await {
+        let relayed = relay::relay(
+            self.api,
+            response,
+            &mut self.delivered,
+            &events,
+            idle,
+            deadline,
+        );
+        match relayed.await {
             Relayed::Complete => {
                 self.complete = true;
                 Attempt::Done(None)
             }
             Relayed::ClientGone => Attempt::Cancelled(()),
             Relayed::Diverged => {
-                self.delivered.send(&events, &diverged()).await;
+                let event = self.api.error_event(&diverged(self.api));
+                self.delivered.send(&events, &event).await;
                 Attempt::Done(None)
             }
             Relayed::Failed(error) => failed(self, error),
@@ -199,10 +206,9 @@ impl Forward {
 }
 
 /// The error event that ends a stream whose retry cannot be joined to what was sent.
-fn diverged() -> String {
-    errors::body(
+fn diverged(api: &dyn Api) -> String {
+    api.error_body(
         StatusCode::BAD_GATEWAY,
-        "UNAVAILABLE",
         "The stream broke and the model's retried answer began differently from what you \
          already received, so omnid cannot continue it seamlessly. Send the request again.",
     )
@@ -256,7 +262,7 @@ impl Exchange for Forward {
         }
     }
 
-    /// A proxy client speaks the Gemini API: retries are invisible to it.
+    /// A proxy client speaks the model's API: retries are invisible to it.
     fn retrying(&mut self, _notice: RetryNotice) {}
 
     fn report(

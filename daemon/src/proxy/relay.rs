@@ -1,8 +1,9 @@
-//! A streamed answer passing through: SSE events go to the client as they arrive. When an
-//! attempt breaks after events reached the client, the retry's stream must begin with
-//! exactly those events' content (their parts; ids and token counts may differ): they
-//! are skipped and the rest follows seamlessly. A retry that begins otherwise cannot be
-//! joined to what the client has; the stream ends with an error object instead.
+//! A streamed answer passing through: SSE events go to the client as they arrive, read as
+//! neutral content by the client's API (`Api::read_event`). When an attempt breaks after
+//! events reached the client, the retry's stream must begin with exactly those events'
+//! content (their parts and the API's mark; ids and token counts may differ): they are
+//! skipped and the rest follows seamlessly. A retry that begins otherwise cannot be
+//! joined to what the client has; the stream ends with an error event instead.
 //!
 //! The answer's end (the event with its finish reason, and any after it) is held back
 //! until the answer is recorded and durable: a client that has the whole answer can find
@@ -14,20 +15,21 @@ use axum::body::Bytes;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::api::{Api, Event};
 use crate::model::PartContent;
 use crate::provider::ProviderError;
+use crate::provider::StreamUpdate;
 use crate::provider::sse::Events;
-use crate::provider::{StreamUpdate, chunk};
 use crate::session::answer::AnswerBuilder;
 
 /// How a stream reaches the client: server-sent events (`alt=sse`), or, as the API
 /// answers without it, one JSON array whose items arrive as they come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Framing {
-    /// `data: {...}` events.
+    /// Server-sent events, named as upstream named them.
     #[default]
     Sse,
-    /// `[{...},\r\n{...}]`.
+    /// `[{...},\r\n{...}]` (Gemini without `alt=sse`).
     JsonArray,
 }
 
@@ -40,10 +42,22 @@ impl Framing {
         }
     }
 
-    /// One response as the client receives it; `first` when nothing was sent before.
-    pub fn item(self, data: &str, first: bool) -> Bytes {
+    /// One event as the client receives it; `first` when nothing was sent before.
+    pub fn item(self, event: &Event, first: bool) -> Bytes {
+        let data = &event.data;
         match (self, first) {
-            (Framing::Sse, _) => Bytes::from(format!("data: {data}\r\n\r\n")),
+            (Framing::Sse, _) => {
+                let mut item = String::new();
+                if let Some(name) = &event.name {
+                    item.push_str(&format!("event: {name}\r\n"));
+                }
+                // Data of several lines travels as several `data:` lines.
+                for line in data.split('\n') {
+                    item.push_str(&format!("data: {line}\r\n"));
+                }
+                item.push_str("\r\n");
+                Bytes::from(item)
+            }
             (Framing::JsonArray, true) => Bytes::from(format!("[{data}")),
             (Framing::JsonArray, false) => Bytes::from(format!(",\r\n{data}")),
         }
@@ -66,17 +80,21 @@ pub struct Delivered {
     pub framing: Framing,
     /// Items sent to the client (answer events and any error).
     pub sent: usize,
-    /// Each event's parts, in order, to compare a retry's stream with.
-    events: Vec<Vec<PartContent>>,
+    /// Each counted event's mark and parts, in order, to compare a retry's stream with.
+    events: Vec<Seen>,
     /// The answer they make, as a session would store it (the held-back end included once
     /// the stream is complete).
     pub answer: AnswerBuilder,
-    /// The answer's end, received but not yet sent: its events' data and updates.
-    held: Vec<(String, StreamUpdate)>,
+    /// The answer's end, received but not yet sent: its events and updates (`None` for
+    /// an event that means nothing).
+    held: Vec<(Event, Option<(Seen, StreamUpdate)>)>,
     /// The held-back end of a complete answer, absorbed into `answer`, to send once it is
     /// recorded.
-    ready: Vec<String>,
+    ready: Vec<Event>,
 }
+
+/// What identifies a delivered event in a retried stream: its mark and its parts.
+type Seen = (String, Vec<PartContent>);
 
 impl Delivered {
     /// Whether anything reached the client.
@@ -106,17 +124,17 @@ impl Delivered {
         }
     }
 
-    /// Sends one item to the client; false if it has gone away.
-    pub async fn send(&mut self, client: &mpsc::Sender<Bytes>, data: &str) -> bool {
-        let item = self.framing.item(data, self.sent == 0);
+    /// Sends one event to the client; false if it has gone away.
+    pub async fn send(&mut self, client: &mpsc::Sender<Bytes>, event: &Event) -> bool {
+        let item = self.framing.item(event, self.sent == 0);
         self.sent += 1;
         client.send(item).await.is_ok()
     }
 
     /// Sends the complete answer's held-back end; false if the client has gone away.
     pub async fn release(&mut self, client: &mpsc::Sender<Bytes>) -> bool {
-        for data in std::mem::take(&mut self.ready) {
-            if !self.send(client, &data).await {
+        for event in std::mem::take(&mut self.ready) {
+            if !self.send(client, &event).await {
                 return false;
             }
         }
@@ -126,11 +144,12 @@ impl Delivered {
     /// The answer's end arrived whole: it counts as delivered (a retry cannot follow any
     /// more) and is part of the answer to record, and waits to be released.
     fn settle(&mut self) {
-        for (data, update) in std::mem::take(&mut self.held) {
-            self.events
-                .push(update.parts.iter().map(|p| p.content.clone()).collect());
-            self.answer.absorb(update);
-            self.ready.push(data);
+        for (event, read) in std::mem::take(&mut self.held) {
+            if let Some((seen, update)) = read {
+                self.events.push(seen);
+                self.answer.absorb(update);
+            }
+            self.ready.push(event);
         }
     }
 
@@ -144,6 +163,7 @@ impl Delivered {
 
 /// Relays one attempt's stream to `client`, skipping what it already has.
 pub async fn relay(
+    api: &dyn Api,
     response: reqwest::Response,
     delivered: &mut Delivered,
     client: &mpsc::Sender<Bytes>,
@@ -156,33 +176,42 @@ pub async fn relay(
     // What a broken attempt held back never reached the client: the retry sends it.
     delivered.held.clear();
     loop {
-        let data = match events.next(deadline).await {
+        let event = match events.next_named(deadline).await {
             Err(error) => return Relayed::Failed(error),
             Ok(None) => break,
-            Ok(Some(data)) => data,
+            Ok(Some((name, data))) => Event { name, data },
         };
-        let update = match chunk::parse(&data) {
-            Ok(update) => update,
+        let read = match api.read_event(&event) {
+            Ok(read) => read.map(|update| ((api.mark(&event), contents(&update)), update)),
             Err(error) => return Relayed::Failed(error),
         };
+        let joined = index >= delivered.events.len();
+        let Some((seen, update)) = read else {
+            // An event that means nothing: passed on once the retry has joined.
+            if finished {
+                delivered.held.push((event, None));
+            } else if joined && !delivered.send(client, &event).await {
+                return Relayed::ClientGone;
+            }
+            continue;
+        };
         finished |= update.finish_reason.is_some();
-        let parts: Vec<PartContent> = update.parts.iter().map(|p| p.content.clone()).collect();
         if let Some(had) = delivered.events.get(index) {
             index += 1;
-            if *had != parts {
+            if *had != seen {
                 return Relayed::Diverged;
             }
             continue;
         }
         index += 1;
         if finished {
-            delivered.held.push((data, update));
+            delivered.held.push((event, Some((seen, update))));
             continue;
         }
-        if !delivered.send(client, &data).await {
+        if !delivered.send(client, &event).await {
             return Relayed::ClientGone;
         }
-        delivered.events.push(parts);
+        delivered.events.push(seen);
         delivered.answer.absorb(update);
     }
     if !finished || index < delivered.events.len() {
@@ -190,4 +219,9 @@ pub async fn relay(
     }
     delivered.settle();
     Relayed::Complete
+}
+
+/// An update's parts, as a retried stream must repeat them.
+fn contents(update: &StreamUpdate) -> Vec<PartContent> {
+    update.parts.iter().map(|p| p.content.clone()).collect()
 }

@@ -6,11 +6,15 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use tokio::sync::{mpsc, oneshot};
 
-use super::errors;
+use super::api::{Api, error_response};
 use super::forward::Head;
 
 /// The client's response: the whole answer, or a stream of the events that follow.
-pub async fn respond(head: oneshot::Receiver<Head>, events: mpsc::Receiver<Bytes>) -> Response {
+pub async fn respond(
+    api: &dyn Api,
+    head: oneshot::Receiver<Head>,
+    events: mpsc::Receiver<Bytes>,
+) -> Response {
     match head.await {
         Ok(Head::Whole(whole)) => {
             let mut response = Response::builder().status(whole.status);
@@ -33,10 +37,6 @@ pub async fn respond(head: oneshot::Receiver<Head>, events: mpsc::Receiver<Bytes
                 .unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
         }
         // The request ended without an answer: shutdown, or it was cancelled.
-        Err(_) => errors::response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "UNAVAILABLE",
-            "omnid is shutting down",
-        ),
+        Err(_) => error_response(api, StatusCode::SERVICE_UNAVAILABLE, "omnid is shutting down"),
     }
 }

@@ -133,7 +133,7 @@ impl Registry {
     }
 
     /// Creates a session for a conversation recorded from elsewhere (`origin` says where,
-    /// such as `proxy (gemini-cli/1.0)`); it does not become the current session.
+    /// such as `gemini proxy (gemini-cli/1.0)`); it does not become the current session.
     pub async fn create_recorded(&self, origin: &str) -> Result<SessionRecord, SessionError> {
         let record = SessionRecord::new(Uuid::new_v4(), now_ms());
         self.store_new(&record, Some(Recorded::Origin(origin)))

@@ -72,7 +72,7 @@ pub struct Change<'a> {
 /// beside the session trees (see `chains.rs`), in the same ordered change as its session.
 #[derive(Debug, Clone, Copy)]
 pub enum Recorded<'a> {
-    /// A new recorded session's origin (`proxy (gemini-cli/1.0)`): written before the
+    /// A new recorded session's origin (`gemini proxy (gemini-cli/1.0)`): written before the
     /// record, so it is there whenever the session is.
     Origin(&'a str),
     /// The hash of the conversation up to the change's node: written after the record, so

@@ -63,7 +63,7 @@ fn as_nodes(sent: &[CandidateContent]) -> Vec<NodeRecord> {
 }
 
 /// The request's contents as turns.
-pub fn turns(sent: &Sent) -> Vec<super::record::Turn> {
+pub fn turns(sent: &Sent) -> Vec<crate::proxy::record::Turn> {
     as_nodes(&sent.contents)
         .into_iter()
         .map(|node| (node.role, node.parts))

@@ -3,7 +3,8 @@
 
 use axum::body::Bytes;
 
-use super::{Proxy, history, record};
+use super::history;
+use crate::proxy::{Proxy, record};
 use crate::config::HistoryPolicy;
 use crate::diag::{Cause, Report};
 use crate::provider::Redactor;

@@ -1,0 +1,83 @@
+//! What the proxy's core asks of each API it serves: its error shape, how to read one of
+//! its streamed events as neutral content (to continue a cut stream and to record it),
+//! and how the end of a stream that failed is told. Everything else (retries, the
+//! breaker, continuation, recording, diagnostics, keys) is the core's, shared by every
+//! API module (`gemini/`, ...).
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+use crate::listeners::BodyError;
+use crate::provider::{ProviderError, StreamUpdate};
+
+/// One server-sent event as it travels to the client: its name (the `event:` field, which
+/// some APIs' clients read) and its data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// The `event:` field, if the API names its events.
+    pub name: Option<String>,
+    /// The `data:` field.
+    pub data: String,
+}
+
+impl Event {
+    /// An unnamed event.
+    pub fn data(data: impl Into<String>) -> Self {
+        Self {
+            name: None,
+            data: data.into(),
+        }
+    }
+}
+
+/// One client-facing API served by the proxy.
+pub trait Api: Sync + Send + 'static {
+    /// Its name in logs, counters and recorded sessions' origins (`gemini`).
+    fn name(&self) -> &'static str;
+
+    /// An error object in the API's own shape, as JSON text, for an answer of `code`.
+    fn error_body(&self, code: StatusCode, message: &str) -> String;
+
+    /// The content type of its error answers.
+    fn error_type(&self) -> &'static str {
+        "application/json"
+    }
+
+    /// A streamed event as neutral content: its parts, and its finish reason if it ends
+    /// the answer; `None` for an event that means nothing (a ping), which is passed on
+    /// but never counted when a retried stream is joined to what the client has.
+    fn read_event(&self, event: &Event) -> Result<Option<StreamUpdate>, ProviderError>;
+
+    /// What, besides its parts, an event must match in a retried stream to count as the
+    /// one the client already has (an event's kind and position, where the API names
+    /// them; never ids or token counts, which differ between attempts).
+    fn mark(&self, _event: &Event) -> String {
+        String::new()
+    }
+
+    /// The event that ends a stream with an error whose body (in this API's shape) is
+    /// `body`.
+    fn error_event(&self, body: &str) -> Event {
+        Event::data(body)
+    }
+}
+
+/// An error answer in `api`'s shape.
+pub fn error_response(api: &dyn Api, code: StatusCode, message: &str) -> Response {
+    (
+        code,
+        [(axum::http::header::CONTENT_TYPE, api.error_type())],
+        api.error_body(code, message),
+    )
+        .into_response()
+}
+
+/// A request whose body could not be read: too large (413), too slow (408), or cut off.
+pub fn unread_body(api: &dyn Api, error: &BodyError) -> Response {
+    let code = match error {
+        BodyError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+        BodyError::TooSlow { .. } => StatusCode::REQUEST_TIMEOUT,
+        BodyError::Broken(_) => StatusCode::BAD_REQUEST,
+    };
+    error_response(api, code, &format!("omnid: {error}"))
+}

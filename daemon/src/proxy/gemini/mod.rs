@@ -1,0 +1,225 @@
+//! The Gemini API (`/v1beta/...` and `/v1/...`): its paths, where its clients carry a key,
+//! its error shape and its streamed chunks. A generation request's history is checked
+//! (and by policy repaired) before it goes upstream, to the configured Gemini provider.
+
+mod check;
+mod errors;
+mod history;
+mod keys;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::routing::get;
+
+use super::api::{Api, Event, error_response, unread_body};
+use super::pass::{self, Call as Forwarded};
+use super::{BODY_LIMIT, Proxy, relay};
+use crate::listeners;
+use crate::provider::{ApiKey, ProviderError, Redactor, StreamUpdate, chunk};
+
+pub use errors::JSON;
+
+/// The Gemini API, as the proxy serves it.
+pub struct Gemini;
+
+/// The one value of [`Gemini`].
+pub static GEMINI: Gemini = Gemini;
+
+impl Api for Gemini {
+    fn name(&self) -> &'static str {
+        "gemini"
+    }
+
+    fn error_body(&self, code: StatusCode, message: &str) -> String {
+        errors::body(code, message)
+    }
+
+    fn error_type(&self) -> &'static str {
+        JSON
+    }
+
+    fn read_event(&self, event: &Event) -> Result<Option<StreamUpdate>, ProviderError> {
+        chunk::parse(&event.data).map(Some)
+    }
+}
+
+/// API versions whose paths the proxy serves.
+const VERSIONS: [&str; 2] = ["v1beta", "v1"];
+
+/// The API's routes.
+pub fn routes() -> Router<Arc<Proxy>> {
+    Router::new()
+        .route("/{version}/models", get(models))
+        .route("/{version}/models/{call}", get(model).post(call))
+}
+
+/// A path the API does not have.
+pub use errors::not_found;
+
+/// What a request asks upstream for.
+struct Call {
+    method: reqwest::Method,
+    path: String,
+    query: Option<String>,
+    body: Bytes,
+    streaming: bool,
+    /// A generation request (streamed or not): its history is checked, and looked up.
+    generates: bool,
+}
+
+async fn models(
+    State(proxy): State<Arc<Proxy>>,
+    Path(version): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let path = format!("/{version}/models");
+    let call = Call {
+        method: reqwest::Method::GET,
+        path,
+        query,
+        body: Bytes::new(),
+        streaming: false,
+        generates: false,
+    };
+    pass(proxy, &version, call, &headers).await
+}
+
+async fn model(
+    State(proxy): State<Arc<Proxy>>,
+    Path((version, name)): Path<(String, String)>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let call = Call {
+        method: reqwest::Method::GET,
+        path: format!("/{version}/models/{name}"),
+        query,
+        body: Bytes::new(),
+        streaming: false,
+        generates: false,
+    };
+    pass(proxy, &version, call, &headers).await
+}
+
+async fn call(
+    State(proxy): State<Arc<Proxy>>,
+    Path((version, call)): Path<(String, String)>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let within = proxy.services.live.get().config.client_timeout;
+    let body = match listeners::read_body(body, BODY_LIMIT, within).await {
+        Ok(body) => body,
+        Err(error) => return unread_body(&GEMINI, &error),
+    };
+    let streaming = call.ends_with(":streamGenerateContent");
+    let generates = streaming || call.ends_with(":generateContent");
+    let call = Call {
+        method: reqwest::Method::POST,
+        path: format!("/{version}/models/{call}"),
+        query,
+        body,
+        streaming,
+        generates,
+    };
+    pass(proxy, &version, call, &headers).await
+}
+
+/// Admits the request's key, checks a generation request's history, and forwards it.
+async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap) -> Response {
+    if !VERSIONS.contains(&version) {
+        return errors::not_found(&call.path);
+    }
+    let live = proxy.services.live.get();
+    let Some(gemini) = live.config.provider.gemini() else {
+        return error_response(
+            &GEMINI,
+            StatusCode::NOT_IMPLEMENTED,
+            "omnid's proxy forwards to a Gemini provider, and none is configured (the default \
+             provider is OpenAI-compatible and no [providers.NAME] has kind = \"gemini\")",
+        );
+    };
+    let accept_any = live.config.settings.proxy_accept_any_key;
+    let carried = keys::carried(headers, call.query.as_deref());
+    let where_to = "the x-goog-api-key header";
+    let key = match super::keys::admit(carried, gemini.api_key.as_ref(), accept_any, where_to) {
+        Ok(key) => key,
+        Err(refusal) => return refusal.response(&GEMINI),
+    };
+    let (url, framing) = upstream(&gemini.base_url, &call);
+    let redactor = Redactor::new(key.as_ref().map(|k| k.expose()));
+    let sent = if call.generates {
+        history::Sent::parse(&call.body)
+    } else {
+        history::Sent::default()
+    };
+    let turns = history::turns(&sent);
+    let continues = if call.generates {
+        proxy.place(&turns).await
+    } else {
+        None
+    };
+    let body = if call.generates {
+        check::checked(&proxy, &live, &url, call.body, &sent, &redactor, continues).await
+    } else {
+        call.body
+    };
+    let forwarded = Forwarded {
+        api: &GEMINI,
+        live,
+        method: call.method,
+        url,
+        headers: key_header(key.as_ref()),
+        body,
+        stream: call.streaming.then_some(framing),
+        turns,
+        continues,
+        redactor,
+        origin: pass::origin(&GEMINI, headers),
+    };
+    pass::forward(&proxy, forwarded).await
+}
+
+/// The admitted key as Gemini takes it upstream.
+fn key_header(key: Option<&ApiKey>) -> reqwest::header::HeaderMap {
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Some(key) = key {
+        headers.insert("x-goog-api-key", key.header().clone());
+    }
+    headers
+}
+
+/// Where the request goes upstream (its key left out), and how a stream reaches the
+/// client: upstream always streams server-sent events; a client that did not ask for them
+/// gets the JSON array the API would have sent it.
+fn upstream(base_url: &str, call: &Call) -> (String, relay::Framing) {
+    let mut query = keys::without_key(call.query.as_deref());
+    let framing = if call.streaming && !asks_for_sse(query.as_deref()) {
+        query = Some(match query {
+            Some(query) => format!("{query}&alt=sse"),
+            None => "alt=sse".to_string(),
+        });
+        relay::Framing::JsonArray
+    } else {
+        relay::Framing::Sse
+    };
+    let base = base_url.trim_end_matches('/');
+    let url = match query {
+        Some(query) => format!("{base}{}?{query}", call.path),
+        None => format!("{base}{}", call.path),
+    };
+    (url, framing)
+}
+
+/// Whether a query asks for server-sent events.
+fn asks_for_sse(query: Option<&str>) -> bool {
+    query.is_some_and(|q| q.split('&').any(|pair| pair == "alt=sse"))
+}
+

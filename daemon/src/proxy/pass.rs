@@ -1,0 +1,209 @@
+//! The proxy's core, shared by every API it serves: a request an API module has read and
+//! admitted (a [`Call`]) runs through the one retry loop as an [`Exchange`](forward.rs);
+//! the client gets its answer whole or streamed, a failure in its API's shape, and a
+//! complete streamed conversation is recorded, durably, before the client hears its end.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use axum::body::Bytes;
+use axum::http::HeaderMap;
+use axum::response::Response;
+use tokio::sync::{mpsc, oneshot};
+
+use super::Proxy;
+use super::api::Api;
+use super::forward::{Forward, Head, Whole};
+use super::record::{Place, Turn};
+use super::{record, relay, respond};
+use crate::exchange::{self, Outcome, Setup};
+use crate::provider::Redactor;
+use crate::services::Live;
+
+/// A request as an API module hands it to the core: read, admitted, and addressed.
+pub struct Call {
+    /// The API the client speaks.
+    pub api: &'static dyn Api,
+    /// The settings in effect when it arrived.
+    pub live: Arc<Live>,
+    pub method: reqwest::Method,
+    /// The upstream URL (never with a key).
+    pub url: String,
+    /// Headers for upstream: the admitted key (sensitive) and what the API forwards.
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Bytes,
+    /// How a streamed answer reaches the client; `None` for a plain request.
+    pub stream: Option<relay::Framing>,
+    /// A generation request's conversation, as turns (what a complete stream records).
+    pub turns: Vec<Turn>,
+    /// The recorded conversation it continues, if any (where its failures are filed).
+    pub continues: Option<Place>,
+    /// Removes the forwarded key (and omnid's own) from what is written down.
+    pub redactor: Redactor,
+    /// Where it came from, for a recorded session: the API and the client's agent.
+    pub origin: String,
+}
+
+/// Where a recorded conversation came from: the API's proxy, with the client's user agent
+/// (`gemini proxy (gemini-cli/1.0)`).
+pub fn origin(api: &dyn Api, headers: &HeaderMap) -> String {
+    let name = api.name();
+    match headers.get("user-agent").and_then(|v| v.to_str().ok()) {
+        Some(agent) => format!(
+            "{name} proxy ({})",
+            agent.chars().take(120).collect::<String>()
+        ),
+        None => format!("{name} proxy"),
+    }
+}
+
+impl Proxy {
+    /// The recorded conversation that `turns` continue, once any recording under way (the
+    /// previous answer's) is done, so the conversation it records can be found.
+    pub async fn place(&self, turns: &[Turn]) -> Option<Place> {
+        drop(self.recording.lock().await);
+        record::place(&self.daemon, turns)
+    }
+}
+
+/// Forwards `call` upstream through the retry loop; the client's response.
+pub async fn forward(proxy: &Arc<Proxy>, call: Call) -> Response {
+    proxy
+        .services
+        .counters
+        .proxy
+        .requests
+        .fetch_add(1, Ordering::Relaxed);
+    let (head_tx, head_rx) = oneshot::channel();
+    let (events_tx, events_rx) = mpsc::channel::<Bytes>(64);
+    let api = call.api;
+    let forward = Forward {
+        api,
+        http: proxy.http.clone(),
+        live: call.live,
+        url: call.url,
+        method: call.method,
+        body: call.body,
+        headers: call.headers,
+        redactor: call.redactor,
+        head: Some(head_tx),
+        events: call.stream.is_some().then(|| events_tx.clone()),
+        delivered: relay::Delivered::new(call.stream.unwrap_or_default()),
+        complete: false,
+        last_error: None,
+        origin: call.origin,
+        turns: call.turns,
+        continues: call.continues,
+    };
+    proxy
+        .services
+        .tracker
+        .spawn(run(proxy.clone(), forward, events_tx));
+    respond::respond(api, head_rx, events_rx).await
+}
+
+/// Runs the request's attempts; the head goes to the client once known, a stream's events
+/// as they come. The client going away cancels the upstream request.
+async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes>) {
+    let cancel = proxy.services.shutdown.child_token();
+    let watcher = {
+        let (cancel, events) = (cancel.clone(), events.clone());
+        tokio::spawn(async move {
+            events.closed().await;
+            cancel.cancel();
+        })
+    };
+    let setup = Setup {
+        breaker: forward.live.breaker(&forward.url),
+        live: forward.live.clone(),
+        diag: proxy.services.diag.clone(),
+        cancel,
+        wait_for_probe: true,
+    };
+    let started = std::time::Instant::now();
+    let outcome = exchange::run(&mut forward, &setup).await;
+    watcher.abort();
+    let (ended, attempts) = match &outcome {
+        Outcome::Completed { attempts, .. } => ("answered", *attempts),
+        Outcome::Failed { attempts, .. } => ("failed", *attempts),
+        Outcome::Interrupted(()) => ("cancelled", 0),
+    };
+    tracing::info!(
+        api = forward.api.name(),
+        url = %forward.url,
+        ended,
+        attempts,
+        ms = started.elapsed().as_millis() as u64,
+        "proxy request"
+    );
+    let counters = &proxy.services.counters.proxy;
+    let client_gone = matches!(outcome, Outcome::Interrupted(()));
+    let head = match outcome {
+        Outcome::Completed { done, attempts } => {
+            if attempts > 1 {
+                counters.healed.fetch_add(1, Ordering::Relaxed);
+            }
+            done.map(Head::Whole)
+        }
+        Outcome::Failed { failure, .. } => {
+            counters.failed.fetch_add(1, Ordering::Relaxed);
+            let whole = forward
+                .last_error
+                .take()
+                .unwrap_or_else(|| {
+                    Whole::unreachable(forward.api, &failure.class, &failure.message)
+                });
+            if forward.head.is_none() {
+                // The stream had begun: it ends with the error in the API's shape.
+                let error = forward.api.error_event(&String::from_utf8_lossy(&whole.body));
+                forward.delivered.send(&events, &error).await;
+                None
+            } else {
+                Some(Head::Whole(whole))
+            }
+        }
+        Outcome::Interrupted(()) => None,
+    };
+    if let (Some(head), Some(sender)) = (head, forward.head.take()) {
+        let _ = sender.send(head);
+    }
+    end_stream(&proxy, forward, &events, client_gone).await;
+}
+
+/// Ends a streamed answer: a complete one is recorded, durably, before the client gets
+/// its end (held back until then), so an answer a client has whole is never lost.
+async fn end_stream(
+    proxy: &Proxy,
+    mut forward: Forward,
+    events: &mpsc::Sender<Bytes>,
+    client_gone: bool,
+) {
+    let streamed = forward.events.is_some() && forward.head.is_none();
+    if forward.complete {
+        // Recordings take their turn in the order their answers ended; the next request
+        // of the conversation waits for this one to be recorded.
+        let turn = proxy.recording.lock().await;
+        keep(proxy, &mut forward).await;
+        drop(turn);
+        forward.delivered.release(events).await;
+    }
+    if streamed && !client_gone {
+        forward.delivered.end(events).await;
+    }
+}
+
+/// Records a streamed conversation that completed, and returns once it is durable. A
+/// failure is logged, and the client still gets its answer: what the model said is not
+/// withheld because omnid could not keep a copy.
+async fn keep(proxy: &Proxy, forward: &mut Forward) {
+    let answer = forward.delivered.answer.parts.clone();
+    let turns = std::mem::take(&mut forward.turns);
+    match record::record(&proxy.daemon, &forward.origin, turns, answer).await {
+        Ok((session, nodes)) => {
+            tracing::debug!(%session, ?nodes, "recorded a conversation through the proxy")
+        }
+        Err(error) => tracing::warn!(
+            "a conversation through the proxy was answered but could not be recorded: {error}"
+        ),
+    }
+}
