@@ -27,7 +27,10 @@ fn conversations_are_recorded_appended_forked_and_kept_apart() {
         "a recorded conversation is not current"
     );
     let listed = omni.ctl(&["sessions"]).ok().stdout;
-    assert!(listed.contains("[gemini proxy (test-client/1.0)]"), "{listed}");
+    assert!(
+        listed.contains("[gemini proxy (test-client/1.0)]"),
+        "{listed}"
+    );
 
     // The client rewinds: the same start, another second question. A branch forks.
     converse(

@@ -49,6 +49,16 @@ impl Part {
     }
 }
 
+impl From<PartContent> for Part {
+    /// A part of this content, without a signature.
+    fn from(content: PartContent) -> Self {
+        Self {
+            content,
+            thought_signature: None,
+        }
+    }
+}
+
 /// The kinds of content a part can carry. JSON payloads are kept as text: bincode cannot
 /// carry a `serde_json::Value`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

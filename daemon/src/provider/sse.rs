@@ -54,8 +54,8 @@ impl Events {
             Err(_) => Err(idle_error(Phase::Stream, self.idle)),
             Ok(None) => Ok(None),
             Ok(Some(Ok(event))) => {
-                let name = (!event.event.is_empty() && event.event != "message")
-                    .then_some(event.event);
+                let name =
+                    (!event.event.is_empty() && event.event != "message").then_some(event.event);
                 Ok(Some((name, event.data)))
             }
             Ok(Some(Err(EventStreamError::Transport(error)))) => {

@@ -30,6 +30,34 @@ impl Event {
     }
 }
 
+/// One streamed event read as neutral content.
+pub struct Read {
+    /// Its parts, and its finish reason if it ends the answer.
+    pub update: StreamUpdate,
+    /// What, besides its parts, it must match in a retried stream to count as the event
+    /// the client already has (an event's kind and position, or a fragment of a tool
+    /// call, where the API has them; never ids or token counts, which differ between
+    /// attempts).
+    pub mark: String,
+}
+
+impl Read {
+    /// An event that is its parts alone.
+    pub fn parts(update: StreamUpdate) -> Self {
+        Self {
+            update,
+            mark: String::new(),
+        }
+    }
+}
+
+/// Reads one attempt's events, in order (an API may assemble what arrives in fragments).
+pub trait ReadEvents: Send {
+    /// The next event's content; `None` for an event that means nothing (a ping), which is
+    /// passed on but never counted when a retried stream is joined to what the client has.
+    fn read(&mut self, event: &Event) -> Result<Option<Read>, ProviderError>;
+}
+
 /// One client-facing API served by the proxy.
 pub trait Api: Sync + Send + 'static {
     /// Its name in logs, counters and recorded sessions' origins (`gemini`).
@@ -43,17 +71,8 @@ pub trait Api: Sync + Send + 'static {
         "application/json"
     }
 
-    /// A streamed event as neutral content: its parts, and its finish reason if it ends
-    /// the answer; `None` for an event that means nothing (a ping), which is passed on
-    /// but never counted when a retried stream is joined to what the client has.
-    fn read_event(&self, event: &Event) -> Result<Option<StreamUpdate>, ProviderError>;
-
-    /// What, besides its parts, an event must match in a retried stream to count as the
-    /// one the client already has (an event's kind and position, where the API names
-    /// them; never ids or token counts, which differ between attempts).
-    fn mark(&self, _event: &Event) -> String {
-        String::new()
-    }
+    /// A reader of one attempt's stream of events (a retry gets a fresh one).
+    fn reader(&self) -> Box<dyn ReadEvents>;
 
     /// The event that ends a stream with an error whose body (in this API's shape) is
     /// `body`.

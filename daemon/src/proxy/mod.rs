@@ -10,6 +10,7 @@ mod api;
 mod forward;
 mod gemini;
 mod keys;
+mod openai;
 mod pass;
 mod record;
 mod relay;
@@ -18,7 +19,10 @@ mod respond;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::http::StatusCode;
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::routing::{get, post};
 
 use crate::api::Daemon;
 use crate::listeners::{self, Busy, Rules};
@@ -62,6 +66,8 @@ pub fn serve(listener: tokio::net::TcpListener, proxy: Arc<Proxy>, cap: usize) {
     }
     let router = Router::new()
         .merge(gemini::routes())
+        .route("/v1/chat/completions", post(openai::chat))
+        .route("/v1/models", get(shared_models))
         .fallback(|uri: axum::http::Uri| async move { gemini::not_found(uri.path()) })
         .with_state(proxy);
     let head_timeout = {
@@ -87,3 +93,20 @@ pub fn serve(listener: tokio::net::TcpListener, proxy: Arc<Proxy>, cap: usize) {
     );
 }
 
+/// `GET /v1/models`, a path more than one API has: the request's own headers say whose
+/// client asks (a bearer token without Gemini's key means OpenAI's).
+async fn shared_models(
+    State(proxy): State<Arc<Proxy>>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let gemini_key = headers.contains_key("x-goog-api-key")
+        || query
+            .as_deref()
+            .is_some_and(|q| q.split('&').any(|p| p.starts_with("key=")));
+    if headers.contains_key("authorization") && !gemini_key {
+        openai::models(proxy, &headers).await
+    } else {
+        gemini::list_models(proxy, "v1", query, &headers).await
+    }
+}

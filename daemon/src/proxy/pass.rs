@@ -147,15 +147,14 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
         }
         Outcome::Failed { failure, .. } => {
             counters.failed.fetch_add(1, Ordering::Relaxed);
-            let whole = forward
-                .last_error
-                .take()
-                .unwrap_or_else(|| {
-                    Whole::unreachable(forward.api, &failure.class, &failure.message)
-                });
+            let whole = forward.last_error.take().unwrap_or_else(|| {
+                Whole::unreachable(forward.api, &failure.class, &failure.message)
+            });
             if forward.head.is_none() {
                 // The stream had begun: it ends with the error in the API's shape.
-                let error = forward.api.error_event(&String::from_utf8_lossy(&whole.body));
+                let error = forward
+                    .api
+                    .error_event(&String::from_utf8_lossy(&whole.body));
                 forward.delivered.send(&events, &error).await;
                 None
             } else {

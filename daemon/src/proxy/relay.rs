@@ -15,7 +15,7 @@ use axum::body::Bytes;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::api::{Api, Event};
+use super::api::{Api, Event, Read};
 use crate::model::PartContent;
 use crate::provider::ProviderError;
 use crate::provider::StreamUpdate;
@@ -171,6 +171,7 @@ pub async fn relay(
     deadline: Instant,
 ) -> Relayed {
     let mut events = Events::of(response, idle);
+    let mut reader = api.reader();
     let mut index = 0;
     let mut finished = false;
     // What a broken attempt held back never reached the client: the retry sends it.
@@ -181,8 +182,8 @@ pub async fn relay(
             Ok(None) => break,
             Ok(Some((name, data))) => Event { name, data },
         };
-        let read = match api.read_event(&event) {
-            Ok(read) => read.map(|update| ((api.mark(&event), contents(&update)), update)),
+        let read = match reader.read(&event) {
+            Ok(read) => read.map(|Read { update, mark }| ((mark, contents(&update)), update)),
             Err(error) => return Relayed::Failed(error),
         };
         let joined = index >= delivered.events.len();

@@ -37,6 +37,10 @@ pub async fn respond(
                 .unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
         }
         // The request ended without an answer: shutdown, or it was cancelled.
-        Err(_) => error_response(api, StatusCode::SERVICE_UNAVAILABLE, "omnid is shutting down"),
+        Err(_) => error_response(
+            api,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "omnid is shutting down",
+        ),
     }
 }

@@ -140,7 +140,10 @@ pub(crate) fn validate(body: &str) -> Result<Valid, Reply> {
             "This fake OpenAI-compatible server only streams: set 'stream' to true.",
         ));
     }
-    let usage = request["stream_options"]["include_usage"] == Value::Bool(true);
+    let usage = request
+        .get("stream_options")
+        .and_then(|options| options.get("include_usage"))
+        == Some(&Value::Bool(true));
     for (i, message) in messages.iter().enumerate() {
         check_message(i, message)?;
     }

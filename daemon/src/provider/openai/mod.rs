@@ -9,6 +9,8 @@
 mod render;
 mod stream;
 
+pub use stream::Assembler;
+
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -21,7 +23,6 @@ use super::chunk::{StreamUpdate, ended, is_visible};
 use super::error::ProviderError;
 use super::http::Endpoint;
 use super::{ApiKey, ModelApi, Provider};
-use stream::Assembler;
 
 /// A client for the models of one OpenAI-compatible server (the model travels in the body).
 pub struct OpenAi {

@@ -4,10 +4,10 @@
 use axum::body::Bytes;
 
 use super::history;
-use crate::proxy::{Proxy, record};
 use crate::config::HistoryPolicy;
 use crate::diag::{Cause, Report};
 use crate::provider::Redactor;
+use crate::proxy::{Proxy, record};
 use crate::services::Live;
 
 /// The body to send: as it came, or repaired (`proxy.history = "repair"`). A history the

@@ -40,5 +40,4 @@ mod tests {
         assert_eq!(without_key(Some("alt=sse&key=abc")), Some("alt=sse".into()));
         assert_eq!(without_key(Some("key=abc")), None);
     }
-
 }

@@ -16,11 +16,11 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::get;
 
-use super::api::{Api, Event, error_response, unread_body};
+use super::api::{Api, Event, Read, ReadEvents, error_response, unread_body};
 use super::pass::{self, Call as Forwarded};
 use super::{BODY_LIMIT, Proxy, relay};
 use crate::listeners;
-use crate::provider::{ApiKey, ProviderError, Redactor, StreamUpdate, chunk};
+use crate::provider::{ApiKey, ProviderError, Redactor, chunk};
 
 pub use errors::JSON;
 
@@ -43,8 +43,17 @@ impl Api for Gemini {
         JSON
     }
 
-    fn read_event(&self, event: &Event) -> Result<Option<StreamUpdate>, ProviderError> {
-        chunk::parse(&event.data).map(Some)
+    fn reader(&self) -> Box<dyn ReadEvents> {
+        Box::new(Chunks)
+    }
+}
+
+/// Gemini's chunks stand alone: each is a `GenerateContentResponse`.
+struct Chunks;
+
+impl ReadEvents for Chunks {
+    fn read(&mut self, event: &Event) -> Result<Option<Read>, ProviderError> {
+        chunk::parse(&event.data).map(|update| Some(Read::parts(update)))
     }
 }
 
@@ -78,6 +87,16 @@ async fn models(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
+    list_models(proxy, &version, query, &headers).await
+}
+
+/// `GET /{version}/models`, also reached through the path the APIs share (`/v1/models`).
+pub async fn list_models(
+    proxy: Arc<Proxy>,
+    version: &str,
+    query: Option<String>,
+    headers: &HeaderMap,
+) -> Response {
     let path = format!("/{version}/models");
     let call = Call {
         method: reqwest::Method::GET,
@@ -87,7 +106,7 @@ async fn models(
         streaming: false,
         generates: false,
     };
-    pass(proxy, &version, call, &headers).await
+    pass(proxy, version, call, headers).await
 }
 
 async fn model(
@@ -222,4 +241,3 @@ fn upstream(base_url: &str, call: &Call) -> (String, relay::Framing) {
 fn asks_for_sse(query: Option<&str>) -> bool {
     query.is_some_and(|q| q.split('&').any(|pair| pair == "alt=sse"))
 }
-
