@@ -7,6 +7,7 @@
 //! boundary where what an API says enters the daemon: every provider error is stripped of
 //! the key here (an API may echo it back), so no later path can leak it.
 
+pub mod anthropic;
 pub mod chunk;
 pub mod error;
 mod fragment;

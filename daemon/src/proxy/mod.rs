@@ -4,8 +4,10 @@
 //! sessions. One core (`pass.rs`: the retry loop through `forward.rs`, streams joined
 //! after a cut in `relay.rs`, recording in `record.rs`, keys admitted in `keys.rs`) serves
 //! a small module per API that knows only its paths, bodies, events and error shapes
-//! (`api.rs` says what it must know; `gemini/`).
+//! (`api.rs` says what it must know; `gemini/`, `openai/`, `anthropic/`); `upstream.rs`
+//! picks the provider a model names.
 
+mod anthropic;
 mod api;
 mod forward;
 mod gemini;
@@ -15,6 +17,7 @@ mod pass;
 mod record;
 mod relay;
 mod respond;
+mod upstream;
 
 use std::sync::Arc;
 
@@ -67,6 +70,8 @@ pub fn serve(listener: tokio::net::TcpListener, proxy: Arc<Proxy>, cap: usize) {
     let router = Router::new()
         .merge(gemini::routes())
         .route("/v1/chat/completions", post(openai::chat))
+        .route("/v1/messages", post(anthropic::messages))
+        .route("/v1/messages/count_tokens", post(anthropic::count_tokens))
         .route("/v1/models", get(shared_models))
         .fallback(|uri: axum::http::Uri| async move { gemini::not_found(uri.path()) })
         .with_state(proxy);
@@ -94,7 +99,8 @@ pub fn serve(listener: tokio::net::TcpListener, proxy: Arc<Proxy>, cap: usize) {
 }
 
 /// `GET /v1/models`, a path more than one API has: the request's own headers say whose
-/// client asks (a bearer token without Gemini's key means OpenAI's).
+/// client asks (`anthropic-version` or `x-api-key` mean Anthropic's, a bearer token
+/// without Gemini's key OpenAI's).
 async fn shared_models(
     State(proxy): State<Arc<Proxy>>,
     RawQuery(query): RawQuery,
@@ -104,7 +110,9 @@ async fn shared_models(
         || query
             .as_deref()
             .is_some_and(|q| q.split('&').any(|p| p.starts_with("key=")));
-    if headers.contains_key("authorization") && !gemini_key {
+    if anthropic::is_client(&headers) {
+        anthropic::models(proxy, &headers).await
+    } else if headers.contains_key("authorization") && !gemini_key {
         openai::models(proxy, &headers).await
     } else {
         gemini::list_models(proxy, "v1", query, &headers).await

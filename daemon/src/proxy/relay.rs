@@ -222,7 +222,21 @@ pub async fn relay(
     Relayed::Complete
 }
 
-/// An update's parts, as a retried stream must repeat them.
+/// An update's parts, as a retried stream must repeat them: a tool call's id is the
+/// attempt's own and may differ.
 fn contents(update: &StreamUpdate) -> Vec<PartContent> {
-    update.parts.iter().map(|p| p.content.clone()).collect()
+    update
+        .parts
+        .iter()
+        .map(|part| match &part.content {
+            PartContent::FunctionCall {
+                name, args_json, ..
+            } => PartContent::FunctionCall {
+                id: None,
+                name: name.clone(),
+                args_json: args_json.clone(),
+            },
+            other => other.clone(),
+        })
+        .collect()
 }

@@ -17,10 +17,10 @@ use serde_json::{Value, json};
 
 use super::api::{Api, Event, Read, ReadEvents, error_response, unread_body};
 use super::pass::{self, Call};
-use super::{BODY_LIMIT, Proxy, relay};
+use super::{BODY_LIMIT, Proxy, relay, upstream};
 use crate::listeners;
 use crate::provider::openai::Assembler;
-use crate::provider::{ApiKey, Kind, Provider, ProviderConfig, ProviderError, Redactor};
+use crate::provider::{ApiKey, Provider, ProviderConfig, ProviderError, Redactor};
 
 /// The OpenAI API, as the proxy serves it.
 pub struct OpenAi;
@@ -92,7 +92,7 @@ pub async fn chat(State(proxy): State<Arc<Proxy>>, headers: HeaderMap, body: Bod
     };
     let live = proxy.services.live.get();
     let model = request["model"].as_str().unwrap_or_default().to_string();
-    let Some((provider, upstream_model)) = upstream(&live.config.provider, &model) else {
+    let Some((provider, upstream_model)) = upstream_of(&live.config.provider, &model) else {
         return none_configured();
     };
     let key = match admitted(&proxy, &headers, provider) {
@@ -134,7 +134,7 @@ pub async fn chat(State(proxy): State<Arc<Proxy>>, headers: HeaderMap, body: Bod
 /// `GET /v1/models`: the upstream provider's list, as it gives it.
 pub async fn models(proxy: Arc<Proxy>, headers: &HeaderMap) -> Response {
     let live = proxy.services.live.get();
-    let Some((provider, _)) = upstream(&live.config.provider, "") else {
+    let Some((provider, _)) = upstream_of(&live.config.provider, "") else {
         return none_configured();
     };
     let key = match admitted(&proxy, headers, provider) {
@@ -157,20 +157,6 @@ pub async fn models(proxy: Arc<Proxy>, headers: &HeaderMap) -> Response {
     pass::forward(&proxy, call).await
 }
 
-/// The provider a model goes to, and its name there.
-fn upstream<'a>(providers: &'a ProviderConfig, model: &'a str) -> Option<(&'a Provider, &'a str)> {
-    let openai = |p: &&Provider| p.kind == Kind::OpenAi;
-    if let Some((name, rest)) = model.split_once('/')
-        && let Some(provider) = providers.all().filter(openai).find(|p| p.name == name)
-    {
-        return Some((provider, rest));
-    }
-    providers
-        .all()
-        .find(openai)
-        .map(|provider| (provider, model))
-}
-
 /// The key the request carries, admitted for `provider`, or why not.
 fn admitted(
     proxy: &Proxy,
@@ -184,21 +170,21 @@ fn admitted(
         .config
         .settings
         .proxy_accept_any_key;
-    let carried = headers
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(|key| key.trim().to_string());
+    let carried = upstream::bearer_of(headers);
     super::keys::admit(carried, provider.api_key.as_ref(), accept_any, WHERE_TO)
 }
 
 /// The admitted key as OpenAI takes it upstream.
 fn bearer(key: Option<&ApiKey>) -> reqwest::header::HeaderMap {
-    let mut headers = reqwest::header::HeaderMap::new();
-    if let Some(key) = key {
-        headers.insert(reqwest::header::AUTHORIZATION, key.bearer().clone());
-    }
-    headers
+    upstream::key_headers(reqwest::header::AUTHORIZATION, key, true)
+}
+
+/// The provider a model goes to, and its name there.
+fn upstream_of<'a>(
+    providers: &'a ProviderConfig,
+    model: &'a str,
+) -> Option<(&'a Provider, &'a str)> {
+    upstream::provider_for(providers, "openai", model)
 }
 
 /// The answer when no OpenAI-compatible provider is configured.
