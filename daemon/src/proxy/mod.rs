@@ -70,6 +70,7 @@ pub fn serve(listener: tokio::net::TcpListener, proxy: Arc<Proxy>, cap: usize) {
     let router = Router::new()
         .merge(gemini::routes())
         .route("/v1/chat/completions", post(openai::chat))
+        .route("/v1/responses", post(openai::responses))
         .route("/v1/messages", post(anthropic::messages))
         .route("/v1/messages/count_tokens", post(anthropic::count_tokens))
         .route("/v1/models", get(shared_models))

@@ -1,11 +1,14 @@
 //! The OpenAI API as its SDKs and agents speak it (`OPENAI_BASE_URL` set to the proxy's
 //! `/v1`): `POST /v1/chat/completions` streamed (`stream: true`, with
-//! `stream_options.include_usage` passed on) and not, and `GET /v1/models`. Keys come in
-//! `Authorization: Bearer`. Upstream is the OpenAI-compatible provider the model names
+//! `stream_options.include_usage` passed on) and not, `POST /v1/responses` (the Responses
+//! API as Codex CLI uses it, `responses.rs` reads its events) streamed and not, and
+//! `GET /v1/models`. Keys come in `Authorization: Bearer`. Upstream is the OpenAI-compatible provider the model names
 //! (`NAME/MODEL`, the prefix removed before it goes on), else the first one configured,
 //! the default provider first.
 
+mod input;
 mod messages;
+mod responses;
 
 use std::sync::Arc;
 
@@ -22,15 +25,38 @@ use crate::listeners;
 use crate::provider::openai::Assembler;
 use crate::provider::{ApiKey, Provider, ProviderConfig, ProviderError, Redactor};
 
-/// The OpenAI API, as the proxy serves it.
-pub struct OpenAi;
+/// One of the OpenAI APIs, as the proxy serves it: Chat Completions or Responses.
+pub struct OpenAi {
+    name: &'static str,
+    /// The path under the provider's base URL.
+    path: &'static str,
+    reader: fn() -> Box<dyn ReadEvents>,
+    turns: fn(&Value) -> Vec<crate::proxy::record::Turn>,
+    /// Whether a stream's error event is the Responses API's (`event: error`).
+    named_errors: bool,
+}
 
-/// The one value of [`OpenAi`].
-pub static OPENAI: OpenAi = OpenAi;
+/// Chat Completions.
+pub static CHAT: OpenAi = OpenAi {
+    name: "openai",
+    path: "/chat/completions",
+    reader: || Box::new(Chunks::default()),
+    turns: messages::turns,
+    named_errors: false,
+};
+
+/// The Responses API.
+pub static RESPONSES: OpenAi = OpenAi {
+    name: "openai-responses",
+    path: "/responses",
+    reader: || Box::new(responses::ResponseEvents),
+    turns: input::turns,
+    named_errors: true,
+};
 
 impl Api for OpenAi {
     fn name(&self) -> &'static str {
-        "openai"
+        self.name
     }
 
     fn error_body(&self, code: StatusCode, message: &str) -> String {
@@ -45,7 +71,25 @@ impl Api for OpenAi {
     }
 
     fn reader(&self) -> Box<dyn ReadEvents> {
-        Box::new(Chunks::default())
+        (self.reader)()
+    }
+
+    fn error_event(&self, body: &str) -> Event {
+        if !self.named_errors {
+            return Event::data(body);
+        }
+        // The Responses API ends a stream with `event: error` and the error's fields.
+        let error = serde_json::from_str::<Value>(body).unwrap_or_default()["error"].clone();
+        let data = json!({
+            "type": "error",
+            "code": error["code"],
+            "message": error["message"].as_str().unwrap_or(body),
+            "param": error["param"],
+        });
+        Event {
+            name: Some("error".into()),
+            data: data.to_string(),
+        }
     }
 }
 
@@ -77,15 +121,30 @@ impl ReadEvents for Chunks {
 const WHERE_TO: &str = "the Authorization header (Bearer)";
 
 /// `POST /v1/chat/completions`.
-pub async fn chat(State(proxy): State<Arc<Proxy>>, headers: HeaderMap, body: Body) -> Response {
+pub async fn chat(proxy: State<Arc<Proxy>>, headers: HeaderMap, body: Body) -> Response {
+    generate(&CHAT, proxy.0, headers, body).await
+}
+
+/// `POST /v1/responses`.
+pub async fn responses(proxy: State<Arc<Proxy>>, headers: HeaderMap, body: Body) -> Response {
+    generate(&RESPONSES, proxy.0, headers, body).await
+}
+
+/// A generation request of `api`: streamed ones are recorded.
+async fn generate(
+    api: &'static OpenAi,
+    proxy: Arc<Proxy>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     let within = proxy.services.live.get().config.client_timeout;
     let body = match listeners::read_body(body, BODY_LIMIT, within).await {
         Ok(body) => body,
-        Err(error) => return unread_body(&OPENAI, &error),
+        Err(error) => return unread_body(api, &error),
     };
     let Ok(mut request) = serde_json::from_slice::<Value>(&body) else {
         return error_response(
-            &OPENAI,
+            api,
             StatusCode::BAD_REQUEST,
             "We could not parse the JSON body of your request.",
         );
@@ -93,11 +152,11 @@ pub async fn chat(State(proxy): State<Arc<Proxy>>, headers: HeaderMap, body: Bod
     let live = proxy.services.live.get();
     let model = request["model"].as_str().unwrap_or_default().to_string();
     let Some((provider, upstream_model)) = upstream_of(&live.config.provider, &model) else {
-        return none_configured();
+        return none_configured(api);
     };
     let key = match admitted(&proxy, &headers, provider) {
         Ok(key) => key,
-        Err(refused) => return refused.response(&OPENAI),
+        Err(refused) => return refused.response(api),
     };
     let body = if upstream_model == model {
         body
@@ -105,19 +164,20 @@ pub async fn chat(State(proxy): State<Arc<Proxy>>, headers: HeaderMap, body: Bod
         request["model"] = Value::String(upstream_model.to_string());
         Bytes::from(request.to_string())
     };
-    let turns = messages::turns(&request);
     let streaming = request["stream"].as_bool().unwrap_or(false);
+    let turns = if streaming {
+        (api.turns)(&request)
+    } else {
+        Vec::new()
+    };
     let continues = if streaming {
         proxy.place(&turns).await
     } else {
         None
     };
     let call = Call {
-        api: &OPENAI,
-        url: format!(
-            "{}/chat/completions",
-            provider.base_url.trim_end_matches('/')
-        ),
+        api,
+        url: format!("{}{}", provider.base_url.trim_end_matches('/'), api.path),
         headers: bearer(key.as_ref()),
         redactor: Redactor::new(key.as_ref().map(|k| k.expose())),
         live,
@@ -126,7 +186,7 @@ pub async fn chat(State(proxy): State<Arc<Proxy>>, headers: HeaderMap, body: Bod
         stream: streaming.then_some(relay::Framing::Sse),
         turns,
         continues,
-        origin: pass::origin(&OPENAI, &headers),
+        origin: pass::origin(api, &headers),
     };
     pass::forward(&proxy, call).await
 }
@@ -135,14 +195,14 @@ pub async fn chat(State(proxy): State<Arc<Proxy>>, headers: HeaderMap, body: Bod
 pub async fn models(proxy: Arc<Proxy>, headers: &HeaderMap) -> Response {
     let live = proxy.services.live.get();
     let Some((provider, _)) = upstream_of(&live.config.provider, "") else {
-        return none_configured();
+        return none_configured(&CHAT);
     };
     let key = match admitted(&proxy, headers, provider) {
         Ok(key) => key,
-        Err(refused) => return refused.response(&OPENAI),
+        Err(refused) => return refused.response(&CHAT),
     };
     let call = Call {
-        api: &OPENAI,
+        api: &CHAT,
         url: format!("{}/models", provider.base_url.trim_end_matches('/')),
         headers: bearer(key.as_ref()),
         redactor: Redactor::new(key.as_ref().map(|k| k.expose())),
@@ -152,7 +212,7 @@ pub async fn models(proxy: Arc<Proxy>, headers: &HeaderMap) -> Response {
         stream: None,
         turns: Vec::new(),
         continues: None,
-        origin: pass::origin(&OPENAI, headers),
+        origin: pass::origin(&CHAT, headers),
     };
     pass::forward(&proxy, call).await
 }
@@ -188,9 +248,9 @@ fn upstream_of<'a>(
 }
 
 /// The answer when no OpenAI-compatible provider is configured.
-fn none_configured() -> Response {
+fn none_configured(api: &OpenAi) -> Response {
     error_response(
-        &OPENAI,
+        api,
         StatusCode::NOT_IMPLEMENTED,
         "omnid's OpenAI-compatible endpoint forwards to an OpenAI-compatible provider, and \
          none is configured (set --provider openai, or add [providers.NAME] with kind = \
