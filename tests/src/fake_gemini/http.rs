@@ -1,82 +1,21 @@
-//! The fake server's HTTP/1.1 handling: just enough to read one request per connection and
-//! write a chunked SSE response, with full control over how the connection ends.
+//! The fake server's routes and how each reply is written (the HTTP/1.1 itself is
+//! [`crate::fake_wire`]'s).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 
+use super::Shared;
 use super::script::{Answer, Reply};
-use super::{RecordedRequest, Shared, lock};
-
-const MAX_HEAD: usize = 64 * 1024;
+use crate::fake_wire::{accept_each, finish, lock, read_request, write_chunk, write_head};
 
 pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
-    loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
-        };
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            if let Err(error) = handle(stream, shared).await {
-                tracing::debug!(%error, "fake gemini connection ended");
-            }
-        });
-    }
-}
-
-/// Reads one request: head (parsed with httparse) and a Content-Length body.
-pub(crate) async fn read_request(
-    stream: &mut TcpStream,
-) -> std::io::Result<Option<RecordedRequest>> {
-    let mut buffer = Vec::new();
-    let mut chunk = [0u8; 8192];
-    loop {
-        let n = stream.read(&mut chunk).await?;
-        if n == 0 {
-            return Ok(None);
-        }
-        buffer.extend_from_slice(&chunk[..n]);
-        let mut headers = [httparse::EMPTY_HEADER; 64];
-        let mut request = httparse::Request::new(&mut headers);
-        let head_len = match request.parse(&buffer) {
-            Ok(httparse::Status::Complete(len)) => len,
-            Ok(httparse::Status::Partial) if buffer.len() < MAX_HEAD => continue,
-            _ => return Err(std::io::Error::other("bad request head")),
-        };
-        let headers: Vec<(String, String)> = request
-            .headers
-            .iter()
-            .map(|h| {
-                (
-                    h.name.to_ascii_lowercase(),
-                    String::from_utf8_lossy(h.value).into_owned(),
-                )
-            })
-            .collect();
-        let length: usize = headers
-            .iter()
-            .find(|(n, _)| n == "content-length")
-            .and_then(|(_, v)| v.trim().parse().ok())
-            .unwrap_or(0);
-        let method = request.method.unwrap_or_default().to_string();
-        let target = request.path.unwrap_or_default().to_string();
-        let mut body = buffer[head_len..].to_vec();
-        while body.len() < length {
-            let n = stream.read(&mut chunk).await?;
-            if n == 0 {
-                return Ok(None);
-            }
-            body.extend_from_slice(&chunk[..n]);
-        }
-        return Ok(Some(RecordedRequest {
-            method,
-            target,
-            headers,
-            body: String::from_utf8_lossy(&body).into_owned(),
-        }));
-    }
+    accept_each(listener, "gemini", move |stream| {
+        handle(stream, shared.clone())
+    })
+    .await;
 }
 
 /// What a request asks for.
@@ -187,7 +126,7 @@ async fn hold(
     stream: &mut TcpStream,
     events: Vec<String>,
     at: usize,
-    gate: super::Gate,
+    gate: crate::fake_wire::Gate,
     shared: &Shared,
 ) -> std::io::Result<()> {
     write_head(stream, 200, &[], "text/event-stream").await?;
@@ -209,39 +148,8 @@ async fn hold(
     finish(stream).await
 }
 
-pub(crate) async fn write_head(
-    stream: &mut TcpStream,
-    status: u16,
-    headers: &[(String, String)],
-    content_type: &str,
-) -> std::io::Result<()> {
-    let mut head = format!(
-        "HTTP/1.1 {status} {}\r\ncontent-type: {content_type}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n",
-        reason(status)
-    );
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).await
-}
-
-pub(crate) async fn write_chunk(stream: &mut TcpStream, data: &[u8]) -> std::io::Result<()> {
-    let mut chunk = format!("{:x}\r\n", data.len()).into_bytes();
-    chunk.extend_from_slice(data);
-    chunk.extend_from_slice(b"\r\n");
-    stream.write_all(&chunk).await?;
-    stream.flush().await
-}
-
 async fn write_event(stream: &mut TcpStream, data: &str) -> std::io::Result<()> {
     write_chunk(stream, format!("data: {data}\r\n\r\n").as_bytes()).await
-}
-
-pub(crate) async fn finish(stream: &mut TcpStream) -> std::io::Result<()> {
-    stream.write_all(b"0\r\n\r\n").await?;
-    stream.flush().await?;
-    stream.shutdown().await
 }
 
 async fn respond(
@@ -331,20 +239,4 @@ async fn stream_with_pause(
         write_event(stream, event).await?;
     }
     finish(stream).await
-}
-
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "Unknown",
-    }
 }

@@ -1,6 +1,6 @@
 //! The fake server's HTTP/1.1 handling: one request per connection, checked as the real API
 //! checks it, answered with a chunked SSE stream (or an error) whose end the script
-//! controls. Reading requests and writing chunks are the fake Gemini server's.
+//! controls. Reading requests and writing chunks are [`crate::fake_wire`]'s.
 
 use std::sync::Arc;
 
@@ -9,23 +9,18 @@ use tokio::net::{TcpListener, TcpStream};
 use super::script::{Answer, Reply, error_body};
 use super::validate::{Valid, validate};
 use super::{Shared, lock};
-use crate::fake_gemini::{RecordedRequest, finish, read_request, write_chunk, write_head};
+use crate::fake_wire::{
+    RecordedRequest, accept_each, finish, read_request, write_chunk, write_head,
+};
 
 /// The one path the fake answers.
 const PATH: &str = "/v1/chat/completions";
 
 pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
-    loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
-        };
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            if let Err(error) = handle(stream, shared).await {
-                tracing::debug!(%error, "fake openai connection ended");
-            }
-        });
-    }
+    accept_each(listener, "openai", move |stream| {
+        handle(stream, shared.clone())
+    })
+    .await;
 }
 
 async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<()> {

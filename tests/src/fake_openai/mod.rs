@@ -22,8 +22,8 @@ use crate::background::Background;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-pub use crate::fake_gemini::RecordedRequest;
-use crate::fake_gemini::lock;
+pub use crate::fake_wire::RecordedRequest;
+use crate::fake_wire::lock;
 pub use script::{Answer, Reply};
 
 #[derive(Default)]

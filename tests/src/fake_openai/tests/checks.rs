@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Answer, FakeOpenAi, Reply, calls, chat, request, result, send, user};
+use super::{Answer, FakeOpenAi, OpenAiResponse, Reply, calls, chat, request, result, send, user};
 use crate::fake_openai::http::mask;
 
 /// Sends `body`, expects OpenAI's 400 and returns its message.
