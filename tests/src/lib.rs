@@ -3,6 +3,8 @@
 //!
 //! - [`fake_gemini`]: a small HTTP server on 127.0.0.1 that speaks Gemini's
 //!   `streamGenerateContent` wire format and can inject faults on a schedule.
+//! - [`fake_anthropic`]: the same for Anthropic's Messages API (streamed and not), with
+//!   its checks.
 //! - [`fake_openai`]: the same for OpenAI's streamed `chat/completions`, with its checks.
 //! - `fake_wire`: what the fakes share (the record of a request, their HTTP/1.1, the
 //!   [`fake_gemini::Gate`]) and, for their own tests, a real HTTP client.
@@ -15,6 +17,7 @@
 //!   virtual environment `scripts/test` makes).
 
 mod background;
+pub mod fake_anthropic;
 pub mod fake_gemini;
 pub mod fake_openai;
 mod fake_wire;

@@ -6,6 +6,7 @@
 #[cfg(test)]
 pub(crate) mod client;
 mod io;
+pub(crate) mod sse;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
