@@ -5,7 +5,8 @@
 //!   `streamGenerateContent` wire format and can inject faults on a schedule.
 //! - [`fake_anthropic`]: the same for Anthropic's Messages API (streamed and not), with
 //!   its checks.
-//! - [`fake_openai`]: the same for OpenAI's streamed `chat/completions`, with its checks.
+//! - [`fake_openai`]: the same for OpenAI's streamed `chat/completions` and the Responses
+//!   API, with their checks.
 //! - `fake_wire`: what the fakes share (the record of a request, their HTTP/1.1, the
 //!   [`fake_gemini::Gate`]) and, for their own tests, a real HTTP client.
 //! - [`harness`]: starts the real `omnid` on a temporary socket and data directory and

@@ -148,7 +148,7 @@ impl Answer {
 }
 
 /// The char boundary nearest the middle of `text`.
-fn middle(text: &str) -> usize {
+pub(crate) fn middle(text: &str) -> usize {
     let mut at = text.len() / 2;
     while !text.is_char_boundary(at) {
         at += 1;
@@ -186,6 +186,22 @@ pub enum Reply {
         /// Events sent before the end.
         after: usize,
     },
+    /// Stream the first `after` events of `answer`, then fail: chat completions get a
+    /// `data: {"error": ...}` event, the Responses API a `response.failed` event; then the
+    /// body ends. Not streamed: a 500 with that error.
+    FailAfter {
+        /// The answer broken off.
+        answer: Answer,
+        /// Events sent before the failure.
+        after: usize,
+        /// The error's code, e.g. `server_error`.
+        code: &'static str,
+        /// The error's message.
+        message: String,
+    },
+    /// A 200 stream of these SSE frames, written as they are (e.g. a Responses `error`
+    /// event made with [`crate::fake_openai::responses_error_event`]).
+    Raw(Vec<String>),
 }
 
 /// An OpenAI error body: `{"error": {"message", "type", "param", "code"}}`.
@@ -236,6 +252,17 @@ impl Reply {
             "The server had an error while processing your request. Sorry about that!"
         };
         Self::error(status, "server_error", None, message)
+    }
+
+    /// `answer` broken off after `after` events by a server error.
+    pub fn fail_after(answer: Answer, after: usize) -> Self {
+        Reply::FailAfter {
+            answer,
+            after,
+            code: "server_error",
+            message: "The server had an error while processing your request. Sorry about that!"
+                .into(),
+        }
     }
 
     /// A 429 for a spent quota (not worth retrying).

@@ -17,7 +17,7 @@ pub(crate) struct Valid {
 }
 
 /// A 400 `invalid_request_error`.
-fn invalid(param: Option<&str>, code: Option<&str>, message: &str) -> Reply {
+pub(crate) fn invalid(param: Option<&str>, code: Option<&str>, message: &str) -> Reply {
     Reply::Status {
         status: 400,
         headers: Vec::new(),
@@ -25,7 +25,7 @@ fn invalid(param: Option<&str>, code: Option<&str>, message: &str) -> Reply {
     }
 }
 
-fn type_name(value: &Value) -> &'static str {
+pub(crate) fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -36,7 +36,7 @@ fn type_name(value: &Value) -> &'static str {
     }
 }
 
-fn wrong_type(param: &str, expected: &str, value: &Value) -> Reply {
+pub(crate) fn wrong_type(param: &str, expected: &str, value: &Value) -> Reply {
     invalid(
         Some(param),
         Some("invalid_type"),
@@ -47,7 +47,7 @@ fn wrong_type(param: &str, expected: &str, value: &Value) -> Reply {
     )
 }
 
-fn missing(param: &str) -> Reply {
+pub(crate) fn missing(param: &str) -> Reply {
     invalid(
         Some(param),
         Some("missing_required_parameter"),
@@ -55,7 +55,7 @@ fn missing(param: &str) -> Reply {
     )
 }
 
-fn empty_array(param: &str) -> Reply {
+pub(crate) fn empty_array(param: &str) -> Reply {
     invalid(
         Some(param),
         Some("empty_array"),
@@ -79,7 +79,7 @@ fn known_keys(object: &Map<String, Value>, allowed: &[&str]) -> Result<(), Reply
 }
 
 /// `object[key]` as an object (missing or of another type: refused).
-fn object_at<'a>(
+pub(crate) fn object_at<'a>(
     object: &'a Map<String, Value>,
     key: &str,
     param: &str,
@@ -91,7 +91,11 @@ fn object_at<'a>(
 }
 
 /// `object[key]` as a non-empty string.
-fn name_at<'a>(object: &'a Map<String, Value>, key: &str, param: &str) -> Result<&'a str, Reply> {
+pub(crate) fn name_at<'a>(
+    object: &'a Map<String, Value>,
+    key: &str,
+    param: &str,
+) -> Result<&'a str, Reply> {
     let value = object.get(key).ok_or_else(|| missing(param))?;
     let text = value
         .as_str()

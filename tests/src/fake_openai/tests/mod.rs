@@ -8,6 +8,7 @@ use super::{Answer, FakeOpenAi, Reply};
 use crate::fake_wire::client::{self, Response};
 
 mod checks;
+mod responses;
 
 /// What the OpenAI tests read of a response.
 trait OpenAiResponse {
