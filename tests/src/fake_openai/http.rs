@@ -112,6 +112,9 @@ fn models() -> Reply {
 
 /// What a reply to a chat completion becomes on the wire.
 fn chat_written(reply: Reply, valid: &Valid) -> Written {
+    if !valid.stream {
+        return chat_whole(reply, valid);
+    }
     let data = |payloads: Vec<String>| payloads.iter().map(|p| frame(None, p)).collect();
     match reply {
         Reply::Answer(answer) => Written::Stream(
@@ -184,6 +187,29 @@ pub(crate) fn mask(key: &str) -> String {
     let head: String = chars[..5].iter().collect();
     let tail: String = chars[chars.len() - 4..].iter().collect();
     format!("{head}****{tail}")
+}
+
+/// What a reply to a chat completion without `stream` becomes: the whole object, half of
+/// it (cut), or the error.
+fn chat_whole(reply: Reply, valid: &Valid) -> Written {
+    let whole = |answer: &Answer| answer.whole(&valid.model, valid.messages.len()).to_string();
+    let ok = |body: String| Reply::Status {
+        status: 200,
+        headers: Vec::new(),
+        body,
+    };
+    Written::Plain(match reply {
+        Reply::Answer(answer) => ok(whole(&answer)),
+        Reply::Cut { answer, .. } => {
+            let body = whole(&answer);
+            ok(body[..super::script::middle(&body)].to_string())
+        }
+        Reply::FailAfter { code, message, .. } => {
+            Reply::error(500, "server_error", Some(code), &message)
+        }
+        Reply::Raw(frames) => return Written::Stream(frames, Ending::Finish),
+        other => other,
+    })
 }
 
 /// Writes a stream, a status reply, or a reset.

@@ -1,8 +1,8 @@
 //! A fake OpenAI-compatible endpoint over real HTTP on 127.0.0.1.
 //!
-//! It answers `POST /v1/chat/completions` (with `stream: true`) with a streamed SSE answer
-//! in OpenAI's chunk format, tool calls arriving in interleaved fragments, and a usage
-//! chunk when `stream_options.include_usage` asks; `POST /v1/responses`, the Responses API
+//! It answers `POST /v1/chat/completions` with a streamed SSE answer (`stream: true`) in
+//! OpenAI's chunk format, tool calls arriving in interleaved fragments, and a usage chunk
+//! when `stream_options.include_usage` asks, or else one `chat.completion` object; `POST /v1/responses`, the Responses API
 //! as Codex CLI uses it (named events, or one `response` object when not streamed); and
 //! `GET /v1/models`. It checks each request as the real API does (roles, keys, tool calls
 //! answered by tool messages, Responses input item types and call outputs, the API key
@@ -84,8 +84,8 @@ impl FakeOpenAi {
         format!("http://{}/v1", self.server.addr())
     }
 
-    /// Queues replies for the next accepted chat completions or responses, in order; after them the default
-    /// answer resumes.
+    /// Queues replies for the next accepted chat completions or responses, in order; after
+    /// them the default answer resumes.
     pub fn push(&self, replies: impl IntoIterator<Item = Reply>) {
         lock(&self.shared.script).extend(replies);
     }

@@ -123,6 +123,34 @@ impl Answer {
         events
     }
 
+    /// The whole answer as a request without `stream` gets it: one `chat.completion`,
+    /// with the usage counted as [`Answer::events`] counts it.
+    pub fn whole(&self, model: &str, messages: usize) -> Value {
+        let mut message = json!({"role": "assistant", "content": null});
+        if !self.text.is_empty() {
+            message["content"] = json!(self.text.concat());
+        }
+        if !self.reasoning.is_empty() {
+            message["reasoning_content"] = json!(self.reasoning.concat());
+        }
+        if !self.tool_calls.is_empty() {
+            let calls: Vec<Value> = self
+                .tool_calls
+                .iter()
+                .map(|(id, name, arguments)| {
+                    json!({"id": id, "type": "function",
+                       "function": {"name": name, "arguments": arguments.to_string()}})
+                })
+                .collect();
+            message["tool_calls"] = json!(calls);
+        }
+        let (prompt, completion) = (messages * 10, self.deltas(model).len() - 1);
+        json!({"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
+               "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason()}],
+               "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                         "total_tokens": prompt + completion}})
+    }
+
     /// The tool calls as OpenAI streams them: per call a head (id, type, name, empty
     /// arguments) then the arguments text in two fragments; the fragments of successive
     /// calls interleave (head 0, piece 0a, head 1, piece 0b, piece 1a, ...), so only a
@@ -165,7 +193,7 @@ fn chunk(model: &str, delta: Value, finish_reason: Value) -> Value {
 /// One scripted reply to one request.
 #[derive(Debug, Clone)]
 pub enum Reply {
-    /// A streamed answer.
+    /// An answer: streamed, or one object when not streamed.
     Answer(Answer),
     /// An HTTP error: status, extra headers, body.
     Status {
@@ -179,7 +207,7 @@ pub enum Reply {
     /// Reset the connection before sending a single byte.
     Reset,
     /// Stream the first `after` events of `answer` (its deltas only), then end the body
-    /// cleanly: no finish reason, no usage, no `[DONE]`.
+    /// cleanly: no finish reason, no usage, no `[DONE]`. Not streamed: half the body.
     Cut {
         /// The answer being cut.
         answer: Answer,

@@ -14,6 +14,8 @@ pub(crate) struct Valid {
     pub messages: Vec<Value>,
     /// Whether `stream_options.include_usage` asks for the usage chunk.
     pub usage: bool,
+    /// Whether `stream: true` asks for chunks (else one `chat.completion`).
+    pub stream: bool,
 }
 
 /// A 400 `invalid_request_error`.
@@ -137,14 +139,21 @@ pub(crate) fn validate(body: &str) -> Result<Valid, Reply> {
         Some(Value::Array(messages)) => messages.clone(),
         Some(other) => return Err(wrong_type("messages", "an array of objects", other)),
     };
-    if request.get("stream") != Some(&Value::Bool(true)) {
+    let stream = match request.get("stream") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(stream)) => *stream,
+        Some(other) => return Err(wrong_type("stream", "a boolean", other)),
+    };
+    if !stream && request.get("stream_options").is_some_and(|o| !o.is_null()) {
         return Err(invalid(
-            Some("stream"),
+            Some("stream_options"),
             None,
-            "This fake OpenAI-compatible server only streams: set 'stream' to true.",
+            "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
         ));
     }
-    let usage = request["stream_options"]["include_usage"] == Value::Bool(true);
+    let usage = request
+        .get("stream_options")
+        .is_some_and(|options| options["include_usage"] == Value::Bool(true));
     for (i, message) in messages.iter().enumerate() {
         check_message(i, message)?;
     }
@@ -156,6 +165,7 @@ pub(crate) fn validate(body: &str) -> Result<Valid, Reply> {
         model,
         messages,
         usage,
+        stream,
     })
 }
 

@@ -280,3 +280,35 @@ fn scripted_errors_resets_and_cut_streams() {
     );
     assert_eq!(fake.request_count(), 7);
 }
+
+#[test]
+fn a_chat_completion_not_streamed_is_the_whole_of_the_streamed_one() {
+    let fake = FakeOpenAi::start().unwrap();
+    let answer = Answer {
+        text: vec!["Checking ".into(), "now.".into()],
+        ..Answer::tool_calls([("call_a", "get_weather", json!({"city": "Paris"}))])
+    };
+    fake.push([Reply::Answer(answer.clone()), Reply::Answer(answer)]);
+    let streamed = chat(&fake, &request(json!([user("weather?")])));
+    let body = json!({"model": "m-1", "messages": [user("weather?")]});
+    let whole = chat(&fake, &body).json();
+    assert_eq!(whole["object"], "chat.completion");
+    let choice = &whole["choices"][0];
+    assert_eq!(choice["message"]["content"], streamed.joined("content"));
+    assert_eq!(choice["finish_reason"], "tool_calls");
+    let call = &choice["message"]["tool_calls"][0];
+    assert_eq!(
+        (&call["id"], &call["type"]),
+        (&json!("call_a"), &json!("function"))
+    );
+    let arguments: Value =
+        serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(arguments, json!({"city": "Paris"}));
+    let chunks = streamed.chunks();
+    assert_eq!(whole["usage"], chunks[chunks.len() - 1]["usage"]);
+
+    let echo = chat(&fake, &body).json();
+    let text = echo["choices"][0]["message"]["content"].as_str().unwrap();
+    assert!(text.starts_with("You said: weather?."), "{text}");
+    assert!(echo["choices"][0]["message"].get("tool_calls").is_none());
+}
