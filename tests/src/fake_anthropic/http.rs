@@ -12,7 +12,7 @@ use super::events::{Event, error_event};
 use super::script::{Reply, error_body};
 use super::validate::{Endpoint, Refusal, Valid, invalid, validate};
 use super::{Answer, Shared};
-use crate::fake_wire::sse::{Ending, Pace, frame, stream_frames};
+use crate::fake_wire::sse::{Ending, Pace, Pause, frame, stream_frames};
 use crate::fake_wire::{
     RecordedRequest, accept_each, finish, lock, read_request, write_chunk, write_head,
 };
@@ -154,7 +154,7 @@ async fn answer(stream: &mut TcpStream, valid: Valid, shared: &Shared) -> std::i
             (frames, Pace::default(), Ending::Finish)
         }
         Reply::Slow { answer, delay } => {
-            let pace = Pace { delay, hold: None };
+            let pace = Pace::every(delay);
             (frames(&answer, usize::MAX), pace, Ending::Finish)
         }
         Reply::HoldAfter {
@@ -162,10 +162,7 @@ async fn answer(stream: &mut TcpStream, valid: Valid, shared: &Shared) -> std::i
             after,
             gate,
         } => {
-            let pace = Pace {
-                delay: Default::default(),
-                hold: Some((after, gate)),
-            };
+            let pace = Pace::pause_at(after, Pause::Gate(gate));
             (frames(&answer, usize::MAX), pace, Ending::Finish)
         }
         other @ (Reply::Status { .. } | Reply::Reset) => return write_json(stream, other).await,

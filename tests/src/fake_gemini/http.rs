@@ -4,11 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 
 use super::Shared;
 use super::script::{Answer, Reply};
+use crate::fake_wire::sse::{Ending, Pace, Pause, stream_frames};
 use crate::fake_wire::{accept_each, finish, lock, read_request, write_chunk, write_head};
 
 pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
@@ -90,7 +90,7 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
                 Reply::Answer(answer) => json_reply(answer.whole("fake-model")),
                 other => other,
             };
-            return respond(&mut stream, reply, "", Duration::ZERO).await;
+            return respond(&mut stream, reply, "", Duration::ZERO, &shared).await;
         }
         None => None,
     };
@@ -100,56 +100,24 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
             "NOT_FOUND",
             &format!("{} is not a known method", request.target),
         );
-        return respond(&mut stream, reply, "", Duration::ZERO).await;
+        return respond(&mut stream, reply, "", Duration::ZERO, &shared).await;
     };
     if body_json.is_null() {
         let reply = Reply::error(400, "INVALID_ARGUMENT", "Invalid JSON payload received.");
-        return respond(&mut stream, reply, &model, Duration::ZERO).await;
+        return respond(&mut stream, reply, &model, Duration::ZERO, &shared).await;
     }
     let scripted = lock(&shared.script).pop_front();
     let reply = scripted.unwrap_or_else(|| Reply::Answer(Answer::echo(&body_json)));
     let delay = *lock(&shared.chunk_delay);
-    if let Reply::HoldAfter {
-        chunks,
-        gate,
-        answer,
-    } = reply
-    {
-        return hold(&mut stream, answer.events(&model), chunks, gate, &shared).await;
-    }
-    respond(&mut stream, reply, &model, delay).await
+    respond(&mut stream, reply, &model, delay, &shared).await
 }
 
-/// Streams `events`, holding before event number `at` until the gate opens; a client that
-/// closes its connection meanwhile is counted (and nothing more is sent).
-async fn hold(
-    stream: &mut TcpStream,
-    events: Vec<String>,
-    at: usize,
-    gate: crate::fake_wire::Gate,
-    shared: &Shared,
-) -> std::io::Result<()> {
-    write_head(stream, 200, &[], "text/event-stream").await?;
-    for (i, event) in events.iter().enumerate() {
-        if i == at {
-            let mut byte = [0u8; 1];
-            tokio::select! {
-                () = gate.wait() => {}
-                read = stream.read(&mut byte) => {
-                    if matches!(read, Ok(0) | Err(_)) {
-                        shared.hangups.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        return Ok(());
-                    }
-                }
-            }
-        }
-        write_event(stream, event).await?;
-    }
-    finish(stream).await
-}
-
-async fn write_event(stream: &mut TcpStream, data: &str) -> std::io::Result<()> {
-    write_chunk(stream, format!("data: {data}\r\n\r\n").as_bytes()).await
+/// Gemini's SSE frames (it ends each event with CRLF pairs).
+fn frames(events: impl IntoIterator<Item = String>) -> Vec<String> {
+    events
+        .into_iter()
+        .map(|event| format!("data: {event}\r\n\r\n"))
+        .collect()
 }
 
 async fn respond(
@@ -157,24 +125,35 @@ async fn respond(
     reply: Reply,
     model: &str,
     delay: Duration,
+    shared: &Shared,
 ) -> std::io::Result<()> {
-    match reply {
-        Reply::Answer(answer) => {
-            write_head(stream, 200, &[], "text/event-stream").await?;
-            for event in answer.events(model) {
-                if !delay.is_zero() {
-                    tokio::time::sleep(delay).await;
-                }
-                write_event(stream, &event).await?;
-            }
-            finish(stream).await
+    let (frames, pace, ending) = match reply {
+        Reply::Answer(answer) => (
+            frames(answer.events(model)),
+            Pace::every(delay),
+            Ending::Finish,
+        ),
+        Reply::RawEvents(events) => (frames(events), Pace::default(), Ending::Finish),
+        Reply::CutAfter { chunks, answer } => {
+            let events = answer.events(model).into_iter().take(chunks);
+            // No terminating chunk: the client sees the body end early.
+            (frames(events), Pace::default(), Ending::Drop)
         }
-        Reply::RawEvents(events) => {
-            write_head(stream, 200, &[], "text/event-stream").await?;
-            for event in events {
-                write_event(stream, &event).await?;
-            }
-            finish(stream).await
+        Reply::StallAfter {
+            chunks,
+            stall,
+            answer,
+        } => {
+            let pace = Pace::pause_at(chunks, Pause::Sleep(stall));
+            (frames(answer.events(model)), pace, Ending::Finish)
+        }
+        Reply::HoldAfter {
+            chunks,
+            gate,
+            answer,
+        } => {
+            let pace = Pace::pause_at(chunks, Pause::Gate(gate));
+            (frames(answer.events(model)), pace, Ending::Finish)
         }
         Reply::Status {
             status,
@@ -185,58 +164,9 @@ async fn respond(
             if !body.is_empty() {
                 write_chunk(stream, body.as_bytes()).await?;
             }
-            finish(stream).await
+            return finish(stream).await;
         }
-        Reply::Reset => {
-            stream.set_zero_linger()?;
-            Ok(())
-        }
-        Reply::CutAfter { chunks, answer } => {
-            write_head(stream, 200, &[], "text/event-stream").await?;
-            for event in answer.events(model).into_iter().take(chunks) {
-                write_event(stream, &event).await?;
-            }
-            // No terminating chunk: the client sees the body end early.
-            stream.set_zero_linger()?;
-            Ok(())
-        }
-        Reply::StallAfter {
-            chunks,
-            stall,
-            answer,
-        } => {
-            stream_with_pause(
-                stream,
-                answer.events(model),
-                chunks,
-                tokio::time::sleep(stall),
-            )
-            .await
-        }
-        Reply::HoldAfter {
-            chunks,
-            gate,
-            answer,
-        } => stream_with_pause(stream, answer.events(model), chunks, gate.wait()).await,
-    }
-}
-
-/// Streams `events`, pausing before event number `at` until `pause` completes.
-async fn stream_with_pause(
-    stream: &mut TcpStream,
-    events: Vec<String>,
-    at: usize,
-    pause: impl std::future::Future<Output = ()>,
-) -> std::io::Result<()> {
-    write_head(stream, 200, &[], "text/event-stream").await?;
-    let mut pause = Some(pause);
-    for (i, event) in events.iter().enumerate() {
-        if i == at
-            && let Some(pause) = pause.take()
-        {
-            pause.await;
-        }
-        write_event(stream, event).await?;
-    }
-    finish(stream).await
+        Reply::Reset => return stream.set_zero_linger(),
+    };
+    stream_frames(stream, &frames, pace, ending, &shared.hangups).await
 }

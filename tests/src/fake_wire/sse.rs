@@ -26,14 +26,38 @@ pub(crate) enum Ending {
     Drop,
 }
 
+/// A pause before one frame.
+#[derive(Debug, Clone)]
+pub(crate) enum Pause {
+    /// Silence for this long.
+    Sleep(Duration),
+    /// Until the test opens the gate (a client hanging up meanwhile is counted, and
+    /// nothing more is sent).
+    Gate(Gate),
+}
+
 /// How the frames are paced.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Pace {
     /// Waited before each frame.
     pub delay: Duration,
-    /// Before frame number `.0`, wait for the gate (a client hanging up meanwhile is
-    /// counted, and nothing more is sent).
-    pub hold: Option<(usize, Gate)>,
+    /// Before frame number `.0`, this pause.
+    pub pause: Option<(usize, Pause)>,
+}
+
+impl Pace {
+    /// Frames sent with `delay` before each.
+    pub(crate) fn every(delay: Duration) -> Self {
+        Self { delay, pause: None }
+    }
+
+    /// Frames sent at once, with `pause` before frame number `at`.
+    pub(crate) fn pause_at(at: usize, pause: Pause) -> Self {
+        Self {
+            delay: Duration::ZERO,
+            pause: Some((at, pause)),
+        }
+    }
 }
 
 /// Writes a 200 `text/event-stream` head, then `frames` as `pace` says, then `ending`.
@@ -46,10 +70,15 @@ pub(crate) async fn stream_frames(
 ) -> std::io::Result<()> {
     write_head(stream, 200, &[], "text/event-stream").await?;
     for (i, frame) in frames.iter().enumerate() {
-        if let Some((at, gate)) = &pace.hold
-            && *at == i
-            && !wait_for(gate, stream).await
-        {
+        let client_stayed = match &pace.pause {
+            Some((at, Pause::Sleep(pause))) if *at == i => {
+                tokio::time::sleep(*pause).await;
+                true
+            }
+            Some((at, Pause::Gate(gate))) if *at == i => wait_for(gate, stream).await,
+            _ => true,
+        };
+        if !client_stayed {
             hangups.fetch_add(1, Ordering::SeqCst);
             return Ok(());
         }
