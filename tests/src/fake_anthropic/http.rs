@@ -14,7 +14,7 @@ use super::validate::{Endpoint, Refusal, Valid, invalid, validate};
 use super::{Answer, Shared};
 use crate::fake_wire::sse::{Ending, Pace, Pause, frame, stream_frames};
 use crate::fake_wire::{
-    RecordedRequest, accept_each, finish, lock, read_request, write_chunk, write_head,
+    RecordedRequest, accept_each, lock, read_request, write_chunk, write_head, write_whole,
 };
 
 /// The models `GET /v1/models` lists (any model name is accepted by `/v1/messages`).
@@ -217,9 +217,5 @@ async fn write_json(stream: &mut TcpStream, reply: Reply) -> std::io::Result<()>
         Reply::Reset => return stream.set_zero_linger(),
         _ => (500, Vec::new(), error_body("api_error", "unexpected reply")),
     };
-    write_head(stream, status, &headers, "application/json").await?;
-    if !body.is_empty() {
-        write_chunk(stream, body.as_bytes()).await?;
-    }
-    finish(stream).await
+    write_whole(stream, status, &headers, "application/json", &body).await
 }

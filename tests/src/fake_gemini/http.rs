@@ -9,7 +9,7 @@ use tokio::net::{TcpListener, TcpStream};
 use super::Shared;
 use super::script::{Answer, Reply};
 use crate::fake_wire::sse::{Ending, Pace, Pause, stream_frames};
-use crate::fake_wire::{accept_each, finish, lock, read_request, write_chunk, write_head};
+use crate::fake_wire::{accept_each, lock, read_request, write_whole};
 
 pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
     accept_each(listener, "gemini", move |stream| {
@@ -160,11 +160,8 @@ async fn respond(
             headers,
             body,
         } => {
-            write_head(stream, status, &headers, "application/json; charset=UTF-8").await?;
-            if !body.is_empty() {
-                write_chunk(stream, body.as_bytes()).await?;
-            }
-            return finish(stream).await;
+            let json = "application/json; charset=UTF-8";
+            return write_whole(stream, status, &headers, json, &body).await;
         }
         Reply::Reset => return stream.set_zero_linger(),
     };

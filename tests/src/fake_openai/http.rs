@@ -13,9 +13,7 @@ use super::script::{Answer, Reply, error_body};
 use super::validate::{Valid, validate};
 use super::{Shared, lock};
 use crate::fake_wire::sse::{Ending, Pace, frame, stream_frames};
-use crate::fake_wire::{
-    RecordedRequest, accept_each, finish, read_request, write_chunk, write_head,
-};
+use crate::fake_wire::{RecordedRequest, accept_each, read_request, write_whole};
 
 /// The models `GET /v1/models` lists (any model name is accepted).
 pub const MODELS: &[&str] = &["fake-model", "fake-codex"];
@@ -222,13 +220,7 @@ async fn write(stream: &mut TcpStream, written: Written, shared: &Shared) -> std
             status,
             headers,
             body,
-        }) => {
-            write_head(stream, status, &headers, "application/json").await?;
-            if !body.is_empty() {
-                write_chunk(stream, body.as_bytes()).await?;
-            }
-            finish(stream).await
-        }
+        }) => write_whole(stream, status, &headers, "application/json", &body).await,
         Written::Plain(_) => stream.set_zero_linger(),
     }
 }

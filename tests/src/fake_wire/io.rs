@@ -112,6 +112,21 @@ pub(crate) async fn write_chunk(stream: &mut TcpStream, data: &[u8]) -> std::io:
     stream.flush().await
 }
 
+/// A whole reply: the head, the body (if any), the end.
+pub(crate) async fn write_whole(
+    stream: &mut TcpStream,
+    status: u16,
+    headers: &[(String, String)],
+    content_type: &str,
+    body: &str,
+) -> std::io::Result<()> {
+    write_head(stream, status, headers, content_type).await?;
+    if !body.is_empty() {
+        write_chunk(stream, body.as_bytes()).await?;
+    }
+    finish(stream).await
+}
+
 /// The terminating chunk, then the connection's orderly close.
 pub(crate) async fn finish(stream: &mut TcpStream) -> std::io::Result<()> {
     stream.write_all(b"0\r\n\r\n").await?;

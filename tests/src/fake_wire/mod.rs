@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::Value;
 use tokio::sync::Notify;
 
-pub(crate) use io::{accept_each, finish, read_request, write_chunk, write_head};
+pub(crate) use io::{accept_each, finish, read_request, write_chunk, write_head, write_whole};
 
 /// One request a fake server received.
 #[derive(Debug, Clone)]
