@@ -21,6 +21,8 @@ fn block_keys(kind: &str) -> Option<&'static [&'static str]> {
         ],
         "thinking" => &["type", "thinking", "signature"],
         "redacted_thinking" => &["type", "data"],
+        "server_tool_use" => &["type", "id", "name", "input", "cache_control"],
+        "web_search_tool_result" => &["type", "tool_use_id", "content", "cache_control"],
         _ => return None,
     })
 }
@@ -115,8 +117,8 @@ fn check_block(param: &str, role: &str, block: &Value) -> Result<(), Refusal> {
     let Some(keys) = block_keys(kind) else {
         return Err(invalid(&format!(
             "{param}: Input tag '{kind}' found using 'type' does not match any of the expected \
-             tags: 'document', 'image', 'redacted_thinking', 'text', 'thinking', \
-             'tool_result', 'tool_use'"
+             tags: 'document', 'image', 'redacted_thinking', 'server_tool_use', 'text', \
+             'thinking', 'tool_result', 'tool_use', 'web_search_tool_result'"
         )));
     };
     if let Some(key) = block.keys().find(|k| !keys.contains(&k.as_str())) {
@@ -130,13 +132,22 @@ fn check_block(param: &str, role: &str, block: &Value) -> Result<(), Refusal> {
         "tool_result" => &["tool_use_id"],
         "thinking" => &["thinking", "signature"],
         "redacted_thinking" => &["data"],
+        "server_tool_use" => &["id", "name", "input"],
+        "web_search_tool_result" => &["tool_use_id", "content"],
         _ => &["source"],
     };
     if let Some(field) = required.iter().find(|f| !block.contains_key(**f)) {
         return Err(invalid(&format!("{param}.{kind}.{field}: Field required")));
     }
     check_fields(param, kind, block)?;
-    let assistant_only = matches!(kind, "tool_use" | "thinking" | "redacted_thinking");
+    let assistant_only = matches!(
+        kind,
+        "tool_use"
+            | "thinking"
+            | "redacted_thinking"
+            | "server_tool_use"
+            | "web_search_tool_result"
+    );
     if (assistant_only && role != "assistant") || (kind == "tool_result" && role != "user") {
         return Err(invalid(&format!(
             "{param}: `{kind}` blocks can only be in `{}` messages",

@@ -154,7 +154,8 @@ fn check_system(system: &Value) -> Result<(), Refusal> {
     }
 }
 
-/// `tools`: a list of `{name, description?, input_schema}` with names the API accepts.
+/// `tools`: a list of custom tools, `{name, description?, input_schema}` with names the
+/// API accepts, or of server tools (typed, e.g. `web_search_20250305`).
 fn check_tools(tools: &Value) -> Result<(), Refusal> {
     let Value::Array(tools) = tools else {
         return Err(invalid("tools: Input should be a valid list"));
@@ -165,6 +166,9 @@ fn check_tools(tools: &Value) -> Result<(), Refusal> {
                 "tools.{i}: Input should be a valid dictionary"
             )));
         };
+        if tool.get("type").is_some_and(|kind| kind != "custom") {
+            continue; // a server tool (web search, bash, ...): its own fields
+        }
         const KEYS: &[&str] = &[
             "type",
             "name",

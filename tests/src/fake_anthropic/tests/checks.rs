@@ -155,7 +155,8 @@ fn every_broken_rule_gets_the_400_the_real_api_gives() {
     );
     history["system"] = json!("Be brief.");
     history["tools"] = json!([{"name": "get_weather", "description": "d",
-                               "input_schema": {"type": "object"}}]);
+                               "input_schema": {"type": "object"}},
+                              {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}]);
     history["thinking"] = json!({"type": "enabled", "budget_tokens": 512});
     let reply = messages(&fake, &history);
     assert_eq!(reply.status, 200, "{:?}", reply.body);

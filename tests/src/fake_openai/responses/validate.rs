@@ -1,8 +1,9 @@
 //! The checks the real Responses API makes on a request body, with its error messages:
 //! `model` and `input` required, only the parameters it knows, each `input` item of a type
 //! it knows with that type's fields (message roles and their content part types,
-//! `function_call`, `function_call_output` answering an earlier call, `reasoning`), every
-//! call answered, and function tools in the Responses shape.
+//! `function_call`, `function_call_output` answering an earlier call, `reasoning`, and
+//! Codex's freeform `custom_tool_call` and its output), every call answered, and function
+//! tools in the Responses shape.
 
 use serde_json::{Map, Value};
 
@@ -138,11 +139,17 @@ fn check_item(param: &str, item: &Value) -> Result<(), Reply> {
             ],
             &["summary"],
         ),
+        "custom_tool_call" => (
+            &["type", "id", "call_id", "name", "input", "status"],
+            &["call_id", "name", "input"],
+        ),
+        "custom_tool_call_output" => (&["type", "id", "call_id", "output"], &["call_id", "output"]),
         other => {
             return Err(invalid_value(
                 &format!("{param}.type"),
                 other,
-                "'message', 'function_call', 'function_call_output' and 'reasoning'",
+                "'message', 'function_call', 'function_call_output', 'custom_tool_call', \
+                 'custom_tool_call_output' and 'reasoning'",
             ));
         }
     };
@@ -165,12 +172,17 @@ fn check_item(param: &str, item: &Value) -> Result<(), Reply> {
             }
             Ok(())
         }
-        "function_call_output" => {
+        "function_call_output" | "custom_tool_call_output" => {
             name_at(item, "call_id", &format!("{param}.call_id"))?;
             let output = &item["output"];
             if !(output.is_string() || output.is_array()) {
                 return Err(wrong_type(&format!("{param}.output"), "a string", output));
             }
+            Ok(())
+        }
+        "custom_tool_call" => {
+            name_at(item, "call_id", &format!("{param}.call_id"))?;
+            name_at(item, "name", &format!("{param}.name"))?;
             Ok(())
         }
         _ => match &item["summary"] {
@@ -233,18 +245,22 @@ fn check_calls_answered(input: &[Value]) -> Result<(), Reply> {
     for item in input {
         let call_id = item["call_id"].as_str().unwrap_or_default();
         match item["type"].as_str() {
-            Some("function_call") => {
+            Some("function_call" | "custom_tool_call") => {
                 open.push(call_id);
                 called.push(call_id);
             }
-            Some("function_call_output") if !called.contains(&call_id) => {
+            Some("function_call_output" | "custom_tool_call_output")
+                if !called.contains(&call_id) =>
+            {
                 return Err(invalid(
                     Some("input"),
                     None,
                     &format!("No tool call found for function call output with call_id {call_id}."),
                 ));
             }
-            Some("function_call_output") => open.retain(|id| *id != call_id),
+            Some("function_call_output" | "custom_tool_call_output") => {
+                open.retain(|id| *id != call_id);
+            }
             _ => {}
         }
     }

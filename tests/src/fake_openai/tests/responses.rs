@@ -215,6 +215,10 @@ fn inputs_the_real_api_would_refuse_are_refused() {
             "No tool output found for function call c1.",
         ),
         (
+            json!([said("a"), {"type": "custom_tool_call", "call_id": "p1", "name": "apply_patch", "input": "x"}]),
+            "No tool output found for function call p1.",
+        ),
+        (
             json!([said("a"), output("c1"), call("c1")]),
             "No tool call found for function call output with call_id c1.",
         ),
@@ -272,7 +276,9 @@ fn inputs_the_real_api_would_refuse_are_refused() {
     let good = body(
         json!([said("a"), call("c1"), {"type": "reasoning", "summary": [], "encrypted_content": "e"},
                              output("c1"), {"role": "assistant", "content": [{"type": "output_text", "text": "ok"}]},
-                             {"role": "developer", "content": "be brief"}]),
+                             {"role": "developer", "content": "be brief"},
+                             {"type": "custom_tool_call", "call_id": "p1", "name": "apply_patch", "input": "*** Begin Patch"},
+                             {"type": "custom_tool_call_output", "call_id": "p1", "output": "Done"}]),
         true,
     );
     assert_eq!(respond(&fake, &good).status, 200);
