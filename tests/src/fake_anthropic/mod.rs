@@ -40,7 +40,7 @@ pub use script::Reply;
 /// The key [`FakeAnthropic::start`] asks for.
 pub const DEFAULT_KEY: &str = "sk-ant-fake-key-0123456789";
 
-/// The `anthropic-version` the official SDKs send.
+/// An `anthropic-version` the API accepts (the first; newer SDKs send newer dates).
 pub const VERSION: &str = "2023-06-01";
 
 struct Shared {
