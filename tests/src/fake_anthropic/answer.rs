@@ -70,11 +70,16 @@ impl Answer {
     }
 
     /// The default answer to a request body: echoes the last user turn's text (or thanks
-    /// for its tool results, by `tool_use_id`) and says how many messages were sent and
+    /// for its tool results, by `tool_use_id`; `system` turns are passed over) and says how many messages were sent and
     /// whether a system prompt came, in word-sized pieces.
     pub fn echo(request: &Value) -> Self {
         let messages = request["messages"].as_array().cloned().unwrap_or_default();
-        let last = messages.last().cloned().unwrap_or(Value::Null);
+        let last = messages
+            .iter()
+            .rev()
+            .find(|m| m["role"] == "user")
+            .cloned()
+            .unwrap_or(Value::Null);
         let blocks = match &last["content"] {
             Value::String(text) => vec![json!({"type": "text", "text": text})],
             Value::Array(blocks) => blocks.clone(),

@@ -52,12 +52,13 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
         return Ok(());
     };
     lock(&shared.requests).push(request.clone());
+    let betas = request.header("anthropic-beta").unwrap_or_default();
     let reply = match accept(&request, &shared.key) {
-        Ok(Route::Messages) => match validate(&request.body, Endpoint::Messages) {
+        Ok(Route::Messages) => match validate(&request.body, Endpoint::Messages, betas) {
             Ok(valid) => return answer(&mut stream, valid, &shared).await,
             Err(refusal) => refusal.into(),
         },
-        Ok(Route::CountTokens) => match validate(&request.body, Endpoint::CountTokens) {
+        Ok(Route::CountTokens) => match validate(&request.body, Endpoint::CountTokens, betas) {
             Ok(valid) => ok(json!({"input_tokens": prompt_tokens(&valid.body)})),
             Err(refusal) => refusal.into(),
         },

@@ -1,6 +1,7 @@
 //! The Messages API's rules on `messages`, with its messages: each turn's shape and
 //! blocks, user first, roles alternating, and every `tool_use` answered by a
-//! `tool_result` in the very next turn (and no `tool_result` without one).
+//! `tool_result` in the very next turn (and no `tool_result` without one). A `system`
+//! turn is refused unless the request's betas allow one (then it is text only, and apart).
 
 use serde_json::{Map, Value};
 
@@ -27,34 +28,60 @@ fn block_keys(kind: &str) -> Option<&'static [&'static str]> {
     })
 }
 
-/// Checks the whole `messages` list.
-pub(crate) fn check(messages: &[Value]) -> Result<(), Refusal> {
+/// The beta under which `system` turns may come among the messages (Claude Code sends
+/// them).
+pub(crate) const SYSTEM_TURNS_BETA: &str = "mid-conversation-system-2026-04-07";
+
+/// One user or assistant turn: its index in `messages`, its role, its content as blocks.
+struct Turn {
+    index: usize,
+    role: String,
+    blocks: Vec<Value>,
+}
+
+/// Checks the whole `messages` list; `system_turns` when the request's betas allow
+/// `system` turns among them (they take no part in alternation or tool pairing).
+pub(crate) fn check(messages: &[Value], system_turns: bool) -> Result<(), Refusal> {
     if messages.is_empty() {
         return Err(invalid("messages: at least one message is required"));
     }
-    let mut blocks = Vec::with_capacity(messages.len());
-    for (i, message) in messages.iter().enumerate() {
-        blocks.push(check_message(i, message, i + 1 == messages.len())?);
+    let mut turns = Vec::with_capacity(messages.len());
+    for (index, message) in messages.iter().enumerate() {
+        let last = index + 1 == messages.len();
+        if let Some(blocks) = check_message(index, message, last, system_turns)? {
+            let role = message["role"].as_str().unwrap_or_default().to_string();
+            turns.push(Turn {
+                index,
+                role,
+                blocks,
+            });
+        }
     }
-    if messages[0]["role"] != "user" {
+    if turns.first().is_none_or(|turn| turn.role != "user") {
         return Err(invalid(
             "messages: first message must use the \"user\" role",
         ));
     }
-    for pair in messages.windows(2) {
-        if pair[0]["role"] == pair[1]["role"] {
-            let role = pair[0]["role"].as_str().unwrap_or_default();
+    for pair in turns.windows(2) {
+        if pair[0].role == pair[1].role {
             return Err(invalid(&format!(
                 "messages: roles must alternate between \"user\" and \"assistant\", but found \
-                 multiple \"{role}\" roles in a row"
+                 multiple \"{}\" roles in a row",
+                pair[0].role
             )));
         }
     }
-    check_tool_pairing(&blocks)
+    check_tool_pairing(&turns)
 }
 
-/// One message's role, keys and content; returns its content as blocks.
-fn check_message(i: usize, message: &Value, last: bool) -> Result<Vec<Value>, Refusal> {
+/// One message's role, keys and content; returns its content as blocks (`None` for a
+/// `system` turn, which may carry only text).
+fn check_message(
+    i: usize,
+    message: &Value,
+    last: bool,
+    system_turns: bool,
+) -> Result<Option<Vec<Value>>, Refusal> {
     let Value::Object(message) = message else {
         return Err(invalid(&format!(
             "messages.{i}: Input should be a valid dictionary"
@@ -67,6 +94,7 @@ fn check_message(i: usize, message: &Value, last: bool) -> Result<Vec<Value>, Re
     }
     let role = match message.get("role").and_then(Value::as_str) {
         None => return Err(invalid(&format!("messages.{i}.role: Field required"))),
+        Some("system") if system_turns => "system",
         Some("system") => {
             return Err(invalid(
                 "messages: Unexpected role \"system\". The Messages API accepts a top-level \
@@ -98,9 +126,13 @@ fn check_message(i: usize, message: &Value, last: bool) -> Result<Vec<Value>, Re
         )));
     }
     for (j, block) in blocks.iter().enumerate() {
-        check_block(&format!("messages.{i}.content.{j}"), role, block)?;
+        let param = format!("messages.{i}.content.{j}");
+        if role == "system" && block["type"] != "text" {
+            return Err(invalid(&format!("{param}.type: Input should be 'text'")));
+        }
+        check_block(&param, role, block)?;
     }
-    Ok(blocks)
+    Ok((role != "system").then_some(blocks))
 }
 
 /// One content block: a known type, its fields, no others, in a role that may send it.
@@ -194,19 +226,20 @@ fn ids<'a>(blocks: &'a [Value], kind: &str, key: &str) -> Vec<(usize, &'a str)> 
         .collect()
 }
 
-/// Every `tool_result` answers a `tool_use` of the message just before; every `tool_use`
-/// is answered in the message just after.
-fn check_tool_pairing(messages: &[Vec<Value>]) -> Result<(), Refusal> {
-    for (i, blocks) in messages.iter().enumerate() {
-        let previous = i.checked_sub(1).map_or(&[][..], |p| &messages[p]);
+/// Every `tool_result` answers a `tool_use` of the turn just before; every `tool_use` is
+/// answered in the turn just after.
+fn check_tool_pairing(turns: &[Turn]) -> Result<(), Refusal> {
+    for (n, turn) in turns.iter().enumerate() {
+        let previous = n.checked_sub(1).map_or(&[][..], |p| &turns[p].blocks[..]);
         let asked: Vec<&str> = ids(previous, "tool_use", "id")
             .into_iter()
             .map(|(_, id)| id)
             .collect();
-        let stray: Vec<(usize, &str)> = ids(blocks, "tool_result", "tool_use_id")
+        let stray: Vec<(usize, &str)> = ids(&turn.blocks, "tool_result", "tool_use_id")
             .into_iter()
             .filter(|(_, id)| !asked.contains(id))
             .collect();
+        let i = turn.index;
         if let Some((j, _)) = stray.first() {
             let stray: Vec<&str> = stray.iter().map(|(_, id)| *id).collect();
             return Err(invalid(&format!(
@@ -216,12 +249,12 @@ fn check_tool_pairing(messages: &[Vec<Value>]) -> Result<(), Refusal> {
                 stray.join(", ")
             )));
         }
-        let next = messages.get(i + 1).map_or(&[][..], Vec::as_slice);
+        let next = turns.get(n + 1).map_or(&[][..], |t| &t.blocks[..]);
         let answered: Vec<&str> = ids(next, "tool_result", "tool_use_id")
             .into_iter()
             .map(|(_, id)| id)
             .collect();
-        let unanswered: Vec<&str> = ids(blocks, "tool_use", "id")
+        let unanswered: Vec<&str> = ids(&turn.blocks, "tool_use", "id")
             .into_iter()
             .map(|(_, id)| id)
             .filter(|id| !answered.contains(id))

@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::script::Reply;
+use super::turns::SYSTEM_TURNS_BETA;
 
 /// A request body the fake accepts.
 pub(crate) struct Valid {
@@ -65,10 +66,12 @@ const TOP_LEVEL: &[&str] = &[
     "context_management",
     "mcp_servers",
     "container",
+    "output_config",
 ];
 
-/// Checks a whole request body for `endpoint`.
-pub(crate) fn validate(body: &str, endpoint: Endpoint) -> Result<Valid, Refusal> {
+/// Checks a whole request body for `endpoint`, under the `anthropic-beta` header's
+/// `betas` (comma-separated).
+pub(crate) fn validate(body: &str, endpoint: Endpoint, betas: &str) -> Result<Valid, Refusal> {
     let Ok(Value::Object(request)) = serde_json::from_str::<Value>(body) else {
         return Err(invalid(
             "There was an error parsing the body of your request as JSON.",
@@ -100,7 +103,10 @@ pub(crate) fn validate(body: &str, endpoint: Endpoint) -> Result<Valid, Refusal>
     if let Some(system) = request.get("system") {
         check_system(system)?;
     }
-    super::turns::check(messages)?;
+    let system_turns = betas
+        .split(',')
+        .any(|beta| beta.trim() == SYSTEM_TURNS_BETA);
+    super::turns::check(messages, system_turns)?;
     if let Some(tools) = request.get("tools") {
         check_tools(tools)?;
     }

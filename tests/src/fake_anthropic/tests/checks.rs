@@ -138,6 +138,25 @@ fn every_broken_rule_gets_the_400_the_real_api_gives() {
         refused(&fake, &tools),
         "tools.0.custom.input_schema: Field required"
     );
+    // A system turn among the messages needs its beta (Claude Code sends it), and then
+    // takes no part in alternation.
+    let system_turn = request(
+        json!([user("a"), {"role": "system", "content": "Agents: none."}, assistant("b"), user("c")]),
+        true,
+    );
+    assert!(refused(&fake, &system_turn).contains("accepts a top-level `system`"));
+    let mut headers = SDK_HEADERS.to_vec();
+    headers.push((
+        "anthropic-beta",
+        "claude-code-20250219,mid-conversation-system-2026-04-07",
+    ));
+    let with_beta = send_with(&fake, "POST", "/v1/messages", &headers, &system_turn).unwrap();
+    assert_eq!(with_beta.status, 200, "{:?}", with_beta.body);
+    let scripted = text_of(&super::stream::assemble(&with_beta.events()));
+    assert_eq!(
+        scripted, "scripted",
+        "a refused request took nothing from the script"
+    );
     let mut extra = good.clone();
     extra["generationConfig"] = json!({});
     assert_eq!(
@@ -145,7 +164,7 @@ fn every_broken_rule_gets_the_400_the_real_api_gives() {
         "generationConfig: Extra inputs are not permitted"
     );
 
-    // A valid history of tool use, thinking and a prefill passes and gets the script.
+    // A valid history of tool use, thinking and a prefill passes.
     let signed = json!({"role": "assistant", "content": [
         {"type": "thinking", "thinking": "hm", "signature": "sig"},
         {"type": "tool_use", "id": "t1", "name": "get_weather", "input": {}}]});
@@ -158,12 +177,11 @@ fn every_broken_rule_gets_the_400_the_real_api_gives() {
                                "input_schema": {"type": "object"}},
                               {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}]);
     history["thinking"] = json!({"type": "enabled", "budget_tokens": 512});
+    history["output_config"] = json!({"effort": "high"});
     let reply = messages(&fake, &history);
     assert_eq!(reply.status, 200, "{:?}", reply.body);
-    assert_eq!(
-        text_of(&super::stream::assemble(&reply.events())),
-        "scripted"
-    );
+    let said = text_of(&super::stream::assemble(&reply.events()));
+    assert!(said.starts_with("Thanks: Tool t1 returned 21C."), "{said}");
 }
 
 #[test]

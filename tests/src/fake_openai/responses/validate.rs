@@ -42,6 +42,7 @@ const PARAMETERS: &[&str] = &[
     "truncation",
     "user",
     "background",
+    "client_metadata",
     "stream_options",
 ];
 

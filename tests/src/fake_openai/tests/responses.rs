@@ -281,6 +281,8 @@ fn inputs_the_real_api_would_refuse_are_refused() {
                              {"type": "custom_tool_call_output", "call_id": "p1", "output": "Done"}]),
         true,
     );
+    let mut good = good;
+    good["client_metadata"] = json!({"originator": "codex_exec"});
     assert_eq!(respond(&fake, &good).status, 200);
 }
 
