@@ -3,7 +3,12 @@
 //!
 //! - [`fake_gemini`]: a small HTTP server on 127.0.0.1 that speaks Gemini's
 //!   `streamGenerateContent` wire format and can inject faults on a schedule.
-//! - [`fake_openai`]: the same for OpenAI's streamed `chat/completions`, with its checks.
+//! - [`fake_anthropic`]: the same for Anthropic's Messages API (streamed and not), with
+//!   its checks.
+//! - [`fake_openai`]: the same for OpenAI's streamed `chat/completions` and the Responses
+//!   API, with their checks.
+//! - `fake_wire`: what the fakes share (the record of a request, their HTTP/1.1, the
+//!   [`fake_gemini::Gate`]) and, for their own tests, a real HTTP client.
 //! - [`harness`]: starts the real `omnid` on a temporary socket and data directory and
 //!   drives it with the real `omnictl` or the protocol client.
 //! - [`local`]: a daemon with a fake OpenAI-compatible server as the provider `local`.
@@ -13,8 +18,10 @@
 //!   virtual environment `scripts/test` makes).
 
 mod background;
+pub mod fake_anthropic;
 pub mod fake_gemini;
 pub mod fake_openai;
+mod fake_wire;
 pub mod harness;
 pub mod http;
 pub mod local;

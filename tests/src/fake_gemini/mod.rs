@@ -13,52 +13,13 @@ mod script;
 
 use crate::background::Background;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
+use crate::fake_wire::lock;
+pub use script::{Answer, Reply};
 
-pub use script::{Answer, Gate, Reply};
-
-/// The HTTP/1.1 pieces the fake OpenAI server shares.
-pub(crate) use http::{finish, read_request, write_chunk, write_head};
-
-/// One request the fake server received.
-#[derive(Debug, Clone)]
-pub struct RecordedRequest {
-    /// HTTP method.
-    pub method: String,
-    /// Path and query, e.g. `/v1beta/models/m:streamGenerateContent?alt=sse`.
-    pub target: String,
-    /// Headers, names lowercased.
-    pub headers: Vec<(String, String)>,
-    /// The raw body.
-    pub body: String,
-}
-
-impl RecordedRequest {
-    /// A header's value (name is case-insensitive).
-    pub fn header(&self, name: &str) -> Option<&str> {
-        let name = name.to_ascii_lowercase();
-        self.headers
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The body parsed as JSON (`Null` if it is not JSON).
-    pub fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or(Value::Null)
-    }
-
-    /// The `contents` array of the request body.
-    pub fn contents(&self) -> Vec<Value> {
-        self.json()["contents"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-    }
-}
+pub use crate::fake_wire::{Gate, RecordedRequest};
 
 #[derive(Default)]
 struct Shared {
@@ -67,12 +28,6 @@ struct Shared {
     chunk_delay: Mutex<Duration>,
     /// Clients that closed their connection while a held answer waited.
     hangups: std::sync::atomic::AtomicUsize,
-}
-
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Why the fake server could not start.

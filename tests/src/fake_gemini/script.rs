@@ -1,31 +1,10 @@
 //! What the fake server answers: scripted replies and the default echo answer.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::sync::Notify;
 
-/// Holds a stream until the test opens it: lets a test act while an answer is half sent,
-/// without guessing at timings. Opening before the stream reaches the gate is fine.
-#[derive(Debug, Clone, Default)]
-pub struct Gate(Arc<Notify>);
-
-impl Gate {
-    /// A closed gate.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Lets the held stream continue.
-    pub fn open(&self) {
-        self.0.notify_one();
-    }
-
-    pub(crate) async fn wait(&self) {
-        self.0.notified().await;
-    }
-}
+use crate::fake_wire::Gate;
 
 /// A streamed answer: text pieces (one SSE event each) and how it ends.
 #[derive(Debug, Clone)]

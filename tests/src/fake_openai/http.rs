@@ -1,31 +1,35 @@
-//! The fake server's HTTP/1.1 handling: one request per connection, checked as the real API
-//! checks it, answered with a chunked SSE stream (or an error) whose end the script
-//! controls. Reading requests and writing chunks are the fake Gemini server's.
+//! The fake server's HTTP/1.1 handling: one request per connection, routed, checked as
+//! the real API checks it, answered with an SSE stream (or an error, or a whole object)
+//! whose end the script controls. Reading requests and writing chunks are
+//! [`crate::fake_wire`]'s.
 
 use std::sync::Arc;
 
+use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 
+use super::responses::{self, Written};
 use super::script::{Answer, Reply, error_body};
 use super::validate::{Valid, validate};
 use super::{Shared, lock};
-use crate::fake_gemini::{RecordedRequest, finish, read_request, write_chunk, write_head};
+use crate::fake_wire::sse::{Ending, Pace, frame, stream_frames};
+use crate::fake_wire::{RecordedRequest, accept_each, read_request, write_whole};
 
-/// The one path the fake answers.
-const PATH: &str = "/v1/chat/completions";
+/// The models `GET /v1/models` lists (any model name is accepted).
+pub const MODELS: &[&str] = &["fake-model", "fake-codex"];
 
 pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
-    loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
-        };
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            if let Err(error) = handle(stream, shared).await {
-                tracing::debug!(%error, "fake openai connection ended");
-            }
-        });
-    }
+    accept_each(listener, "openai", move |stream| {
+        handle(stream, shared.clone())
+    })
+    .await;
+}
+
+/// What a request asks for.
+enum Route {
+    Chat,
+    Responses,
+    Models,
 }
 
 async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<()> {
@@ -33,48 +37,113 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
         return Ok(());
     };
     lock(&shared.requests).push(request.clone());
-    let valid = match check(&request, shared.key.as_deref()) {
-        Ok(valid) => valid,
-        Err(refusal) => return respond(&mut stream, refusal, &[]).await,
+    let route = match accept(&request, shared.key.as_deref()) {
+        Ok(route) => route,
+        Err(refusal) => return write(&mut stream, Written::Plain(refusal), &shared).await,
     };
-    let scripted = lock(&shared.script).pop_front();
-    let reply = scripted.unwrap_or_else(|| Reply::Answer(Answer::echo(&valid.messages)));
-    let events = match &reply {
-        Reply::Answer(answer) => answer.events(&valid.model, valid.messages.len(), valid.usage),
-        Reply::Cut { answer, after } => answer
-            .deltas(&valid.model)
-            .into_iter()
-            .take(*after)
-            .collect(),
-        Reply::Status { .. } | Reply::Reset => Vec::new(),
+    let written = match route {
+        Route::Models => Written::Plain(models()),
+        Route::Chat => match validate(&request.body) {
+            Ok(valid) => {
+                let scripted = lock(&shared.script).pop_front();
+                let reply =
+                    scripted.unwrap_or_else(|| Reply::Answer(Answer::echo(&valid.messages)));
+                chat_written(reply, &valid)
+            }
+            Err(refusal) => Written::Plain(refusal),
+        },
+        Route::Responses => match responses::validate::validate(&request.body) {
+            Ok(valid) => {
+                let scripted = lock(&shared.script).pop_front();
+                let reply =
+                    scripted.unwrap_or_else(|| Reply::Answer(responses::echo(&valid.input)));
+                responses::written(reply, &valid)
+            }
+            Err(refusal) => Written::Plain(refusal),
+        },
     };
-    respond(&mut stream, reply, &events).await
+    write(&mut stream, written, &shared).await
 }
 
-/// The URL, the key and the body, in the order the real API checks them; a refused
-/// request gets OpenAI's error and consumes no scripted reply.
-fn check(request: &RecordedRequest, key: Option<&str>) -> Result<Valid, Reply> {
-    let path = request.target.split('?').next().unwrap_or_default();
-    if request.method != "POST" || path != PATH {
-        return Err(Reply::Status {
-            status: 404,
-            headers: Vec::new(),
-            body: error_body(
-                "invalid_request_error",
-                Some("unknown_url"),
-                None,
-                &format!(
-                    "Unknown request URL: {} {path}. Please check the URL for typos, or see \
-                     the docs at https://platform.openai.com/docs/api-reference/.",
-                    request.method
+/// The route and the key, in the order the real API checks them; a refused request gets
+/// OpenAI's error and consumes no scripted reply.
+fn accept(request: &RecordedRequest, key: Option<&str>) -> Result<Route, Reply> {
+    let path = request.path();
+    let route = match (request.method.as_str(), path) {
+        ("POST", "/v1/chat/completions") => Route::Chat,
+        ("POST", "/v1/responses") => Route::Responses,
+        ("GET", "/v1/models") => Route::Models,
+        (method, _) => {
+            return Err(Reply::Status {
+                status: 404,
+                headers: Vec::new(),
+                body: error_body(
+                    "invalid_request_error",
+                    Some("unknown_url"),
+                    None,
+                    &format!(
+                        "Unknown request URL: {method} {path}. Please check the URL for typos, \
+                         or see the docs at https://platform.openai.com/docs/api-reference/."
+                    ),
                 ),
-            ),
-        });
-    }
+            });
+        }
+    };
     if let Some(key) = key {
         check_key(request.header("authorization"), key)?;
     }
-    validate(&request.body)
+    Ok(route)
+}
+
+/// `GET /v1/models`: OpenAI's list object.
+fn models() -> Reply {
+    let data: Vec<Value> = MODELS
+        .iter()
+        .map(|id| json!({"id": id, "object": "model", "created": 0, "owned_by": "fake"}))
+        .collect();
+    Reply::Status {
+        status: 200,
+        headers: Vec::new(),
+        body: json!({"object": "list", "data": data}).to_string(),
+    }
+}
+
+/// What a reply to a chat completion becomes on the wire.
+fn chat_written(reply: Reply, valid: &Valid) -> Written {
+    if !valid.stream {
+        return chat_whole(reply, valid);
+    }
+    let data = |payloads: Vec<String>| payloads.iter().map(|p| frame(None, p)).collect();
+    match reply {
+        Reply::Answer(answer) => Written::Stream(
+            data(answer.events(&valid.model, valid.messages.len(), valid.usage)),
+            Ending::Finish,
+        ),
+        Reply::Cut { answer, after } => {
+            let deltas = answer
+                .deltas(&valid.model)
+                .into_iter()
+                .take(after)
+                .collect();
+            Written::Stream(data(deltas), Ending::Finish)
+        }
+        Reply::FailAfter {
+            answer,
+            after,
+            code,
+            message,
+        } => {
+            let mut payloads: Vec<String> = answer
+                .deltas(&valid.model)
+                .into_iter()
+                .take(after)
+                .collect();
+            payloads.push(error_body("server_error", Some(code), None, &message));
+            Written::Stream(data(payloads), Ending::Finish)
+        }
+        Reply::Raw(frames) => Written::Stream(frames, Ending::Finish),
+        other @ (Reply::Status { .. } | Reply::Reset) => Written::Plain(other),
+    }
 }
 
 /// `Authorization: Bearer <key>`, refused as OpenAI does (echoing the key sent masked).
@@ -118,28 +187,40 @@ pub(crate) fn mask(key: &str) -> String {
     format!("{head}****{tail}")
 }
 
-/// Writes `reply`; `events` are the SSE payloads of an answer or a cut one.
-async fn respond(stream: &mut TcpStream, reply: Reply, events: &[String]) -> std::io::Result<()> {
-    match reply {
-        Reply::Answer(_) | Reply::Cut { .. } => {
-            // A cut stream still ends cleanly: the client sees a body without a finish.
-            write_head(stream, 200, &[], "text/event-stream").await?;
-            for event in events {
-                write_chunk(stream, format!("data: {event}\n\n").as_bytes()).await?;
-            }
-            finish(stream).await
+/// What a reply to a chat completion without `stream` becomes: the whole object, half of
+/// it (cut), or the error.
+fn chat_whole(reply: Reply, valid: &Valid) -> Written {
+    let whole = |answer: &Answer| answer.whole(&valid.model, valid.messages.len()).to_string();
+    let ok = |body: String| Reply::Status {
+        status: 200,
+        headers: Vec::new(),
+        body,
+    };
+    Written::Plain(match reply {
+        Reply::Answer(answer) => ok(whole(&answer)),
+        Reply::Cut { answer, .. } => {
+            let body = whole(&answer);
+            ok(body[..super::script::middle(&body)].to_string())
         }
-        Reply::Status {
+        Reply::FailAfter { code, message, .. } => {
+            Reply::error(500, "server_error", Some(code), &message)
+        }
+        Reply::Raw(frames) => return Written::Stream(frames, Ending::Finish),
+        other => other,
+    })
+}
+
+/// Writes a stream, a status reply, or a reset.
+async fn write(stream: &mut TcpStream, written: Written, shared: &Shared) -> std::io::Result<()> {
+    match written {
+        Written::Stream(frames, ending) => {
+            stream_frames(stream, &frames, Pace::default(), ending, &shared.hangups).await
+        }
+        Written::Plain(Reply::Status {
             status,
             headers,
             body,
-        } => {
-            write_head(stream, status, &headers, "application/json").await?;
-            if !body.is_empty() {
-                write_chunk(stream, body.as_bytes()).await?;
-            }
-            finish(stream).await
-        }
-        Reply::Reset => stream.set_zero_linger(),
+        }) => write_whole(stream, status, &headers, "application/json", &body).await,
+        Written::Plain(_) => stream.set_zero_linger(),
     }
 }

@@ -1,17 +1,22 @@
-//! A fake OpenAI-compatible chat-completions endpoint over real HTTP on 127.0.0.1.
+//! A fake OpenAI-compatible endpoint over real HTTP on 127.0.0.1.
 //!
-//! It answers `POST /v1/chat/completions` (with `stream: true`) with a streamed SSE answer
-//! in OpenAI's chunk format, tool calls arriving in interleaved fragments. It checks each
-//! request as the real API does (roles, keys, tool calls answered by tool messages, the
-//! API key when one is set) and refuses with OpenAI's own 400/401/404 bodies; it records
-//! every request, refused or not. Accepted requests follow a script of [`Reply`]s (errors
-//! with real-shaped bodies, resets, cut streams) before the default answer resumes: an
-//! echo of the last message that also says how many messages the model was sent.
+//! It answers `POST /v1/chat/completions` with a streamed SSE answer (`stream: true`) in
+//! OpenAI's chunk format, tool calls arriving in interleaved fragments, and a usage chunk
+//! when `stream_options.include_usage` asks, or else one `chat.completion` object; `POST /v1/responses`, the Responses API
+//! as Codex CLI uses it (named events, or one `response` object when not streamed); and
+//! `GET /v1/models`. It checks each request as the real API does (roles, keys, tool calls
+//! answered by tool messages, Responses input item types and call outputs, the API key
+//! when one is set) and refuses with OpenAI's own 400/401/404 bodies; it records every
+//! request, refused or not. Accepted requests of either API follow one script of
+//! [`Reply`]s (errors with real-shaped bodies, resets, cut or failed streams, raw events)
+//! before the default answer resumes: an echo of the last message that also says how many
+//! messages (or input items) the model was sent.
 //!
 //! Like [`crate::fake_gemini`], it runs on its own thread with its own runtime, so tests
 //! can be plain blocking tests.
 
 mod http;
+mod responses;
 mod script;
 mod validate;
 
@@ -22,8 +27,11 @@ use crate::background::Background;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-pub use crate::fake_gemini::RecordedRequest;
-use crate::fake_gemini::lock;
+pub use crate::fake_wire::RecordedRequest;
+use crate::fake_wire::lock;
+pub use http::MODELS;
+pub use responses::echo as responses_echo;
+pub use responses::events::responses_error_event;
 pub use script::{Answer, Reply};
 
 #[derive(Default)]
@@ -32,6 +40,8 @@ struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
     /// The API key requests must carry, if any.
     key: Option<String>,
+    /// Clients that hung up mid-stream (kept for the shared stream writer; nothing holds).
+    hangups: std::sync::atomic::AtomicUsize,
 }
 
 /// Why the fake server could not start.
@@ -67,14 +77,15 @@ impl FakeOpenAi {
         Ok(Self { shared, server })
     }
 
-    /// The base URL to configure a provider with, `http://127.0.0.1:PORT/v1`; requests go
-    /// to `{url}/chat/completions`.
+    /// The base URL to configure a provider (or `OPENAI_BASE_URL`) with,
+    /// `http://127.0.0.1:PORT/v1`; requests go to `{url}/chat/completions`,
+    /// `{url}/responses` and `{url}/models`.
     pub fn url(&self) -> String {
         format!("http://{}/v1", self.server.addr())
     }
 
-    /// Queues replies for the next accepted requests, in order; after them the default
-    /// answer resumes.
+    /// Queues replies for the next accepted chat completions or responses, in order; after
+    /// them the default answer resumes.
     pub fn push(&self, replies: impl IntoIterator<Item = Reply>) {
         lock(&self.shared.script).extend(replies);
     }

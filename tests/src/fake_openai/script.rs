@@ -123,6 +123,34 @@ impl Answer {
         events
     }
 
+    /// The whole answer as a request without `stream` gets it: one `chat.completion`,
+    /// with the usage counted as [`Answer::events`] counts it.
+    pub fn whole(&self, model: &str, messages: usize) -> Value {
+        let mut message = json!({"role": "assistant", "content": null});
+        if !self.text.is_empty() {
+            message["content"] = json!(self.text.concat());
+        }
+        if !self.reasoning.is_empty() {
+            message["reasoning_content"] = json!(self.reasoning.concat());
+        }
+        if !self.tool_calls.is_empty() {
+            let calls: Vec<Value> = self
+                .tool_calls
+                .iter()
+                .map(|(id, name, arguments)| {
+                    json!({"id": id, "type": "function",
+                       "function": {"name": name, "arguments": arguments.to_string()}})
+                })
+                .collect();
+            message["tool_calls"] = json!(calls);
+        }
+        let (prompt, completion) = (messages * 10, self.deltas(model).len() - 1);
+        json!({"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
+               "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason()}],
+               "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                         "total_tokens": prompt + completion}})
+    }
+
     /// The tool calls as OpenAI streams them: per call a head (id, type, name, empty
     /// arguments) then the arguments text in two fragments; the fragments of successive
     /// calls interleave (head 0, piece 0a, head 1, piece 0b, piece 1a, ...), so only a
@@ -148,7 +176,7 @@ impl Answer {
 }
 
 /// The char boundary nearest the middle of `text`.
-fn middle(text: &str) -> usize {
+pub(crate) fn middle(text: &str) -> usize {
     let mut at = text.len() / 2;
     while !text.is_char_boundary(at) {
         at += 1;
@@ -165,7 +193,7 @@ fn chunk(model: &str, delta: Value, finish_reason: Value) -> Value {
 /// One scripted reply to one request.
 #[derive(Debug, Clone)]
 pub enum Reply {
-    /// A streamed answer.
+    /// An answer: streamed, or one object when not streamed.
     Answer(Answer),
     /// An HTTP error: status, extra headers, body.
     Status {
@@ -179,13 +207,29 @@ pub enum Reply {
     /// Reset the connection before sending a single byte.
     Reset,
     /// Stream the first `after` events of `answer` (its deltas only), then end the body
-    /// cleanly: no finish reason, no usage, no `[DONE]`.
+    /// cleanly: no finish reason, no usage, no `[DONE]`. Not streamed: half the body.
     Cut {
         /// The answer being cut.
         answer: Answer,
         /// Events sent before the end.
         after: usize,
     },
+    /// Stream the first `after` events of `answer`, then fail: chat completions get a
+    /// `data: {"error": ...}` event, the Responses API a `response.failed` event; then the
+    /// body ends. Not streamed: a 500 with that error.
+    FailAfter {
+        /// The answer broken off.
+        answer: Answer,
+        /// Events sent before the failure.
+        after: usize,
+        /// The error's code, e.g. `server_error`.
+        code: &'static str,
+        /// The error's message.
+        message: String,
+    },
+    /// A 200 stream of these SSE frames, written as they are (e.g. a Responses `error`
+    /// event made with [`crate::fake_openai::responses_error_event`]).
+    Raw(Vec<String>),
 }
 
 /// An OpenAI error body: `{"error": {"message", "type", "param", "code"}}`.
@@ -236,6 +280,17 @@ impl Reply {
             "The server had an error while processing your request. Sorry about that!"
         };
         Self::error(status, "server_error", None, message)
+    }
+
+    /// `answer` broken off after `after` events by a server error.
+    pub fn fail_after(answer: Answer, after: usize) -> Self {
+        Reply::FailAfter {
+            answer,
+            after,
+            code: "server_error",
+            message: "The server had an error while processing your request. Sorry about that!"
+                .into(),
+        }
     }
 
     /// A 429 for a spent quota (not worth retrying).

@@ -14,10 +14,12 @@ pub(crate) struct Valid {
     pub messages: Vec<Value>,
     /// Whether `stream_options.include_usage` asks for the usage chunk.
     pub usage: bool,
+    /// Whether `stream: true` asks for chunks (else one `chat.completion`).
+    pub stream: bool,
 }
 
 /// A 400 `invalid_request_error`.
-fn invalid(param: Option<&str>, code: Option<&str>, message: &str) -> Reply {
+pub(crate) fn invalid(param: Option<&str>, code: Option<&str>, message: &str) -> Reply {
     Reply::Status {
         status: 400,
         headers: Vec::new(),
@@ -25,7 +27,7 @@ fn invalid(param: Option<&str>, code: Option<&str>, message: &str) -> Reply {
     }
 }
 
-fn type_name(value: &Value) -> &'static str {
+pub(crate) fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -36,7 +38,7 @@ fn type_name(value: &Value) -> &'static str {
     }
 }
 
-fn wrong_type(param: &str, expected: &str, value: &Value) -> Reply {
+pub(crate) fn wrong_type(param: &str, expected: &str, value: &Value) -> Reply {
     invalid(
         Some(param),
         Some("invalid_type"),
@@ -47,7 +49,7 @@ fn wrong_type(param: &str, expected: &str, value: &Value) -> Reply {
     )
 }
 
-fn missing(param: &str) -> Reply {
+pub(crate) fn missing(param: &str) -> Reply {
     invalid(
         Some(param),
         Some("missing_required_parameter"),
@@ -55,7 +57,7 @@ fn missing(param: &str) -> Reply {
     )
 }
 
-fn empty_array(param: &str) -> Reply {
+pub(crate) fn empty_array(param: &str) -> Reply {
     invalid(
         Some(param),
         Some("empty_array"),
@@ -79,7 +81,7 @@ fn known_keys(object: &Map<String, Value>, allowed: &[&str]) -> Result<(), Reply
 }
 
 /// `object[key]` as an object (missing or of another type: refused).
-fn object_at<'a>(
+pub(crate) fn object_at<'a>(
     object: &'a Map<String, Value>,
     key: &str,
     param: &str,
@@ -91,7 +93,11 @@ fn object_at<'a>(
 }
 
 /// `object[key]` as a non-empty string.
-fn name_at<'a>(object: &'a Map<String, Value>, key: &str, param: &str) -> Result<&'a str, Reply> {
+pub(crate) fn name_at<'a>(
+    object: &'a Map<String, Value>,
+    key: &str,
+    param: &str,
+) -> Result<&'a str, Reply> {
     let value = object.get(key).ok_or_else(|| missing(param))?;
     let text = value
         .as_str()
@@ -133,17 +139,21 @@ pub(crate) fn validate(body: &str) -> Result<Valid, Reply> {
         Some(Value::Array(messages)) => messages.clone(),
         Some(other) => return Err(wrong_type("messages", "an array of objects", other)),
     };
-    if request.get("stream") != Some(&Value::Bool(true)) {
+    let stream = match request.get("stream") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(stream)) => *stream,
+        Some(other) => return Err(wrong_type("stream", "a boolean", other)),
+    };
+    if !stream && request.get("stream_options").is_some_and(|o| !o.is_null()) {
         return Err(invalid(
-            Some("stream"),
+            Some("stream_options"),
             None,
-            "This fake OpenAI-compatible server only streams: set 'stream' to true.",
+            "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
         ));
     }
     let usage = request
         .get("stream_options")
-        .and_then(|options| options.get("include_usage"))
-        == Some(&Value::Bool(true));
+        .is_some_and(|options| options["include_usage"] == Value::Bool(true));
     for (i, message) in messages.iter().enumerate() {
         check_message(i, message)?;
     }
@@ -155,6 +165,7 @@ pub(crate) fn validate(body: &str) -> Result<Valid, Reply> {
         model,
         messages,
         usage,
+        stream,
     })
 }
 

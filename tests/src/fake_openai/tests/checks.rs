@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Answer, FakeOpenAi, Reply, calls, chat, request, result, send, user};
+use super::{Answer, FakeOpenAi, OpenAiResponse, Reply, calls, chat, request, result, send, user};
 use crate::fake_openai::http::mask;
 
 /// Sends `body`, expects OpenAI's 400 and returns its message.
@@ -63,7 +63,9 @@ fn requests_the_real_api_would_refuse_are_refused_without_using_the_script() {
     );
     let mut not_streamed = request(json!([user("hi")]));
     not_streamed["stream"] = json!(false);
-    assert!(refused(&fake, &not_streamed).contains("only streams"));
+    assert!(refused(&fake, &not_streamed).contains("only allowed when 'stream' is enabled"));
+    not_streamed["stream"] = json!("yes");
+    assert!(refused(&fake, &not_streamed).contains("Invalid type for 'stream'"));
     assert!(refused(&fake, &request(json!([]))).contains("empty array"));
     let wrong_role = json!({"role": "model", "content": "x"});
     assert!(refused(&fake, &request(json!([wrong_role]))).starts_with("Invalid value: 'model'"));
@@ -83,7 +85,7 @@ fn requests_the_real_api_would_refuse_are_refused_without_using_the_script() {
     assert_eq!(lost.error()["code"], "unknown_url");
 
     // Every request was recorded, and the script is still there for a valid one.
-    assert_eq!(fake.request_count(), 12);
+    assert_eq!(fake.request_count(), 13);
     let mut good = request(json!([
         user("hi"),
         calls(&["a", "b"]),

@@ -2,42 +2,39 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
 use super::{Answer, FakeOpenAi, Reply};
+use crate::fake_wire::client::{self, Response};
 
 mod checks;
+mod responses;
 
-/// A whole response; `body` is `Err` when the connection broke mid-body.
-struct Response {
-    status: u16,
-    headers: hyper::HeaderMap,
-    body: Result<String, String>,
+/// What the OpenAI tests read of a response.
+trait OpenAiResponse {
+    /// The SSE `data` payloads.
+    fn payloads(&self) -> Vec<String>;
+    /// The chunks (every payload but `[DONE]`) as JSON.
+    fn chunks(&self) -> Vec<Value>;
+    /// The deltas' `key` strings, concatenated.
+    fn joined(&self, key: &str) -> String;
+    /// The error object of an error body.
+    fn error(&self) -> Value;
 }
 
-impl Response {
-    /// The SSE `data` payloads.
-    fn events(&self) -> Vec<String> {
-        let body = self.body.as_ref().unwrap();
-        body.split("\n\n")
-            .filter(|e| !e.is_empty())
-            .map(|e| e.strip_prefix("data: ").unwrap().to_string())
-            .collect()
+impl OpenAiResponse for Response {
+    fn payloads(&self) -> Vec<String> {
+        self.events().into_iter().map(|e| e.data).collect()
     }
 
-    /// The chunks (every payload but `[DONE]`) as JSON.
     fn chunks(&self) -> Vec<Value> {
         self.events()
             .iter()
-            .filter(|e| *e != "[DONE]")
-            .map(|e| serde_json::from_str(e).unwrap())
+            .filter(|e| e.data != "[DONE]")
+            .map(client::Event::json)
             .collect()
     }
 
-    /// The deltas' `key` strings, concatenated.
     fn joined(&self, key: &str) -> String {
         self.chunks()
             .iter()
@@ -45,10 +42,8 @@ impl Response {
             .collect()
     }
 
-    /// The error object of an error body.
     fn error(&self) -> Value {
-        let body: Value = serde_json::from_str(self.body.as_ref().unwrap()).unwrap();
-        body["error"].clone()
+        self.json()["error"].clone()
     }
 }
 
@@ -60,46 +55,8 @@ fn send(
     auth: Option<&str>,
     body: &Value,
 ) -> Result<Response, hyper::Error> {
-    let url = fake.url();
-    let authority = url
-        .strip_prefix("http://")
-        .unwrap()
-        .split('/')
-        .next()
-        .unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let stream = tokio::net::TcpStream::connect(authority).await.unwrap();
-        let (mut sender, connection) =
-            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-        tokio::spawn(connection);
-        let mut request = hyper::Request::builder()
-            .method(method)
-            .uri(path)
-            .header("host", authority)
-            .header("content-type", "application/json");
-        if let Some(auth) = auth {
-            request = request.header("authorization", auth);
-        }
-        let request = request
-            .body(Full::new(Bytes::from(body.to_string())))
-            .unwrap();
-        let response = sender.send_request(request).await?;
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let body = match response.into_body().collect().await {
-            Ok(body) => Ok(String::from_utf8(body.to_bytes().to_vec()).unwrap()),
-            Err(error) => Err(error.to_string()),
-        };
-        Ok(Response {
-            status,
-            headers,
-            body,
-        })
-    })
+    let headers: Vec<(&str, &str)> = auth.map(|a| ("authorization", a)).into_iter().collect();
+    client::send(&fake.url(), method, path, &headers, &body.to_string())
 }
 
 fn chat(fake: &FakeOpenAi, body: &Value) -> Response {
@@ -137,7 +94,7 @@ fn the_default_answer_echoes_the_last_message_and_ends_with_done() {
     let reply = chat(&fake, &request(json!([user("hello")])));
     assert_eq!(reply.status, 200);
     assert_eq!(reply.headers["content-type"], "text/event-stream");
-    let events = reply.events();
+    let events = reply.payloads();
     assert_eq!(events.last().unwrap(), "[DONE]");
     let chunks = reply.chunks();
     assert_eq!(chunks[0]["object"], "chat.completion.chunk");
@@ -225,7 +182,7 @@ fn tool_call_fragments_interleave_and_reassemble_by_index() {
         chunks[chunks.len() - 2]["choices"][0]["finish_reason"],
         "tool_calls"
     );
-    assert_eq!(reply.events().last().unwrap(), "[DONE]");
+    assert_eq!(reply.payloads().last().unwrap(), "[DONE]");
 }
 
 #[test]
@@ -305,7 +262,7 @@ fn scripted_errors_resets_and_cut_streams() {
     let cut = chat(&fake, &body);
     assert_eq!(cut.status, 200);
     assert_eq!(
-        cut.events().len(),
+        cut.payloads().len(),
         2,
         "the body ended cleanly after two events"
     );
@@ -322,4 +279,36 @@ fn scripted_errors_resets_and_cut_streams() {
             .starts_with("You said: hello.")
     );
     assert_eq!(fake.request_count(), 7);
+}
+
+#[test]
+fn a_chat_completion_not_streamed_is_the_whole_of_the_streamed_one() {
+    let fake = FakeOpenAi::start().unwrap();
+    let answer = Answer {
+        text: vec!["Checking ".into(), "now.".into()],
+        ..Answer::tool_calls([("call_a", "get_weather", json!({"city": "Paris"}))])
+    };
+    fake.push([Reply::Answer(answer.clone()), Reply::Answer(answer)]);
+    let streamed = chat(&fake, &request(json!([user("weather?")])));
+    let body = json!({"model": "m-1", "messages": [user("weather?")]});
+    let whole = chat(&fake, &body).json();
+    assert_eq!(whole["object"], "chat.completion");
+    let choice = &whole["choices"][0];
+    assert_eq!(choice["message"]["content"], streamed.joined("content"));
+    assert_eq!(choice["finish_reason"], "tool_calls");
+    let call = &choice["message"]["tool_calls"][0];
+    assert_eq!(
+        (&call["id"], &call["type"]),
+        (&json!("call_a"), &json!("function"))
+    );
+    let arguments: Value =
+        serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(arguments, json!({"city": "Paris"}));
+    let chunks = streamed.chunks();
+    assert_eq!(whole["usage"], chunks[chunks.len() - 1]["usage"]);
+
+    let echo = chat(&fake, &body).json();
+    let text = echo["choices"][0]["message"]["content"].as_str().unwrap();
+    assert!(text.starts_with("You said: weather?."), "{text}");
+    assert!(echo["choices"][0]["message"].get("tool_calls").is_none());
 }
