@@ -5,7 +5,7 @@ use std::error::Error as _;
 use std::io;
 
 use super::Redactor;
-use super::wire::api_error;
+use super::gemini::wire::api_error;
 
 /// Where in the exchange a failure happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,18 +7,14 @@
 //! boundary where what an API says enters the daemon: every provider error is stripped of
 //! the key here (an API may echo it back), so no later path can leak it.
 
-pub mod chunk;
 pub mod error;
 mod fragment;
-mod gemini;
-mod gemini_body;
+pub mod gemini;
 mod http;
 pub mod openai;
-pub mod parts;
 mod redact;
 pub mod request;
 pub mod sse;
-pub mod wire;
 
 use std::fmt;
 use std::time::Duration;
@@ -26,10 +22,10 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use reqwest::header::HeaderValue;
 
-pub use chunk::StreamUpdate;
 pub use error::{Phase, ProviderError};
 pub use fragment::{Extras, Fragment, RequestOptions, WireRole};
 pub use gemini::Gemini;
+pub use gemini::chunk::StreamUpdate;
 pub use http::{http_client, status_error};
 pub use openai::OpenAi;
 pub use redact::Redactor;

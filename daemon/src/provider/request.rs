@@ -13,7 +13,8 @@ use std::borrow::Cow;
 use crate::model::{NodeRecord, PartContent};
 
 use super::fragment::{Extras, Fragment, WireRole};
-use super::{Kind, gemini_body, openai};
+use super::gemini::body as gemini_body;
+use super::{Kind, openai};
 
 /// The signature Gemini accepts on a function call it did not make.
 pub const FOREIGN_CALL_SIGNATURE: &str = "skip_thought_signature_validator";

@@ -16,8 +16,9 @@ use tokio::time::Instant;
 
 use crate::model::PartContent;
 use crate::provider::ProviderError;
+use crate::provider::StreamUpdate;
+use crate::provider::gemini::chunk;
 use crate::provider::sse::Events;
-use crate::provider::{StreamUpdate, chunk};
 use crate::session::answer::AnswerBuilder;
 
 /// How a stream reaches the client: server-sent events (`alt=sse`), or, as the API

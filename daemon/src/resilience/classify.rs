@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 pub use super::class::{Failure, FailureClass, NetworkCause};
 use super::delay;
-use crate::provider::wire::{ApiError, ErrorDetail, api_error};
+use crate::provider::gemini::wire::{ApiError, ErrorDetail, api_error};
 use crate::provider::{Phase, ProviderError};
 
 /// The Gemini messages that mean the history's function calls and responses do not match.

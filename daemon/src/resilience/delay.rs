@@ -4,7 +4,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use crate::provider::wire::ApiError;
+use crate::provider::gemini::wire::ApiError;
 
 /// Parses a duration written as a number and a unit: `26s`, `0.9s`, `900ms`, `1.5m`, `2h`.
 pub fn parse_duration(text: &str) -> Option<Duration> {

@@ -17,8 +17,8 @@ use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
 
 pub use render::{assemble, fragment};
 
-use super::chunk::{StreamUpdate, ended, is_visible};
 use super::error::ProviderError;
+use super::gemini::chunk::{StreamUpdate, ended, is_visible};
 use super::http::Endpoint;
 use super::{ApiKey, ModelApi, Provider};
 use stream::Assembler;

@@ -2,9 +2,9 @@
 
 use crate::model::{Part, Usage};
 
-use super::error::ProviderError;
 use super::parts;
 use super::wire::Chunk;
+use crate::provider::error::ProviderError;
 
 /// What one chunk of the stream adds to the answer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

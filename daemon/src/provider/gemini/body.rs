@@ -4,9 +4,9 @@
 
 use serde_json::value::RawValue;
 
-use super::fragment::{Extras, Fragment, WireRole};
 use super::parts;
 use crate::model::NodeRecord;
+use crate::provider::fragment::{Extras, Fragment, WireRole};
 
 /// A node's parts as Gemini takes them, separated by commas.
 pub fn parts(node: &NodeRecord) -> String {

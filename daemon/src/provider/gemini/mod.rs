@@ -6,10 +6,15 @@ use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use reqwest::header::{HeaderName, HeaderValue};
 
-use super::chunk::{self, StreamUpdate, ended, is_visible};
-use super::error::ProviderError;
-use super::http::Endpoint;
-use super::{ApiKey, ModelApi, Provider};
+pub mod body;
+pub mod chunk;
+pub mod parts;
+pub mod wire;
+
+use crate::provider::error::ProviderError;
+use crate::provider::http::Endpoint;
+use crate::provider::{ApiKey, ModelApi, Provider};
+use chunk::{StreamUpdate, ended, is_visible};
 
 /// A client for one Gemini endpoint and model.
 pub struct Gemini {
