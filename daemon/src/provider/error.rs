@@ -4,8 +4,8 @@
 use std::error::Error as _;
 use std::io;
 
-use super::Redactor;
 use super::gemini::wire::api_error;
+use super::redact::Redactor;
 
 /// Where in the exchange a failure happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,7 +14,8 @@ use crate::model::{NodeRecord, PartContent};
 
 use super::fragment::{Extras, Fragment, WireRole};
 use super::gemini::body as gemini_body;
-use super::{Kind, openai};
+use super::kind::Kind;
+use super::openai;
 
 /// The signature Gemini accepts on a function call it did not make.
 pub const FOREIGN_CALL_SIGNATURE: &str = "skip_thought_signature_validator";

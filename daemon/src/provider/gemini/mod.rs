@@ -13,8 +13,10 @@ pub mod wire;
 
 use crate::provider::error::ProviderError;
 use crate::provider::http::Endpoint;
-use crate::provider::{ApiKey, ModelApi, Provider};
-use chunk::{StreamUpdate, ended, is_visible};
+use crate::provider::key::ApiKey;
+use crate::provider::providers::Provider;
+use crate::provider::stream::ModelApi;
+use crate::provider::stream::{StreamUpdate, ended, is_visible};
 
 /// A client for one Gemini endpoint and model.
 pub struct Gemini {

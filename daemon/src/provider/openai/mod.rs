@@ -18,9 +18,10 @@ use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
 pub use render::{assemble, fragment};
 
 use super::error::ProviderError;
-use super::gemini::chunk::{StreamUpdate, ended, is_visible};
 use super::http::Endpoint;
-use super::{ApiKey, ModelApi, Provider};
+use super::key::ApiKey;
+use super::providers::Provider;
+use super::stream::{ModelApi, StreamUpdate, ended, is_visible};
 use stream::Assembler;
 
 /// A client for the models of one OpenAI-compatible server (the model travels in the body).

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::model::{Part, PartContent, Usage};
 use crate::provider::error::ProviderError;
-use crate::provider::gemini::chunk::{StreamUpdate, narrow};
+use crate::provider::stream::{StreamUpdate, narrow};
 
 /// One `chat.completion.chunk`.
 #[derive(Debug, Default, Deserialize)]
