@@ -2,7 +2,8 @@
 //! tables, model references and the fallback chain.
 
 use super::*;
-use crate::provider::{Kind, OPENAI_BASE_URL};
+use crate::provider::Kind;
+use crate::provider::openai::family::BASE_URL as OPENAI_BASE_URL;
 
 fn resolve(
     flags: SettingFlags,

@@ -1,4 +1,9 @@
-//! Which family of wire formats a provider speaks.
+//! Which family of wire formats a provider speaks, and the registry of families: adding a
+//! family is a variant here and an arm of [`Kind::family`].
+
+use super::family::Family;
+use super::gemini::GeminiFamily;
+use super::openai::OpenAiFamily;
 
 /// Which wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -10,20 +15,49 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every family, in the order messages list them.
+    pub const ALL: [Kind; 2] = [Kind::Gemini, Kind::OpenAi];
+
+    /// What this family is and does: the one place a kind is matched.
+    pub fn family(self) -> &'static dyn Family {
+        match self {
+            Kind::Gemini => &GeminiFamily,
+            Kind::OpenAi => &OpenAiFamily,
+        }
+    }
+
     /// The name the configuration uses (`kind = "openai"`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Gemini => "gemini",
-            Kind::OpenAi => "openai",
-        }
+        self.family().name()
     }
 
     /// Parses a configuration's `kind`.
     pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "gemini" => Some(Kind::Gemini),
-            "openai" => Some(Kind::OpenAi),
-            _ => None,
+        Self::ALL.into_iter().find(|kind| kind.as_str() == text)
+    }
+
+    /// Every family's name, quoted and joined with "or", for messages.
+    pub fn choices() -> String {
+        let names: Vec<String> = Self::ALL
+            .iter()
+            .map(|kind| format!("`{}`", kind.as_str()))
+            .collect();
+        names.join(" or ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_is_found_by_its_own_name_and_no_two_share_one() {
+        for kind in Kind::ALL {
+            assert_eq!(Kind::parse(kind.as_str()), Some(kind));
         }
+        assert_eq!(Kind::parse("gemini"), Some(Kind::Gemini));
+        assert_eq!(Kind::parse("openai"), Some(Kind::OpenAi));
+        assert_eq!(Kind::parse("anthropic"), None);
+        assert_eq!(Kind::choices(), "`gemini` or `openai`");
     }
 }

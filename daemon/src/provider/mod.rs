@@ -8,6 +8,7 @@
 //! the key here (an API may echo it back), so no later path can leak it.
 
 pub mod error;
+pub mod family;
 mod fragment;
 pub mod gemini;
 mod http;
@@ -22,12 +23,10 @@ pub mod stream;
 
 pub use error::{Phase, ProviderError};
 pub use fragment::{Extras, Fragment, RequestOptions, WireRole};
-pub use gemini::Gemini;
 pub use http::{http_client, status_error};
 pub use key::ApiKey;
 pub use kind::Kind;
-pub use openai::OpenAi;
-pub use providers::{DEFAULT_BASE_URL, OPENAI_BASE_URL, Provider, ProviderConfig, UnknownProvider};
+pub use providers::{Provider, ProviderConfig, UnknownProvider};
 pub use redact::Redactor;
 pub use request::{Target, assemble, body, fragment};
 pub use stream::{ModelApi, StreamUpdate};

@@ -2,17 +2,14 @@
 //! key, the default one, the default model and its fallbacks, and how a model reference
 //! (`MODEL` or `PROVIDER/MODEL`) names one of them.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use super::family::Upstream;
 use super::fragment::RequestOptions;
 use super::key::ApiKey;
 use super::kind::Kind;
-
-/// The production endpoint.
-pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
-
-/// OpenAI's own API, for `--provider openai` without `--base-url`.
-pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+use super::stream::ModelApi;
 
 /// One provider a model can be asked through: a named endpoint of one kind, with its key.
 #[derive(Debug, Clone)]
@@ -26,6 +23,19 @@ pub struct Provider {
     pub base_url: String,
     /// Its key, if it needs one; never in a URL.
     pub api_key: Option<ApiKey>,
+}
+
+impl Provider {
+    /// A client for `model` here, its family's.
+    pub fn client(&self, http: &reqwest::Client, model: &str, idle: Duration) -> Arc<dyn ModelApi> {
+        self.kind.family().client(Upstream {
+            http,
+            base_url: &self.base_url,
+            api_key: self.api_key.as_ref(),
+            model,
+            idle,
+        })
+    }
 }
 
 /// Every provider, the default model and the fallback chain.
@@ -110,14 +120,15 @@ impl ProviderConfig {
 
     /// Resolves `MODEL` or `PROVIDER/MODEL`. Text before the first `/` that names a
     /// provider selects it; otherwise the whole text is a model of the default provider
-    /// (OpenAI-compatible servers have models such as `meta-llama/llama-3-8b`). Gemini's
-    /// model names never hold a `/`, so there an unknown prefix is an error, not a model.
+    /// (OpenAI-compatible servers have models such as `meta-llama/llama-3-8b`). Where the
+    /// default provider's family never puts a `/` in a model's name (Gemini), an unknown
+    /// prefix is an error, not a model.
     pub fn resolve<'a>(&'a self, reference: &'a str) -> Result<Resolved<'a>, UnknownProvider> {
         if let Some((name, model)) = reference.split_once('/') {
             if let Some(provider) = self.all().find(|p| p.name == name) {
                 return Ok(Resolved { provider, model });
             }
-            if self.default.kind == Kind::Gemini {
+            if !self.default.kind.family().slash_in_model_names() {
                 return Err(UnknownProvider {
                     name: name.to_string(),
                     known: self
