@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::fragment::{Extras, Fragment};
 use super::key::ApiKey;
+use super::signs::ErrorSigns;
 use super::stream::ModelApi;
 use crate::model::NodeRecord;
 
@@ -71,4 +72,8 @@ pub trait Family: Sync {
     /// What it needs done to an answer another provider gave, once that answer's thoughts
     /// and signatures are gone (Gemini marks its first call as made elsewhere).
     fn adopt_foreign(&self, _node: &mut NodeRecord) {}
+
+    /// What an error body says in this family's shape (a status's body, or the data of an
+    /// error event), for the one classifier.
+    fn recognise(&self, body: &str) -> ErrorSigns;
 }

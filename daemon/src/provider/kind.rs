@@ -4,6 +4,7 @@
 use super::family::Family;
 use super::gemini::GeminiFamily;
 use super::openai::OpenAiFamily;
+use super::signs::ErrorSigns;
 
 /// Which wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +35,15 @@ impl Kind {
     /// Parses a configuration's `kind`.
     pub fn parse(text: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|kind| kind.as_str() == text)
+    }
+
+    /// What any family recognises in an error body: an error carries no family, and
+    /// gateways relay one family's errors in front of another's API.
+    pub fn error_signs(body: &str) -> ErrorSigns {
+        Self::ALL
+            .iter()
+            .map(|kind| kind.family().recognise(body))
+            .fold(ErrorSigns::default(), ErrorSigns::or)
     }
 
     /// Every family's name, quoted and joined with "or", for messages.

@@ -18,6 +18,7 @@ pub mod openai;
 pub mod providers;
 mod redact;
 pub mod request;
+pub mod signs;
 pub mod sse;
 pub mod stream;
 

@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use super::Gemini;
-use super::body;
+use super::{body, errors};
 use crate::model::NodeRecord;
 use crate::provider::family::{Family, Upstream};
 use crate::provider::fragment::{Extras, Fragment, WireRole};
+use crate::provider::signs::ErrorSigns;
 use crate::provider::stream::ModelApi;
 
 /// Google's production endpoint.
@@ -61,5 +62,9 @@ impl Family for GeminiFamily {
 
     fn adopt_foreign(&self, node: &mut NodeRecord) {
         body::mark_foreign(node);
+    }
+
+    fn recognise(&self, body: &str) -> ErrorSigns {
+        errors::recognise(body)
     }
 }

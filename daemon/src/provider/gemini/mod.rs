@@ -8,6 +8,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 
 pub mod body;
 pub mod chunk;
+mod errors;
 pub mod family;
 pub mod parts;
 pub mod wire;

@@ -4,10 +4,11 @@
 
 use std::sync::Arc;
 
-use super::{OpenAi, render};
+use super::{OpenAi, errors, render};
 use crate::model::NodeRecord;
 use crate::provider::family::{Family, Upstream};
 use crate::provider::fragment::{Extras, Fragment, WireRole};
+use crate::provider::signs::ErrorSigns;
 use crate::provider::stream::ModelApi;
 
 /// OpenAI's own API, for `--provider openai` without `--base-url`.
@@ -62,5 +63,9 @@ impl Family for OpenAiFamily {
 
     fn assemble(&self, model: &str, fragments: &[Fragment], extras: Extras<'_>) -> String {
         render::assemble(model, fragments, extras)
+    }
+
+    fn recognise(&self, body: &str) -> ErrorSigns {
+        errors::recognise(body)
     }
 }

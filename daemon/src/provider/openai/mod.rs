@@ -6,6 +6,7 @@
 //! read back into neutral parts, tool calls assembled from their fragments (`stream.rs`).
 //! Errors come back as [`ProviderError`]s like Gemini's, so one classifier serves both.
 
+mod errors;
 pub mod family;
 mod render;
 mod stream;
