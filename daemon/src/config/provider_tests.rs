@@ -135,7 +135,7 @@ fn mistakes_in_providers_are_refused_at_start() {
         "{:#}",
         resolve(
             SettingFlags {
-                provider: Some("anthropic".into()),
+                provider: Some("no-such-kind".into()),
                 ..SettingFlags::default()
             },
             &env,

@@ -187,7 +187,7 @@ mod tests {
         let error = |entry: ProviderEntry, name: &str| {
             format!("{:#}", entry.build(name, &env).unwrap_err())
         };
-        assert!(error(entry("anthropic"), "x").contains("kind must be"));
+        assert!(error(entry("no-such-kind"), "x").contains("kind must be"));
         assert!(error(entry("openai"), "gemini").contains("names the default provider"));
         assert!(error(entry("openai"), "a/b").contains("a provider's name"));
         let unset = Env::default();

@@ -2,8 +2,8 @@
 //! family is a variant here and an arm of [`Kind::family`].
 
 use super::family::Family;
-use super::gemini::GeminiFamily;
-use super::openai::OpenAiFamily;
+use super::gemini::family::GeminiFamily;
+use super::openai::family::OpenAiFamily;
 use super::signs::ErrorSigns;
 
 /// Which wire format a provider speaks.
@@ -46,13 +46,17 @@ impl Kind {
             .fold(ErrorSigns::default(), ErrorSigns::or)
     }
 
-    /// Every family's name, quoted and joined with "or", for messages.
+    /// Every family's name, quoted, as a message lists them (`` `a`, `b` or `c` ``).
     pub fn choices() -> String {
         let names: Vec<String> = Self::ALL
             .iter()
             .map(|kind| format!("`{}`", kind.as_str()))
             .collect();
-        names.join(" or ")
+        match names.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        }
     }
 }
 
@@ -67,7 +71,17 @@ mod tests {
         }
         assert_eq!(Kind::parse("gemini"), Some(Kind::Gemini));
         assert_eq!(Kind::parse("openai"), Some(Kind::OpenAi));
-        assert_eq!(Kind::parse("anthropic"), None);
-        assert_eq!(Kind::choices(), "`gemini` or `openai`");
+        assert_eq!(Kind::parse("no-such-family"), None);
+        let choices = Kind::choices();
+        for kind in Kind::ALL {
+            assert!(
+                choices.contains(&format!("`{}`", kind.as_str())),
+                "{choices}"
+            );
+        }
+        assert!(choices.ends_with(&format!(
+            " or `{}`",
+            Kind::ALL[Kind::ALL.len() - 1].as_str()
+        )));
     }
 }

@@ -1,11 +1,14 @@
 //! Model providers: a model context goes in, a stream of parts comes out.
 //!
-//! Two kinds speak to the outside: Gemini (`streamGenerateContent`) and OpenAI-compatible
-//! servers (`/chat/completions`: OpenAI, Ollama, llama.cpp, vLLM, OpenRouter, ...). Stored
-//! parts are provider-neutral; each kind renders them to its wire format and reads its
-//! stream back into them. This module (and only this one) talks HTTP, and it is the one
-//! boundary where what an API says enters the daemon: every provider error is stripped of
-//! the key here (an API may echo it back), so no later path can leak it.
+//! Two families speak to the outside: Gemini (`streamGenerateContent`, `gemini/`) and
+//! OpenAI-compatible servers (`/chat/completions`: OpenAI, Ollama, llama.cpp, vLLM,
+//! OpenRouter, ..., `openai/`). Each is a folder with its client, its wire format and its
+//! error shape, and a [`Family`](family::Family) that the rest of the daemon asks through
+//! [`Kind::family`]; the files at this level are neutral. Stored parts are
+//! provider-neutral; each family renders them to its wire format and reads its stream back
+//! into them ([`StreamUpdate`]). This module (and only this one) talks HTTP, and it is the
+//! one boundary where what an API says enters the daemon: every provider error is stripped
+//! of the key here (an API may echo it back), so no later path can leak it.
 
 pub mod error;
 pub mod family;

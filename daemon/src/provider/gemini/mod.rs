@@ -1,6 +1,7 @@
 //! Gemini: the `streamGenerateContent` call (this file), its typed wire format (`wire.rs`),
 //! its stream read into neutral updates (`chunk.rs`, `parts.rs`), its request body
-//! (`body.rs`), and what the rest of the daemon asks of it as a family (`family.rs`).
+//! (`body.rs`), what its error bodies say (`errors.rs`), and what the rest of the daemon
+//! asks of it as a family (`family.rs`).
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
@@ -12,8 +13,6 @@ mod errors;
 pub mod family;
 pub mod parts;
 pub mod wire;
-
-pub use family::GeminiFamily;
 
 use crate::provider::error::ProviderError;
 use crate::provider::family::Upstream;

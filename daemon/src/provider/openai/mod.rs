@@ -4,7 +4,9 @@
 //!
 //! The request is rendered from the neutral context (`render.rs`); the stream's deltas are
 //! read back into neutral parts, tool calls assembled from their fragments (`stream.rs`).
-//! Errors come back as [`ProviderError`]s like Gemini's, so one classifier serves both.
+//! Errors come back as [`ProviderError`]s like Gemini's, so one classifier serves both;
+//! what their bodies say is read in `errors.rs`. `family.rs` is what the rest of the
+//! daemon asks of it.
 
 mod errors;
 pub mod family;
@@ -14,8 +16,6 @@ mod stream;
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
-
-pub use family::OpenAiFamily;
 
 use super::error::ProviderError;
 use super::family::Upstream;
