@@ -25,6 +25,10 @@ pub struct ErrorSigns {
     pub quota_exhausted: bool,
     /// The API rejected the history's function calls and responses as not matching.
     pub mismatched_function_parts: bool,
+    /// The API says the model is overloaded, whatever number it gives (a status other
+    /// than 503, or an error event with none): as a 503 it is waited out, then the next
+    /// model of the chain is asked.
+    pub overloaded: bool,
     /// How long the body asks the client to wait before retrying.
     pub retry_delay: Option<Duration>,
 }
@@ -39,6 +43,7 @@ impl ErrorSigns {
             quota_exhausted: self.quota_exhausted || other.quota_exhausted,
             mismatched_function_parts: self.mismatched_function_parts
                 || other.mismatched_function_parts,
+            overloaded: self.overloaded || other.overloaded,
             retry_delay: self.retry_delay.or(other.retry_delay),
         }
     }
@@ -102,7 +107,7 @@ mod tests {
         let joined = gemini.or(openai);
         assert_eq!(joined.code, Some(400));
         assert!(joined.mismatched_function_parts && joined.context_too_long);
-        assert!(!joined.key_invalid && !joined.quota_exhausted);
+        assert!(!joined.key_invalid && !joined.quota_exhausted && !joined.overloaded);
         assert_eq!(joined.retry_delay, Some(Duration::from_secs(2)));
     }
 }

@@ -58,6 +58,7 @@ fn class_of_status(
         }
         429 => FailureClass::RateLimited { server_delay },
         503 => FailureClass::Overloaded { server_delay },
+        500..=599 if signs.overloaded => FailureClass::Overloaded { server_delay },
         499 | 500 | 502 | 504 => FailureClass::ServerError { server_delay },
         402 | 405..=407 | 409..=428 | 430..=498 => FailureClass::BadRequest {
             mismatched_function_parts: false,
@@ -108,14 +109,14 @@ fn network_cause(chain: &str, io_kind: Option<io::ErrorKind>) -> NetworkCause {
 }
 
 /// An error object that arrived inside the stream, classified by its `code`.
-fn in_stream_class(body: &str) -> FailureClass {
-    let signs = Kind::error_signs(body);
+fn in_stream_class(signs: &ErrorSigns) -> FailureClass {
     match signs.code.unwrap_or(500) {
         429 => FailureClass::RateLimited { server_delay: None },
         503 => FailureClass::Overloaded { server_delay: None },
         400 => FailureClass::BadRequest {
             mismatched_function_parts: signs.mismatched_function_parts,
         },
+        _ if signs.overloaded => FailureClass::Overloaded { server_delay: None },
         _ => FailureClass::ServerError { server_delay: None },
     }
 }
@@ -183,7 +184,11 @@ pub fn classify(error: &ProviderError, max_delay: Duration, now: SystemTime) -> 
             };
             (class, *phase, None)
         }
-        ProviderError::InStream { body, .. } => (in_stream_class(body), Phase::Stream, None),
+        ProviderError::InStream { body, .. } => (
+            in_stream_class(&Kind::error_signs(body)),
+            Phase::Stream,
+            None,
+        ),
         ProviderError::BrokenStream(_)
         | ProviderError::NoFinishReason
         | ProviderError::EmptyAnswer { .. } => (FailureClass::InvalidStream, Phase::Stream, None),

@@ -31,6 +31,7 @@ pub fn recognise(body: &str) -> ErrorSigns {
         context_too_long: false,
         quota_exhausted: quota_is_daily(&error, message),
         mismatched_function_parts: is_mismatched_function_parts(message),
+        overloaded: false,
         retry_delay: retry_info(&error).or_else(|| delay_in_message(message)),
     }
 }
