@@ -20,7 +20,6 @@ use crate::http;
 use crate::listeners;
 use crate::memory;
 use crate::notify;
-use crate::provider::Kind;
 use crate::proxy;
 use crate::reload;
 use crate::server::{self, listener};
@@ -182,10 +181,10 @@ fn build_services(
     }
     let diag = Arc::new(Diagnostics::new(&config.log_dir, &config.retention));
     let default = &config.provider.default;
-    if default.api_key.is_none() && default.kind == Kind::Gemini && !config.demo {
+    let expected_key = default.kind.family().expected_key();
+    if let Some(expected) = expected_key.filter(|_| default.api_key.is_none() && !config.demo) {
         tracing::warn!(
-            "no API key (GEMINI_API_KEY, api_key_file or the gemini_api_key credential): requests to {} \
-             will be sent without one",
+            "no API key ({expected}): requests to {} will be sent without one",
             default.base_url
         );
     }

@@ -2,7 +2,8 @@
 //! tables, model references and the fallback chain.
 
 use super::*;
-use crate::provider::{Kind, OPENAI_BASE_URL};
+use crate::provider::Kind;
+use crate::provider::openai::family::BASE_URL as OPENAI_BASE_URL;
 
 fn resolve(
     flags: SettingFlags,
@@ -134,7 +135,7 @@ fn mistakes_in_providers_are_refused_at_start() {
         "{:#}",
         resolve(
             SettingFlags {
-                provider: Some("anthropic".into()),
+                provider: Some("no-such-kind".into()),
                 ..SettingFlags::default()
             },
             &env,

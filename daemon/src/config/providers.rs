@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::env::Env;
 use super::key::{self, ApiKeyFrom, read_key_file};
 use super::settings::Settings;
-use crate::provider::{ApiKey, DEFAULT_BASE_URL, Kind, OPENAI_BASE_URL, Provider};
+use crate::provider::{ApiKey, Kind, Provider};
 
 /// One `[providers.NAME]` table, as written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,9 +35,6 @@ pub struct ProviderEntry {
     pub api_key_file: Option<PathBuf>,
 }
 
-/// The names the default provider takes (after its kind): a table may not reuse them.
-const RESERVED: &[&str] = &["gemini", "openai"];
-
 /// Whether a name can be used before a `/` in a model reference.
 fn valid_name(name: &str) -> bool {
     !name.is_empty()
@@ -52,7 +49,7 @@ impl ProviderEntry {
         if !valid_name(name) {
             bail!("[providers.{name}]: a provider's name is letters, digits, `-`, `_` and `.`");
         }
-        if RESERVED.contains(&name) {
+        if Kind::parse(name).is_some() {
             bail!(
                 "[providers.{name}]: `{name}` names the default provider (set by `provider` \
                  and `base_url`); give this one another name"
@@ -60,7 +57,8 @@ impl ProviderEntry {
         }
         let Some(kind) = Kind::parse(&self.kind) else {
             bail!(
-                "[providers.{name}]: kind must be \"openai\" or \"gemini\", not \"{}\"",
+                "[providers.{name}]: kind must be {}, not \"{}\"",
+                Kind::choices(),
                 self.kind
             );
         };
@@ -99,37 +97,34 @@ pub fn build_all(
         .collect()
 }
 
-/// Where an OpenAI-compatible default provider's key is when no key file is named.
-const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
-
 /// Where the default provider's key comes from.
 pub(super) enum KeySource<'a> {
     /// Where the key settings say.
     Setting(&'a ApiKeyFrom),
-    /// `OPENAI_API_KEY`.
-    OpenAiEnv,
+    /// The family's own environment variable (`OPENAI_API_KEY`).
+    Env(&'static str),
 }
 
 impl std::fmt::Display for KeySource<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             KeySource::Setting(from) => from.fmt(f),
-            KeySource::OpenAiEnv => f.write_str(OPENAI_KEY_ENV),
+            KeySource::Env(var) => f.write_str(var),
         }
     }
 }
 
-/// The one rule for the default provider's key: Gemini's is wherever the key settings
-/// say; an OpenAI-compatible server's is a key file (flag or file) if one is named, else
-/// `OPENAI_API_KEY` (`GEMINI_API_KEY` and the Gemini credential are Gemini's own).
+/// The one rule for the default provider's key: where the key settings say, unless its
+/// family has a variable of its own (OpenAI's `OPENAI_API_KEY`): then a key file (flag or
+/// file) if one is named, else that variable (`GEMINI_API_KEY` and the Gemini credential
+/// are Gemini's own).
 pub(super) fn key_source(kind: Kind, setting: Option<&ApiKeyFrom>) -> Option<KeySource<'_>> {
-    match (kind, setting) {
-        (Kind::Gemini, Some(from))
-        | (Kind::OpenAi, Some(from @ (ApiKeyFrom::Flag(_) | ApiKeyFrom::ConfigFile(_)))) => {
+    match (kind.family().key_env(), setting) {
+        (None, setting) => setting.map(KeySource::Setting),
+        (Some(_), Some(from @ (ApiKeyFrom::Flag(_) | ApiKeyFrom::ConfigFile(_)))) => {
             Some(KeySource::Setting(from))
         }
-        (Kind::OpenAi, _) => Some(KeySource::OpenAiEnv),
-        (Kind::Gemini, None) => None,
+        (Some(var), _) => Some(KeySource::Env(var)),
     }
 }
 
@@ -137,22 +132,20 @@ pub(super) fn key_source(kind: Kind, setting: Option<&ApiKeyFrom>) -> Option<Key
 pub(super) fn default_provider(s: &Settings, env: &Env) -> anyhow::Result<Provider> {
     let Some(kind) = Kind::parse(&s.provider) else {
         bail!(
-            "--provider must be `gemini` or `openai`, not `{}`",
+            "--provider must be {}, not `{}`",
+            Kind::choices(),
             s.provider
         );
     };
-    let base_url = s.base_url.clone().unwrap_or_else(|| {
-        match kind {
-            Kind::Gemini => DEFAULT_BASE_URL,
-            Kind::OpenAi => OPENAI_BASE_URL,
-        }
-        .to_string()
-    });
+    let base_url = s
+        .base_url
+        .clone()
+        .unwrap_or_else(|| kind.family().default_base_url().to_string());
     let api_key = match key_source(kind, s.api_key.as_ref()) {
         Some(KeySource::Setting(from)) => Some(key::read(from, env)?),
-        Some(KeySource::OpenAiEnv) => env
-            .text(OPENAI_KEY_ENV)
-            .map(|text| ApiKey::new(text).context("OPENAI_API_KEY is not usable"))
+        Some(KeySource::Env(var)) => env
+            .text(var)
+            .map(|text| ApiKey::new(text).with_context(|| format!("{var} is not usable")))
             .transpose()?,
         None => None,
     };
@@ -194,7 +187,7 @@ mod tests {
         let error = |entry: ProviderEntry, name: &str| {
             format!("{:#}", entry.build(name, &env).unwrap_err())
         };
-        assert!(error(entry("anthropic"), "x").contains("kind must be"));
+        assert!(error(entry("no-such-kind"), "x").contains("kind must be"));
         assert!(error(entry("openai"), "gemini").contains("names the default provider"));
         assert!(error(entry("openai"), "a/b").contains("a provider's name"));
         let unset = Env::default();

@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use super::tricks::{self, Overloads, Trick};
 use super::{FALLBACK_MODEL, MODEL};
 use crate::model::PartContent;
-use crate::provider::parts;
-use crate::provider::wire::CandidateContent;
+use crate::provider::gemini::parts;
+use crate::provider::gemini::wire::CandidateContent;
 
 /// The part of a request the demo reads.
 #[derive(Deserialize)]

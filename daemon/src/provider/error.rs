@@ -4,8 +4,8 @@
 use std::error::Error as _;
 use std::io;
 
-use super::Redactor;
-use super::wire::api_error;
+use super::redact::Redactor;
+use super::signs::error_object;
 
 /// Where in the exchange a failure happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,12 +151,20 @@ impl ProviderError {
     }
 }
 
+/// What every family's error object says for a message: its text, and Gemini's canonical
+/// status (`INVALID_ARGUMENT`) where the family gives one.
+#[derive(Debug, serde::Deserialize)]
+struct Described {
+    message: Option<String>,
+    status: Option<String>,
+}
+
 fn describe_status(status: u16, body: &str) -> String {
     let reason = reqwest::StatusCode::from_u16(status)
         .ok()
         .and_then(|s| s.canonical_reason())
         .unwrap_or("");
-    match api_error(body) {
+    match error_object::<Described>(body) {
         Some(error) => {
             let api_status = error.status.as_deref().unwrap_or(reason);
             let message = error.message.as_deref().unwrap_or("(no message)");

@@ -9,8 +9,9 @@ use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use tokio::time::timeout;
 
 use super::error::{Phase, ProviderError};
+use super::key::ApiKey;
+use super::redact::Redactor;
 use super::sse::{Events, idle_error};
-use super::{ApiKey, Redactor};
 
 /// Longest error body kept for messages and diagnostics.
 const MAX_ERROR_BODY: usize = 1024 * 1024;

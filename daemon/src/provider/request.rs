@@ -4,19 +4,15 @@
 //! context renders the same way ([`body`]).
 //!
 //! What one provider attached to an answer for itself does not travel to another: an
-//! answer from elsewhere goes without its thoughts and thought signatures. Gemini 3 wants a
-//! signature on the first function call of every answer, so a call another provider made
-//! carries Google's documented placeholder, which tells it the call came from elsewhere.
+//! answer from elsewhere goes without its thoughts and thought signatures, and its target's
+//! family adopts it (Gemini marks its first call as made elsewhere).
 
 use std::borrow::Cow;
 
 use crate::model::{NodeRecord, PartContent};
 
-use super::fragment::{Extras, Fragment, WireRole};
-use super::{Kind, gemini_body, openai};
-
-/// The signature Gemini accepts on a function call it did not make.
-pub const FOREIGN_CALL_SIGNATURE: &str = "skip_thought_signature_validator";
+use super::fragment::{Extras, Fragment};
+use super::kind::Kind;
 
 /// Where a request goes: the provider (by name), its kind, and the model.
 #[derive(Debug, Clone, Copy)]
@@ -30,7 +26,7 @@ pub struct Target<'a> {
 }
 
 /// A node as `target` should see it: an answer another provider gave loses its thoughts
-/// and signatures (and, for Gemini, its first call gets the placeholder signature).
+/// and signatures, and is adopted by the target's family.
 fn as_seen_by<'a>(node: &'a NodeRecord, target: &Target<'_>) -> Cow<'a, NodeRecord> {
     let foreign = node
         .model
@@ -42,40 +38,19 @@ fn as_seen_by<'a>(node: &'a NodeRecord, target: &Target<'_>) -> Cow<'a, NodeReco
     let mut node = node.clone();
     node.parts
         .retain(|part| !matches!(part.content, PartContent::Thought(_)));
-    let mut first_call = true;
     for part in &mut node.parts {
         part.thought_signature = None;
-        if target.kind == Kind::Gemini
-            && first_call
-            && matches!(part.content, PartContent::FunctionCall { .. })
-        {
-            part.thought_signature = Some(FOREIGN_CALL_SIGNATURE.to_string());
-            first_call = false;
-        }
     }
+    target.kind.family().adopt_foreign(&mut node);
     Cow::Owned(node)
 }
 
 /// `node` rendered for `target`; `previous` is the fragment of the node before it.
 pub fn fragment(target: &Target<'_>, node: &NodeRecord, previous: Option<&Fragment>) -> Fragment {
-    let node = as_seen_by(node, target);
-    let role = WireRole::of(node.role);
-    match target.kind {
-        Kind::Gemini => Fragment {
-            role,
-            json: gemini_body::parts(&node),
-            call_ids: Vec::new(),
-        },
-        Kind::OpenAi => {
-            let earlier = previous.map_or(&[][..], |p| &p.call_ids[..]);
-            let (json, call_ids) = openai::fragment(&node, earlier);
-            Fragment {
-                role,
-                json,
-                call_ids,
-            }
-        }
-    }
+    target
+        .kind
+        .family()
+        .fragment(&as_seen_by(node, target), previous)
 }
 
 /// Every node of a context rendered for `target`, in order.
@@ -90,10 +65,10 @@ pub fn fragments(target: &Target<'_>, context: &[NodeRecord]) -> Vec<Fragment> {
 
 /// The request body for `target` from the fragments of its context, in order.
 pub fn assemble(target: &Target<'_>, fragments: &[Fragment], extras: Extras<'_>) -> String {
-    match target.kind {
-        Kind::Gemini => gemini_body::assemble(fragments, extras),
-        Kind::OpenAi => openai::assemble(target.model, fragments, extras),
-    }
+    target
+        .kind
+        .family()
+        .assemble(target.model, fragments, extras)
 }
 
 /// The request body for `target`: the context in its wire format, with the session's
@@ -109,6 +84,7 @@ mod tests {
     use super::*;
     use crate::model::{Part, Role};
     use crate::provider::RequestOptions;
+    use crate::provider::gemini::body::FOREIGN_CALL_SIGNATURE;
 
     const GEMINI: Target<'static> = Target {
         provider: "gemini",

@@ -1,9 +1,9 @@
 //! One classifier for every failure of a request to the model API.
 //!
-//! It looks at the HTTP status, the error body (Gemini's `error.status`, `error.message`,
-//! `error.details[]`: `RetryInfo`, `QuotaFailure`, `ErrorInfo`; OpenAI's `error.type` and
-//! `error.code`), the retry headers and the transport error's cause chain, and decides once
-//! what the failure *is* (`class.rs`). Whether to retry follows from the
+//! It looks at the HTTP status, what the families recognise in the error body (each
+//! family's error shape is read beside its provider, `provider/*/errors.rs`, and told here
+//! as neutral [`ErrorSigns`]), the retry headers and the transport error's cause chain,
+//! and decides once what the failure *is* (`class.rs`). Whether to retry follows from the
 //! class alone (see `retry.rs`).
 
 use std::io;
@@ -11,59 +11,8 @@ use std::time::{Duration, SystemTime};
 
 pub use super::class::{Failure, FailureClass, NetworkCause};
 use super::delay;
-use crate::provider::wire::{ApiError, ErrorDetail, api_error};
-use crate::provider::{Phase, ProviderError};
-
-/// The Gemini messages that mean the history's function calls and responses do not match.
-const MISMATCH_PATTERNS: &[&str] = &[
-    "function call turn comes immediately after",
-    "function response turn comes immediately after",
-    "number of function response parts",
-    "function call parts",
-    "function response parts",
-    "missing a thought_signature",
-    "thought_signature",
-    "function_response",
-    "function response",
-];
-
-/// Whether a 400's message is one of the API's "mismatched function parts" complaints.
-pub fn is_mismatched_function_parts(message: &str) -> bool {
-    let lower = message.to_ascii_lowercase();
-    MISMATCH_PATTERNS.iter().any(|p| lower.contains(p))
-}
-
-fn details<'a>(error: &'a ApiError, kind: &'a str) -> impl Iterator<Item = &'a ErrorDetail> + 'a {
-    error.details.iter().filter(move |d| d.is(kind))
-}
-
-fn api_key_invalid(error: &ApiError, message: &str) -> bool {
-    details(error, "google.rpc.ErrorInfo").any(|d| d.reason.as_deref() == Some("API_KEY_INVALID"))
-        || message.to_ascii_lowercase().contains("api key not valid")
-}
-
-fn quota_is_daily(error: &ApiError, message: &str) -> bool {
-    let lower = message.to_ascii_lowercase();
-    let per_day = |id: &Option<String>| {
-        id.as_deref()
-            .is_some_and(|id| id.to_ascii_lowercase().contains("perday"))
-    };
-    let daily_violation = details(error, "google.rpc.QuotaFailure")
-        .flat_map(|d| &d.violations)
-        .any(|v| per_day(&v.quota_id) || per_day(&v.quota_metric));
-    daily_violation || lower.contains("limit: 0") || lower.contains("per day")
-}
-
-/// OpenAI's `context_length_exceeded` (or a message that says the same: Ollama, vLLM and
-/// llama.cpp word it their own way).
-fn context_too_long(error: &ApiError, message: &str) -> bool {
-    let lower = message.to_ascii_lowercase();
-    error.is("context_length_exceeded")
-        || lower.contains("maximum context length")
-        || lower.contains("context length exceeded")
-        || lower.contains("exceeds the context")
-        || lower.contains("context window")
-}
+use crate::provider::signs::ErrorSigns;
+use crate::provider::{Kind, Phase, ProviderError};
 
 fn status_class(
     status: u16,
@@ -72,8 +21,7 @@ fn status_class(
     max_delay: Duration,
     now: SystemTime,
 ) -> FailureClass {
-    let error = api_error(body).unwrap_or_default();
-    let message = error.message.as_deref().unwrap_or_default();
+    let signs = Kind::error_signs(body);
     let header = |wanted: &str| {
         headers
             .iter()
@@ -83,28 +31,34 @@ fn status_class(
     let header_delay = header("retry-after-ms")
         .and_then(delay::parse_retry_after_ms)
         .or_else(|| header("retry-after").and_then(|v| delay::parse_retry_after(v, now)));
-    let server_delay = header_delay
-        .or_else(|| delay::retry_info(&error))
-        .or_else(|| delay::from_message(message));
+    let server_delay = header_delay.or(signs.retry_delay);
+    class_of_status(status, &signs, server_delay, max_delay)
+}
+
+/// The class of an HTTP status, given what the body says and the delay asked for.
+fn class_of_status(
+    status: u16,
+    signs: &ErrorSigns,
+    server_delay: Option<Duration>,
+    max_delay: Duration,
+) -> FailureClass {
     match status {
-        400 if api_key_invalid(&error, message) => FailureClass::Auth,
-        400 | 413 if context_too_long(&error, message) => FailureClass::ContextTooLong,
+        400 if signs.key_invalid => FailureClass::Auth,
+        400 | 413 if signs.context_too_long => FailureClass::ContextTooLong,
         400 => FailureClass::BadRequest {
-            mismatched_function_parts: is_mismatched_function_parts(message),
+            mismatched_function_parts: signs.mismatched_function_parts,
         },
         401 | 403 => FailureClass::Auth,
         404 => FailureClass::ModelNotFound,
         408 => FailureClass::Timeout,
-        429 if quota_is_daily(&error, message)
-            || error.is("insufficient_quota")
-            || server_delay.is_some_and(|d| d > max_delay) =>
-        {
+        429 if signs.quota_exhausted || server_delay.is_some_and(|d| d > max_delay) => {
             FailureClass::QuotaExhausted {
                 resets_in: server_delay,
             }
         }
         429 => FailureClass::RateLimited { server_delay },
         503 => FailureClass::Overloaded { server_delay },
+        500..=599 if signs.overloaded => FailureClass::Overloaded { server_delay },
         499 | 500 | 502 | 504 => FailureClass::ServerError { server_delay },
         402 | 405..=407 | 409..=428 | 430..=498 => FailureClass::BadRequest {
             mismatched_function_parts: false,
@@ -155,14 +109,14 @@ fn network_cause(chain: &str, io_kind: Option<io::ErrorKind>) -> NetworkCause {
 }
 
 /// An error object that arrived inside the stream, classified by its `code`.
-fn in_stream_class(body: &str, message: &str) -> FailureClass {
-    let code = api_error(body).and_then(|e| e.number()).unwrap_or(500);
-    match code {
+fn in_stream_class(signs: &ErrorSigns) -> FailureClass {
+    match signs.code.unwrap_or(500) {
         429 => FailureClass::RateLimited { server_delay: None },
         503 => FailureClass::Overloaded { server_delay: None },
         400 => FailureClass::BadRequest {
-            mismatched_function_parts: is_mismatched_function_parts(message),
+            mismatched_function_parts: signs.mismatched_function_parts,
         },
+        _ if signs.overloaded => FailureClass::Overloaded { server_delay: None },
         _ => FailureClass::ServerError { server_delay: None },
     }
 }
@@ -230,9 +184,11 @@ pub fn classify(error: &ProviderError, max_delay: Duration, now: SystemTime) -> 
             };
             (class, *phase, None)
         }
-        ProviderError::InStream { message, body } => {
-            (in_stream_class(body, message), Phase::Stream, None)
-        }
+        ProviderError::InStream { body, .. } => (
+            in_stream_class(&Kind::error_signs(body)),
+            Phase::Stream,
+            None,
+        ),
         ProviderError::BrokenStream(_)
         | ProviderError::NoFinishReason
         | ProviderError::EmptyAnswer { .. } => (FailureClass::InvalidStream, Phase::Stream, None),

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::provider::{Gemini, Kind, ModelApi, OpenAi, Provider, ProviderConfig, Target};
+use crate::provider::{Kind, ModelApi, Target};
 use crate::resilience::{Breaker, BreakerState, BreakerStatus};
 
 /// One model at one provider, ready to be asked.
@@ -91,33 +91,6 @@ impl Breakers {
         let mut statuses: Vec<BreakerStatus> = map.values().map(|b| b.status(now)).collect();
         statuses.sort_by(|a, b| a.endpoint.cmp(&b.endpoint));
         statuses
-    }
-}
-
-/// The client for `model` at `provider`.
-pub fn client(
-    http: &reqwest::Client,
-    provider: &Provider,
-    model: &str,
-    config: &ProviderConfig,
-) -> Arc<dyn ModelApi> {
-    match provider.kind {
-        Kind::Gemini => Arc::new(Gemini::new(
-            http.clone(),
-            provider,
-            model,
-            config.idle_timeout,
-        )),
-        Kind::OpenAi => Arc::new(OpenAi::new(http.clone(), provider, config.idle_timeout)),
-    }
-}
-
-/// How an endpoint is named in messages and `status`: Gemini's URL names the model; an
-/// OpenAI-compatible server's does not, so the model is added.
-pub fn label(kind: Kind, url: &str, model: &str) -> String {
-    match kind {
-        Kind::Gemini => url.to_string(),
-        Kind::OpenAi => format!("{url} (model {model})"),
     }
 }
 

@@ -7,10 +7,10 @@ use std::sync::{Arc, RwLock};
 
 use anyhow::Context;
 
-use super::endpoints::{self, Breakers, Endpoint};
+use super::endpoints::{Breakers, Endpoint};
 use crate::config::Config;
 use crate::diag::Policy;
-use crate::provider::{Kind, ModelApi, UnknownProvider, http_client};
+use crate::provider::{ModelApi, UnknownProvider, http_client};
 use crate::resilience::{Breaker, BreakerStatus};
 
 /// Settings in effect for new sends.
@@ -73,12 +73,14 @@ impl Live {
         let resolved = providers.resolve(reference)?;
         let api = match &self.fixed {
             Some(api) => api.clone(),
-            None => endpoints::client(&self.http, resolved.provider, resolved.model, providers),
+            None => resolved
+                .provider
+                .client(&self.http, resolved.model, providers.idle_timeout),
         };
         let kind = resolved.provider.kind;
         let breaker = self
             .breakers
-            .of(&endpoints::label(kind, api.url(), resolved.model));
+            .of(&kind.family().label(api.url(), resolved.model));
         Ok(Endpoint {
             reference: resolved.reference(),
             provider: resolved.provider.name.clone(),
@@ -117,14 +119,8 @@ impl Live {
         providers.all().find_map(|provider| {
             let base = provider.base_url.trim_end_matches('/');
             let rest = url.strip_prefix(base)?;
-            match provider.kind {
-                Kind::OpenAi => (rest == "/chat/completions")
-                    .then(|| endpoints::client(&self.http, provider, "", providers)),
-                Kind::Gemini => {
-                    let model = rest.strip_prefix("/v1beta/models/")?.split(':').next()?;
-                    Some(endpoints::client(&self.http, provider, model, providers))
-                }
-            }
+            let model = provider.kind.family().model_in_path(rest)?;
+            Some(provider.client(&self.http, model, providers.idle_timeout))
         })
     }
 }

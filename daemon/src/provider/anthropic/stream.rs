@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::model::{Part, PartContent, Usage};
-use crate::provider::chunk::{StreamUpdate, narrow};
 use crate::provider::error::ProviderError;
+use crate::provider::stream::{StreamUpdate, narrow};
 
 /// A content block being received.
 #[derive(Debug)]

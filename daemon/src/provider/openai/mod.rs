@@ -4,25 +4,26 @@
 //!
 //! The request is rendered from the neutral context (`render.rs`); the stream's deltas are
 //! read back into neutral parts, tool calls assembled from their fragments (`stream.rs`).
-//! Errors come back as [`ProviderError`]s like Gemini's, so one classifier serves both.
+//! Errors come back as [`ProviderError`]s like Gemini's, so one classifier serves both;
+//! what their bodies say is read in `errors.rs`. `family.rs` is what the rest of the
+//! daemon asks of it.
 
+mod errors;
+pub mod family;
 mod render;
 mod stream;
 
 pub use stream::Assembler;
 
-use std::time::Duration;
-
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
 
-pub use render::{assemble, fragment};
-
-use super::chunk::{StreamUpdate, ended, is_visible};
 use super::error::ProviderError;
+use super::family::Upstream;
 use super::http::Endpoint;
-use super::{ApiKey, ModelApi, Provider};
+use super::key::ApiKey;
+use super::stream::{ModelApi, StreamUpdate, ended, is_visible};
 
 /// A client for the models of one OpenAI-compatible server (the model travels in the body).
 pub struct OpenAi {
@@ -35,14 +36,20 @@ fn auth(key: &ApiKey) -> (HeaderName, HeaderValue) {
 }
 
 impl OpenAi {
-    /// A client for models at `provider`.
-    pub fn new(http: reqwest::Client, provider: &Provider, idle: Duration) -> Self {
+    /// A client for the models at `upstream` (the model travels in the body).
+    pub fn new(upstream: Upstream<'_>) -> Self {
         let url = format!(
             "{}/chat/completions",
-            provider.base_url.trim_end_matches('/')
+            upstream.base_url.trim_end_matches('/')
         );
+        let Upstream {
+            http,
+            api_key,
+            idle,
+            ..
+        } = upstream;
         Self {
-            endpoint: Endpoint::new(http, url, provider.api_key.as_ref(), auth, idle),
+            endpoint: Endpoint::new(http.clone(), url, api_key, auth, idle),
         }
     }
 

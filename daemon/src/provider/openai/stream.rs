@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::model::{Part, PartContent, Usage};
-use crate::provider::chunk::{StreamUpdate, narrow};
 use crate::provider::error::ProviderError;
+use crate::provider::stream::{StreamUpdate, narrow};
 
 /// One `chat.completion.chunk`.
 #[derive(Debug, Default, Deserialize)]

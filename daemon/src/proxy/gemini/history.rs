@@ -17,8 +17,8 @@
 use serde_json::{Value, json};
 
 use crate::model::{NodeRecord, PartContent, Role};
-use crate::provider::parts;
-use crate::provider::wire::CandidateContent;
+use crate::provider::gemini::parts;
+use crate::provider::gemini::wire::CandidateContent;
 use crate::session::validate::{Violation, validate_nodes};
 
 /// The contents of a request body, read once for the check and for recording.

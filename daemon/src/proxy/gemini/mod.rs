@@ -20,7 +20,8 @@ use super::api::{Api, Event, Read, ReadEvents, error_response, unread_body};
 use super::pass::{self, Call as Forwarded};
 use super::{BODY_LIMIT, Proxy, relay};
 use crate::listeners;
-use crate::provider::{ApiKey, ProviderError, Redactor, chunk};
+use crate::provider::gemini::chunk;
+use crate::provider::{ApiKey, ProviderError, Redactor};
 
 pub use errors::JSON;
 

@@ -119,6 +119,9 @@ mod tests {
             PartContent::FunctionResponse { name, response_json, .. }
                 if name == "shell" && response_json == "a.txt"
         ));
-        assert_eq!(super::turns(&json!({"input": "hi"}))[0].1, vec![Part::text("hi")]);
+        assert_eq!(
+            super::turns(&json!({"input": "hi"}))[0].1,
+            vec![Part::text("hi")]
+        );
     }
 }

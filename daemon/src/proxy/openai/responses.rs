@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::model::{Part, PartContent, Usage};
-use crate::provider::chunk::narrow;
+use crate::provider::stream::narrow;
 use crate::provider::{ProviderError, StreamUpdate};
 use crate::proxy::api::{Event, Read, ReadEvents};
 

@@ -334,3 +334,37 @@ fn messages_keep_the_apis_words_and_say_what_to_do() {
     );
     assert_eq!(auth.status, Some(401));
 }
+
+#[test]
+fn a_family_that_says_overloaded_is_waited_out_then_falls_back_whatever_its_number() {
+    let overloaded = ErrorSigns {
+        overloaded: true,
+        ..ErrorSigns::default()
+    };
+    let delay = Some(Duration::from_secs(3));
+    assert_eq!(
+        class_of_status(529, &overloaded, delay, CAP),
+        FailureClass::Overloaded {
+            server_delay: delay
+        }
+    );
+    assert_eq!(
+        class_of_status(529, &ErrorSigns::default(), None, CAP),
+        FailureClass::ServerError { server_delay: None }
+    );
+    assert_eq!(
+        class_of_status(400, &overloaded, None, CAP),
+        FailureClass::BadRequest {
+            mismatched_function_parts: false
+        },
+        "a request that is wrong stays wrong"
+    );
+    assert_eq!(
+        in_stream_class(&overloaded),
+        FailureClass::Overloaded { server_delay: None }
+    );
+    assert_eq!(
+        in_stream_class(&ErrorSigns::default()),
+        FailureClass::ServerError { server_delay: None }
+    );
+}

@@ -4,9 +4,25 @@
 
 use serde_json::value::RawValue;
 
-use super::fragment::{Extras, Fragment, WireRole};
 use super::parts;
-use crate::model::NodeRecord;
+use crate::model::{NodeRecord, PartContent};
+use crate::provider::fragment::{Extras, Fragment, WireRole};
+
+/// The signature Gemini accepts on a function call it did not make.
+pub const FOREIGN_CALL_SIGNATURE: &str = "skip_thought_signature_validator";
+
+/// Marks an answer another provider gave, its own signatures already removed: Gemini 3
+/// wants a signature on the first function call of every answer, so that call carries
+/// Google's documented placeholder, which tells it the call came from elsewhere.
+pub fn mark_foreign(node: &mut NodeRecord) {
+    let first_call = node
+        .parts
+        .iter_mut()
+        .find(|part| matches!(part.content, PartContent::FunctionCall { .. }));
+    if let Some(part) = first_call {
+        part.thought_signature = Some(FOREIGN_CALL_SIGNATURE.to_string());
+    }
+}
 
 /// A node's parts as Gemini takes them, separated by commas.
 pub fn parts(node: &NodeRecord) -> String {

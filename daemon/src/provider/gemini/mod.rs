@@ -1,15 +1,25 @@
-//! The Gemini `streamGenerateContent` call.
-
-use std::time::Duration;
+//! Gemini: the `streamGenerateContent` call (this file), its typed wire format (`wire.rs`),
+//! its stream read into neutral updates (`chunk.rs`, `parts.rs`), its request body
+//! (`body.rs`), what its error bodies say (`errors.rs`), and what the rest of the daemon
+//! asks of it as a family (`family.rs`).
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use reqwest::header::{HeaderName, HeaderValue};
 
-use super::chunk::{self, StreamUpdate, ended, is_visible};
-use super::error::ProviderError;
-use super::http::Endpoint;
-use super::{ApiKey, ModelApi, Provider};
+pub mod body;
+pub mod chunk;
+mod errors;
+pub mod family;
+pub mod parts;
+pub mod wire;
+
+use crate::provider::error::ProviderError;
+use crate::provider::family::Upstream;
+use crate::provider::http::Endpoint;
+use crate::provider::key::ApiKey;
+use crate::provider::stream::ModelApi;
+use crate::provider::stream::{StreamUpdate, ended, is_visible};
 
 /// A client for one Gemini endpoint and model.
 pub struct Gemini {
@@ -46,14 +56,21 @@ impl ModelApi for Gemini {
 }
 
 impl Gemini {
-    /// A client for `model` at `provider`.
-    pub fn new(http: reqwest::Client, provider: &Provider, model: &str, idle: Duration) -> Self {
+    /// A client for the model at `upstream`.
+    pub fn new(upstream: Upstream<'_>) -> Self {
         let url = format!(
-            "{}/v1beta/models/{model}:streamGenerateContent?alt=sse",
-            provider.base_url.trim_end_matches('/'),
+            "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
+            upstream.base_url.trim_end_matches('/'),
+            upstream.model,
         );
+        let Upstream {
+            http,
+            api_key,
+            idle,
+            ..
+        } = upstream;
         Self {
-            endpoint: Endpoint::new(http, url, provider.api_key.as_ref(), auth, idle),
+            endpoint: Endpoint::new(http.clone(), url, api_key, auth, idle),
         }
     }
 

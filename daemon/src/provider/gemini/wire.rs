@@ -196,48 +196,24 @@ pub struct PromptFeedback {
     pub block_reason: Option<String>,
 }
 
-/// The `error` object of an error body (or of an error inside the stream), in Gemini's
-/// shape (`code`, `message`, `status`, `details`) or OpenAI's (`message`, `type`, `param`,
-/// `code`).
+/// The `error` object of Gemini's error bodies (and of an error inside its stream): `code`,
+/// `message`, `details` (its `status` is read for messages, `error.rs`). Read leniently (a `code` that is not a number is kept
+/// but not used), so the messages of other APIs' errors are read too.
 #[derive(Debug, Default, Clone, Deserialize)]
 pub struct ApiError {
-    /// Gemini's HTTP-like number, or OpenAI's name (`context_length_exceeded`).
-    pub code: Option<ErrorCode>,
-    /// OpenAI's error type (`insufficient_quota`, `invalid_request_error`, ...).
-    #[serde(rename = "type")]
-    pub kind: Option<String>,
+    /// The HTTP-like number (`429`).
+    pub code: Option<serde_json::Value>,
     /// The API's message.
     pub message: Option<String>,
-    /// The canonical status (`INVALID_ARGUMENT`, `RESOURCE_EXHAUSTED`, ...).
-    pub status: Option<String>,
     /// Typed details (`RetryInfo`, `QuotaFailure`, `ErrorInfo`, ...).
     #[serde(default)]
     pub details: Vec<ErrorDetail>,
 }
 
-/// An error's `code`: a number (Gemini) or a name (OpenAI).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(untagged)]
-pub enum ErrorCode {
-    /// `429`.
-    Number(u64),
-    /// `"insufficient_quota"`.
-    Name(String),
-}
-
 impl ApiError {
     /// The numeric code, if the code is a number.
     pub fn number(&self) -> Option<u64> {
-        match &self.code {
-            Some(ErrorCode::Number(n)) => Some(*n),
-            Some(ErrorCode::Name(_)) | None => None,
-        }
-    }
-
-    /// Whether the code or the type is `name` (OpenAI's way of saying what went wrong).
-    pub fn is(&self, name: &str) -> bool {
-        matches!(&self.code, Some(ErrorCode::Name(code)) if code == name)
-            || self.kind.as_deref() == Some(name)
+        self.code.as_ref().and_then(serde_json::Value::as_u64)
     }
 }
 
@@ -274,48 +250,26 @@ pub struct QuotaViolation {
     pub quota_metric: Option<String>,
 }
 
-/// An error body: `{"error": {...}}`, or that inside a JSON array as some gateways send it.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum ErrorBody {
-    One { error: ApiError },
-    Many(Vec<ErrorBody>),
-}
-
-/// The `error` object of an error body, if it has one.
-pub fn api_error(body: &str) -> Option<ApiError> {
-    match serde_json::from_str::<ErrorBody>(body).ok()? {
-        ErrorBody::One { error } => Some(error),
-        ErrorBody::Many(mut items) if !items.is_empty() => match items.swap_remove(0) {
-            ErrorBody::One { error } => Some(error),
-            ErrorBody::Many(_) => None,
-        },
-        ErrorBody::Many(_) => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::signs::error_object;
 
     #[test]
-    fn error_bodies_plain_and_wrapped_in_an_array() {
+    fn error_objects_with_their_details_and_codes_that_are_not_numbers() {
         let plain = r#"{"error": {"code": 429, "message": "slow down", "status": "RESOURCE_EXHAUSTED",
             "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "2s"}]}}"#;
-        let error = api_error(plain).unwrap();
+        let error: ApiError = error_object(plain).unwrap();
         assert_eq!(error.number(), Some(429));
         assert!(error.details[0].is("google.rpc.RetryInfo"));
         assert_eq!(error.details[0].retry_delay.as_deref(), Some("2s"));
-        let wrapped = r#"[{"error": {"code": 503, "message": "overloaded"}}]"#;
-        assert_eq!(
-            api_error(wrapped).unwrap().message.as_deref(),
-            Some("overloaded")
-        );
         let openai = r#"{"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}"#;
-        let error = api_error(openai).unwrap();
-        assert!(error.is("insufficient_quota") && error.number().is_none());
-        assert!(api_error("<html>").is_none());
-        assert!(api_error(r#"{"other": 1}"#).is_none());
+        let error: ApiError = error_object(openai).unwrap();
+        assert_eq!(error.number(), None);
+        assert_eq!(
+            error.message.as_deref(),
+            Some("You exceeded your current quota")
+        );
     }
 
     #[test]

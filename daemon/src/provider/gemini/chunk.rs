@@ -1,50 +1,11 @@
 //! One streamed `GenerateContentResponse` → the parts and metadata it carries.
 
-use crate::model::{Part, Usage};
+use crate::model::Usage;
 
-use super::error::ProviderError;
 use super::parts;
 use super::wire::Chunk;
-
-/// What one chunk of the stream adds to the answer.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct StreamUpdate {
-    /// New parts, in order.
-    pub parts: Vec<Part>,
-    /// Set on the last chunk.
-    pub finish_reason: Option<String>,
-    /// Token counts so far (complete on the last chunk).
-    pub usage: Option<Usage>,
-    /// The model version that answered.
-    pub model_version: Option<String>,
-}
-
-/// A count the API reports, narrowed to `u32` without wrapping.
-pub(crate) fn narrow(count: u64) -> u32 {
-    u32::try_from(count).unwrap_or(u32::MAX)
-}
-
-/// How a stream that ended cleanly ends the answer: it must have finished, with something
-/// to show.
-pub fn ended(finish_reason: Option<String>, visible: bool) -> Result<(), ProviderError> {
-    match finish_reason {
-        None => Err(ProviderError::NoFinishReason),
-        Some(finish_reason) if !visible => Err(ProviderError::EmptyAnswer { finish_reason }),
-        Some(_) => Ok(()),
-    }
-}
-
-/// Whether a part counts as an answer (a thought alone does not).
-pub fn is_visible(part: &Part) -> bool {
-    use crate::model::PartContent;
-    match &part.content {
-        PartContent::Text(text) => !text.is_empty(),
-        PartContent::Thought(_) => false,
-        PartContent::FunctionCall { .. }
-        | PartContent::FunctionResponse { .. }
-        | PartContent::Other { .. } => true,
-    }
-}
+use crate::provider::error::ProviderError;
+use crate::provider::stream::{StreamUpdate, narrow};
 
 /// Parses the data of one SSE event (Gemini's `GenerateContentResponse`).
 pub fn parse(data: &str) -> Result<StreamUpdate, ProviderError> {
