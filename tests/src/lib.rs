@@ -12,6 +12,7 @@
 //! - [`harness`]: starts the real `omnid` on a temporary socket and data directory and
 //!   drives it with the real `omnictl` or the protocol client.
 //! - [`local`]: a daemon with a fake OpenAI-compatible server as the provider `local`.
+//! - [`openai_proxy`]: the proxy's OpenAI-compatible endpoint in front of that server.
 //! - [`http`]: a real HTTP client for the daemon's HTTP API (JSON and server-sent events).
 //! - [`raw`]: frames written and read by hand, for the protocol's edges.
 //! - [`python`]: the Python interpreter the tests run (`OMNI_TEST_PYTHON`, else the
@@ -25,6 +26,7 @@ mod fake_wire;
 pub mod harness;
 pub mod http;
 pub mod local;
+pub mod openai_proxy;
 pub mod proxy;
 pub mod python;
 pub mod raw;

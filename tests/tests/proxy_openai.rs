@@ -5,56 +5,14 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use std::net::SocketAddr;
-
 use omni_tests::fake_openai::{Answer, FakeOpenAi, Reply};
-use omni_tests::harness::Omni;
-use omni_tests::http::{Api, HttpReply, Target};
-use omni_tests::local::{LOCAL_KEY, with_local};
-use omni_tests::proxy::recorded;
+use omni_tests::harness::{TEST_API_KEY, any_file_holds};
+use omni_tests::local::LOCAL_KEY;
+use omni_tests::openai_proxy::{
+    chat, data_of, logged_classes, logged_entries, proxy_address, start, text_of,
+};
+use omni_tests::proxy::{proxy_status, recorded};
 use serde_json::{Value, json};
-
-/// A daemon whose provider `local` is the fake, with the proxy on a free port.
-fn start(fake: &FakeOpenAi) -> (Omni, Api) {
-    let omni = with_local(fake, "", &["--proxy-listen", "127.0.0.1:0"]);
-    let status = omni.ctl(&["--json", "status"]).ok().json();
-    let address: SocketAddr = status["proxy"]["address"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    (omni, Api::new(Target::Tcp(address), None))
-}
-
-/// A chat-completions request with the provider's key.
-fn chat(api: &Api, body: &Value) -> HttpReply {
-    let bearer = format!("Bearer {LOCAL_KEY}");
-    api.request(
-        "POST",
-        "/v1/chat/completions",
-        &[
-            ("authorization", &bearer),
-            ("user-agent", "OpenAI/Python 1.0"),
-        ],
-        &body.to_string(),
-    )
-}
-
-/// The data of each event of a streamed body (`[DONE]` as the string "[DONE]").
-fn data_of(body: &str) -> Vec<Value> {
-    body.lines()
-        .filter_map(|line| line.strip_prefix("data: "))
-        .map(|data| serde_json::from_str(data).unwrap_or_else(|_| json!(data.trim())))
-        .collect()
-}
-
-/// The streamed text, joined.
-fn text_of(events: &[Value]) -> String {
-    events
-        .iter()
-        .filter_map(|e| e["choices"][0]["delta"]["content"].as_str())
-        .collect()
-}
 
 fn answer() -> Answer {
     Answer::text(["Hello ", "from ", "the ", "fake ", "model"])
@@ -63,7 +21,7 @@ fn answer() -> Answer {
 #[test]
 fn a_stream_is_healed_past_a_503_and_a_cut_and_recorded() {
     let fake = FakeOpenAi::with_key(LOCAL_KEY).unwrap();
-    let (omni, api) = start(&fake);
+    let (omni, api) = start(&fake, &[]);
     fake.push([
         Reply::error(503, "server_error", None, "overloaded"),
         Reply::Cut {
@@ -123,7 +81,7 @@ fn a_stream_is_healed_past_a_503_and_a_cut_and_recorded() {
 #[test]
 fn tool_calls_and_their_results_continue_the_recorded_session() {
     let fake = FakeOpenAi::with_key(LOCAL_KEY).unwrap();
-    let (omni, api) = start(&fake);
+    let (omni, api) = start(&fake, &[]);
     fake.push([Reply::Answer(Answer::tool_calls([(
         "call_1",
         "get_weather",
@@ -175,7 +133,7 @@ fn tool_calls_and_their_results_continue_the_recorded_session() {
 #[test]
 fn keys_are_refused_in_openais_shape_and_models_is_routed_by_the_clients_headers() {
     let fake = FakeOpenAi::with_key(LOCAL_KEY).unwrap();
-    let (_omni, api) = start(&fake);
+    let (_omni, api) = start(&fake, &[]);
     let body = json!({"model": "gpt-fake", "stream": true, "messages": [{"role": "user", "content": "hi"}]});
     let reply = api.request(
         "POST",
@@ -208,5 +166,209 @@ fn keys_are_refused_in_openais_shape_and_models_is_routed_by_the_clients_headers
         fake.request_count(),
         0,
         "nothing refused reached the upstream"
+    );
+}
+
+#[test]
+fn a_whole_completion_is_healed_before_the_answer_and_every_failure_written_down() {
+    let fake = FakeOpenAi::with_key(LOCAL_KEY).unwrap();
+    let (omni, api) = start(&fake, &[]);
+    fake.push([Reply::server_error(503), Reply::Reset]);
+    let body = json!({"model": "gpt-fake", "messages": [{"role": "user", "content": "hi"}]});
+    let reply = chat(&api, &body);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(reply.content_type.starts_with("application/json"));
+    let whole = reply.json();
+    assert_eq!(whole["object"], "chat.completion", "{whole}");
+    let said = whole["choices"][0]["message"]["content"].as_str().unwrap();
+    assert!(said.starts_with("You said: hi."), "{said}");
+    assert_eq!(fake.request_count(), 3);
+    assert_eq!(proxy_status(&omni)["healed"], 1);
+    // Both failures the client never saw are written down, the reset as a transport one.
+    assert_eq!(logged_classes(&omni).len(), 2);
+    let entries = logged_entries(&omni);
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    assert!(entries[0].contains("attempt 1/"), "{entries:?}");
+    assert!(entries[1].contains("phase connect"), "{entries:?}");
+    assert!(recorded(&omni).is_empty(), "a whole answer is not recorded");
+}
+
+/// The position of the first event that `is` picks.
+fn position(events: &[Value], is: impl Fn(&Value) -> bool) -> usize {
+    events
+        .iter()
+        .position(is)
+        .unwrap_or_else(|| panic!("no such event in {events:?}"))
+}
+
+#[test]
+fn the_usage_chunk_follows_the_finish_and_done_comes_last_after_a_cut() {
+    let fake = FakeOpenAi::with_key(LOCAL_KEY).unwrap();
+    let (_omni, api) = start(&fake, &[]);
+    fake.push([
+        Reply::Cut {
+            answer: answer(),
+            after: 2,
+        },
+        Reply::Answer(answer()),
+    ]);
+    let body = json!({
+        "model": "gpt-fake", "stream": true, "stream_options": {"include_usage": true},
+        "messages": [{"role": "user", "content": "hi"}]
+    });
+    let reply = chat(&api, &body);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let events = data_of(&reply.body);
+    assert_eq!(text_of(&events), "Hello from the fake model");
+    let finish = position(&events, |e| e["choices"][0]["finish_reason"] == "stop");
+    let usage = position(&events, |e| e["usage"]["total_tokens"].is_u64());
+    assert!(finish < usage, "usage after the finish: {}", reply.body);
+    assert_eq!(usage + 2, events.len(), "then [DONE]: {}", reply.body);
+    assert_eq!(events.last(), Some(&json!("[DONE]")));
+    assert_eq!(events.iter().filter(|e| e["usage"].is_object()).count(), 1);
+    let asked = fake.requests()[1].json();
+    assert_eq!(asked["stream_options"]["include_usage"], true, "{asked}");
+}
+
+#[test]
+fn an_unhealed_failure_passes_on_upstreams_status_body_and_retry_after() {
+    let fake = FakeOpenAi::with_key(LOCAL_KEY).unwrap();
+    let (omni, api) = start(&fake, &[]);
+    let Reply::Status { body: quota, .. } = Reply::insufficient_quota() else {
+        unreachable!()
+    };
+    fake.push([Reply::Status {
+        status: 429,
+        headers: vec![("retry-after".into(), "3600".into())],
+        body: quota.clone(),
+    }]);
+    let body = json!({"model": "gpt-fake", "stream": true, "messages": [{"role": "user", "content": "hi"}]});
+    let reply = chat(&api, &body);
+    assert_eq!(reply.status, 429, "{}", reply.body);
+    assert_eq!(reply.body, quota, "upstream's body, unchanged");
+    assert_eq!(
+        reply
+            .headers
+            .get("retry-after")
+            .map(|v| v.to_str().unwrap()),
+        Some("3600")
+    );
+    assert_eq!(fake.request_count(), 1, "a spent quota is not retried");
+    assert_eq!(proxy_status(&omni)["failed"], 1);
+    let listed = omni.ctl(&["logs", "list"]).ok().stdout;
+    assert!(listed.contains("exceeded your current quota"), "{listed}");
+
+    fake.push([Reply::context_length_exceeded()]);
+    let reply = chat(
+        &api,
+        &json!({"model": "gpt-fake", "messages": [{"role": "user", "content": "hi"}]}),
+    );
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert_eq!(reply.json()["error"]["code"], "context_length_exceeded");
+    assert_eq!(logged_classes(&omni).len(), 2);
+}
+
+#[test]
+fn a_client_that_goes_away_cancels_the_upstream_request() {
+    use std::io::{Read, Write};
+    let fake = FakeOpenAi::with_key(LOCAL_KEY).unwrap();
+    let (omni, _) = start(&fake, &[]);
+    let gate = omni_tests::fake_openai::Gate::new();
+    fake.push([Reply::HoldAfter {
+        answer: answer(),
+        after: 3,
+        gate: gate.clone(),
+    }]);
+    let address = proxy_address(&omni);
+    let body = json!({"model": "gpt-fake", "stream": true, "messages": [{"role": "user", "content": "hi"}]})
+        .to_string();
+    let mut client = std::net::TcpStream::connect(address).unwrap();
+    let request = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: {address}\r\nauthorization: Bearer \
+         {LOCAL_KEY}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    client.write_all(request.as_bytes()).unwrap();
+    let mut seen = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("from ") {
+        let n = client.read(&mut buffer).unwrap();
+        assert!(n > 0, "the stream ended early");
+        seen.extend_from_slice(&buffer[..n]);
+    }
+    drop(client);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while fake.hangups() == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the upstream request was not dropped"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    gate.open();
+    assert!(
+        recorded(&omni).is_empty(),
+        "a cancelled answer is not recorded"
+    );
+}
+
+#[test]
+fn no_key_reaches_the_disk_neither_the_providers_nor_a_clients_own() {
+    let fake = FakeOpenAi::start().unwrap();
+    let (omni, api) = start(&fake, &["--proxy-accept-any-key"]);
+    let theirs = "sk-client-own-key-4242";
+    let echo = format!("Incorrect API key provided: {theirs}.");
+    fake.push([
+        Reply::server_error(503),
+        Reply::error(400, "invalid_request_error", None, &echo),
+    ]);
+    let body = json!({"model": "gpt-fake", "stream": true, "messages": [{"role": "user", "content": "hi"}]});
+    let bearer = format!("Bearer {theirs}");
+    let reply = api.request(
+        "POST",
+        "/v1/chat/completions",
+        &[("authorization", &bearer)],
+        &body.to_string(),
+    );
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert_eq!(fake.requests()[0].header("authorization"), Some(&*bearer));
+    assert!(
+        chat(&api, &body).status == 200,
+        "the provider's own key works too"
+    );
+    for key in [theirs, LOCAL_KEY] {
+        assert!(
+            !any_file_holds(&omni.data_dir, key.as_bytes()),
+            "{key} in the store"
+        );
+        assert!(
+            !any_file_holds(&omni.log_dir, key.as_bytes()),
+            "{key} in the logs"
+        );
+        assert!(!omni.daemon_stderr().contains(key), "{key} on stderr");
+    }
+    assert_eq!(logged_classes(&omni).len(), 2);
+}
+
+#[test]
+fn models_goes_to_the_api_whose_key_the_request_carries() {
+    let fake = FakeOpenAi::with_key(LOCAL_KEY).unwrap();
+    let (_omni, api) = start(&fake, &[]);
+    let bearer = format!("Bearer {LOCAL_KEY}");
+    let openai = api.request("GET", "/v1/models", &[("authorization", &bearer)], "");
+    assert_eq!(openai.status, 200, "{}", openai.body);
+    assert_eq!(openai.json()["object"], "list");
+    assert_eq!(openai.json()["data"][0]["id"], "fake-model");
+    assert_eq!(fake.requests().pop().unwrap().path(), "/v1/models");
+    let gemini = api.request("GET", "/v1/models", &[("x-goog-api-key", TEST_API_KEY)], "");
+    assert_eq!(gemini.status, 200, "{}", gemini.body);
+    assert_eq!(gemini.json()["models"][0]["name"], "models/fake-model");
+    let by_query = api.request("GET", &format!("/v1/models?key={TEST_API_KEY}"), &[], "");
+    assert_eq!(by_query.status, 200, "{}", by_query.body);
+    assert!(by_query.json()["models"].is_array(), "{}", by_query.body);
+    assert_eq!(
+        fake.request_count(),
+        1,
+        "only the bearer's request went to OpenAI"
     );
 }

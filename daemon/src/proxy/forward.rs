@@ -82,6 +82,9 @@ pub struct Forward {
     pub delivered: Delivered,
     /// A streamed answer reached the client whole (it is recorded).
     pub complete: bool,
+    /// A stream broke and its retry could not be joined to what the client had: it ended
+    /// with an error event, so the request failed although its last attempt answered.
+    pub diverged: bool,
     /// Where the request came from, for the recorded session.
     pub origin: String,
     /// The request's contents as the client sent them (what is recorded).
@@ -196,6 +199,7 @@ impl Forward {
             }
             Relayed::ClientGone => Attempt::Cancelled(()),
             Relayed::Diverged => {
+                self.diverged = true;
                 let event = self.api.error_event(&diverged(self.api));
                 self.delivered.send(&events, &event).await;
                 Attempt::Done(None)

@@ -90,6 +90,7 @@ pub async fn forward(proxy: &Arc<Proxy>, call: Call) -> Response {
         events: call.stream.is_some().then(|| events_tx.clone()),
         delivered: relay::Delivered::new(call.stream.unwrap_or_default()),
         complete: false,
+        diverged: false,
         last_error: None,
         origin: call.origin,
         turns: call.turns,
@@ -124,6 +125,7 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
     let outcome = exchange::run(&mut forward, &setup).await;
     watcher.abort();
     let (ended, attempts) = match &outcome {
+        Outcome::Completed { attempts, .. } if forward.diverged => ("diverged", *attempts),
         Outcome::Completed { attempts, .. } => ("answered", *attempts),
         Outcome::Failed { attempts, .. } => ("failed", *attempts),
         Outcome::Interrupted(()) => ("cancelled", 0),
@@ -140,7 +142,9 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
     let client_gone = matches!(outcome, Outcome::Interrupted(()));
     let head = match outcome {
         Outcome::Completed { done, attempts } => {
-            if attempts > 1 {
+            if forward.diverged {
+                counters.failed.fetch_add(1, Ordering::Relaxed);
+            } else if attempts > 1 {
                 counters.healed.fetch_add(1, Ordering::Relaxed);
             }
             done.map(Head::Whole)

@@ -12,7 +12,7 @@ use super::responses::{self, Written};
 use super::script::{Answer, Reply, error_body};
 use super::validate::{Valid, validate};
 use super::{Shared, lock};
-use crate::fake_wire::sse::{Ending, Pace, frame, stream_frames};
+use crate::fake_wire::sse::{Ending, Pace, Pause, frame, stream_frames};
 use crate::fake_wire::{RecordedRequest, accept_each, read_request, write_whole};
 
 /// The models `GET /v1/models` lists (any model name is accepted).
@@ -142,6 +142,15 @@ fn chat_written(reply: Reply, valid: &Valid) -> Written {
             Written::Stream(data(payloads), Ending::Finish)
         }
         Reply::Raw(frames) => Written::Stream(frames, Ending::Finish),
+        Reply::HoldAfter {
+            answer,
+            after,
+            gate,
+        } => Written::Held(
+            data(answer.events(&valid.model, valid.messages.len(), valid.usage)),
+            after,
+            gate,
+        ),
         other @ (Reply::Status { .. } | Reply::Reset) => Written::Plain(other),
     }
 }
@@ -215,6 +224,10 @@ async fn write(stream: &mut TcpStream, written: Written, shared: &Shared) -> std
     match written {
         Written::Stream(frames, ending) => {
             stream_frames(stream, &frames, Pace::default(), ending, &shared.hangups).await
+        }
+        Written::Held(frames, at, gate) => {
+            let pace = Pace::pause_at(at, Pause::Gate(gate));
+            stream_frames(stream, &frames, pace, Ending::Finish, &shared.hangups).await
         }
         Written::Plain(Reply::Status {
             status,

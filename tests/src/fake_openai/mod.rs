@@ -27,8 +27,8 @@ use crate::background::Background;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-pub use crate::fake_wire::RecordedRequest;
 use crate::fake_wire::lock;
+pub use crate::fake_wire::{Gate, RecordedRequest};
 pub use http::MODELS;
 pub use responses::echo as responses_echo;
 pub use responses::events::responses_error_event;
@@ -40,7 +40,7 @@ struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
     /// The API key requests must carry, if any.
     key: Option<String>,
-    /// Clients that hung up mid-stream (kept for the shared stream writer; nothing holds).
+    /// Clients that hung up while a stream was held ([`Reply::HoldAfter`]).
     hangups: std::sync::atomic::AtomicUsize,
 }
 
@@ -98,5 +98,12 @@ impl FakeOpenAi {
     /// How many requests were received (refused ones too).
     pub fn request_count(&self) -> usize {
         lock(&self.shared.requests).len()
+    }
+
+    /// How many clients hung up while a [`Reply::HoldAfter`] stream was held.
+    pub fn hangups(&self) -> usize {
+        self.shared
+            .hangups
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 }

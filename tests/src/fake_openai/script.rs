@@ -230,6 +230,17 @@ pub enum Reply {
     /// A 200 stream of these SSE frames, written as they are (e.g. a Responses `error`
     /// event made with [`crate::fake_openai::responses_error_event`]).
     Raw(Vec<String>),
+    /// Stream `answer` whole, but hold it before event number `after` until the test opens
+    /// `gate` (a client hanging up meanwhile is counted in
+    /// [`crate::fake_openai::FakeOpenAi::hangups`], and nothing more is sent).
+    HoldAfter {
+        /// The answer held.
+        answer: Answer,
+        /// Events sent before the hold.
+        after: usize,
+        /// Opened by the test to let the rest through.
+        gate: crate::fake_wire::Gate,
+    },
 }
 
 /// An OpenAI error body: `{"error": {"message", "type", "param", "code"}}`.

@@ -17,6 +17,8 @@ pub(crate) enum Written {
     Stream(Vec<String>, Ending),
     /// A status reply (or a reset).
     Plain(Reply),
+    /// A 200 event stream held before frame number `.1` until the gate opens.
+    Held(Vec<String>, usize, crate::fake_wire::Gate),
 }
 
 /// The default answer to `input`: echoes the last message's text (or thanks for the
@@ -103,6 +105,14 @@ pub(crate) fn written(reply: Reply, valid: &validate::Valid) -> Written {
             Written::Plain(Reply::error(500, "server_error", Some(code), &message))
         }
         (Reply::Raw(frames), _) => Written::Stream(frames, Ending::Finish),
+        (
+            Reply::HoldAfter {
+                answer,
+                after,
+                gate,
+            },
+            _,
+        ) => Written::Held(events::stream(&answer, model, items), after, gate),
         (other @ (Reply::Status { .. } | Reply::Reset), _) => Written::Plain(other),
     }
 }
