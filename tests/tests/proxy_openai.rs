@@ -202,14 +202,15 @@ fn position(events: &[Value], is: impl Fn(&Value) -> bool) -> usize {
 }
 
 #[test]
-fn the_usage_chunk_follows_the_finish_and_done_comes_last_after_a_cut() {
+fn the_usage_chunk_follows_the_finish_and_done_comes_last_after_a_cut_and_an_error_chunk() {
     let fake = FakeOpenAi::with_key(LOCAL_KEY).unwrap();
-    let (_omni, api) = start(&fake, &[]);
+    let (omni, api) = start(&fake, &[]);
     fake.push([
         Reply::Cut {
             answer: answer(),
             after: 2,
         },
+        Reply::fail_after(answer(), 4),
         Reply::Answer(answer()),
     ]);
     let body = json!({
@@ -226,8 +227,15 @@ fn the_usage_chunk_follows_the_finish_and_done_comes_last_after_a_cut() {
     assert_eq!(usage + 2, events.len(), "then [DONE]: {}", reply.body);
     assert_eq!(events.last(), Some(&json!("[DONE]")));
     assert_eq!(events.iter().filter(|e| e["usage"].is_object()).count(), 1);
-    let asked = fake.requests()[1].json();
+    assert!(!reply.body.contains("\"error\""), "{}", reply.body);
+    let asked = fake.requests()[2].json();
     assert_eq!(asked["stream_options"]["include_usage"], true, "{asked}");
+    let entries = logged_entries(&omni);
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    assert!(
+        entries.iter().all(|e| e.contains("phase stream")),
+        "{entries:?}"
+    );
 }
 
 #[test]
