@@ -39,8 +39,8 @@ pub use socket_path::{
     unsafe_socket_dir,
 };
 pub use status::{
-    BreakerState, BreakerStatus, DaemonStatus, DamagedSession, HealthState, ProxyStatus,
-    StoreHealth,
+    BreakerState, BreakerStatus, DaemonStatus, DamagedSession, HealthState, ProxyEndpointStatus,
+    ProxyStatus, StoreHealth,
 };
 pub use view::{
     Answer, Branch, BranchList, Entry, HistoryView, ModelInfo, MoveOutcome, Part, PartContent,

@@ -1,5 +1,5 @@
 //! What `omnictl status` (and `GET /v1/status`) shows: the daemon, its store, its circuit
-//! breakers and the proxy. Field names are part of the CLI contract, as in `view.rs`.
+//! breakers and the proxy (in all and per endpoint). Field names are part of the CLI contract, as in `view.rs`.
 
 use serde::{Deserialize, Serialize};
 
@@ -56,15 +56,31 @@ pub struct DaemonStatus {
     pub store_health: StoreHealth,
     /// Sessions found damaged (readable, but refusing changes).
     pub damaged_sessions: Vec<DamagedSession>,
-    /// The Gemini-compatible proxy, when it listens.
+    /// The model APIs' proxy, when it listens.
     pub proxy: Option<ProxyStatus>,
 }
 
-/// What the Gemini-compatible proxy has done since the daemon started.
+/// What the model APIs' proxy has done since the daemon started, in all and per endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProxyStatus {
     /// Where it listens (`127.0.0.1:PORT`).
     pub address: String,
+    /// Requests forwarded (refused ones not counted).
+    pub requests: u64,
+    /// Requests that needed more than one attempt and then succeeded.
+    pub healed: u64,
+    /// Requests that failed after retrying (or could not be retried).
+    pub failed: u64,
+    /// The same counts for each API it serves, every one listed (zeros too).
+    pub endpoints: Vec<ProxyEndpointStatus>,
+}
+
+/// What one of the proxy's APIs has done since the daemon started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ProxyEndpointStatus {
+    /// The API: `gemini`, `openai` (Chat Completions and `/v1/models`), `openai-responses`
+    /// or `anthropic`; a recorded session's origin names it too.
+    pub api: String,
     /// Requests forwarded (refused ones not counted).
     pub requests: u64,
     /// Requests that needed more than one attempt and then succeeded.

@@ -83,15 +83,24 @@ fn lines(status: &DaemonStatus) -> Vec<String> {
         )
     }));
     lines.extend(status.breakers.iter().map(breaker));
-    lines.extend(status.proxy.iter().map(|proxy| {
-        format!(
-            "proxy:    Gemini-compatible at http://{} · {}, {} healed, {} failed",
+    if let Some(proxy) = &status.proxy {
+        lines.push(format!(
+            "proxy:    at http://{} · {}, {} healed, {} failed",
             proxy.address,
             count(proxy.requests, "request"),
             proxy.healed,
             proxy.failed
-        )
-    }));
+        ));
+        lines.extend(proxy.endpoints.iter().map(|endpoint| {
+            format!(
+                "  {:<17} {}, {} healed, {} failed",
+                format!("{}:", endpoint.api),
+                count(endpoint.requests, "request"),
+                endpoint.healed,
+                endpoint.failed
+            )
+        }));
+    }
     lines
 }
 

@@ -41,6 +41,14 @@ pub struct Proxy {
     recording: tokio::sync::Mutex<()>,
 }
 
+/// Every API the proxy serves, in the order `omnictl status` lists their counts.
+const ENDPOINTS: [&dyn api::Api; 4] = [
+    &gemini::GEMINI,
+    &openai::CHAT,
+    &openai::RESPONSES,
+    &anthropic::ANTHROPIC,
+];
+
 /// The largest request body the proxy takes.
 const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
@@ -67,6 +75,8 @@ pub fn serve(listener: tokio::net::TcpListener, proxy: Arc<Proxy>, cap: usize) {
     if let Ok(address) = listener.local_addr() {
         let _ = services.counters.proxy.address.set(address);
     }
+    let endpoints = ENDPOINTS.iter().map(|api| (api.name(), Default::default()));
+    let _ = services.counters.proxy.endpoints.set(endpoints.collect());
     let router = Router::new()
         .merge(gemini::routes())
         .route("/v1/chat/completions", post(openai::chat))

@@ -4,7 +4,6 @@
 //! complete streamed conversation is recorded, durably, before the client hears its end.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use axum::body::Bytes;
 use axum::http::HeaderMap;
@@ -18,7 +17,7 @@ use super::record::{Place, Turn};
 use super::{record, relay, respond};
 use crate::exchange::{self, Outcome, Setup};
 use crate::provider::Redactor;
-use crate::services::Live;
+use crate::services::{Live, ProxyTally};
 
 /// A request as an API module hands it to the core: read, admitted, and addressed.
 pub struct Call {
@@ -68,12 +67,8 @@ impl Proxy {
 
 /// Forwards `call` upstream through the retry loop; the client's response.
 pub async fn forward(proxy: &Arc<Proxy>, call: Call) -> Response {
-    proxy
-        .services
-        .counters
-        .proxy
-        .requests
-        .fetch_add(1, Ordering::Relaxed);
+    let counters = &proxy.services.counters.proxy;
+    counters.add(call.api.name(), ProxyTally::Request);
     let (head_tx, head_rx) = oneshot::channel();
     let (events_tx, events_rx) = mpsc::channel::<Bytes>(64);
     let api = call.api;
@@ -138,19 +133,19 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
         ms = started.elapsed().as_millis() as u64,
         "proxy request"
     );
-    let counters = &proxy.services.counters.proxy;
+    let (counters, api) = (&proxy.services.counters.proxy, forward.api.name());
     let client_gone = matches!(outcome, Outcome::Interrupted(()));
     let head = match outcome {
         Outcome::Completed { done, attempts } => {
             if forward.diverged {
-                counters.failed.fetch_add(1, Ordering::Relaxed);
+                counters.add(api, ProxyTally::Failed);
             } else if attempts > 1 {
-                counters.healed.fetch_add(1, Ordering::Relaxed);
+                counters.add(api, ProxyTally::Healed);
             }
             done.map(Head::Whole)
         }
         Outcome::Failed { failure, .. } => {
-            counters.failed.fetch_add(1, Ordering::Relaxed);
+            counters.add(api, ProxyTally::Failed);
             let whole = forward.last_error.take().unwrap_or_else(|| {
                 Whole::unreachable(forward.api, &failure.class, &failure.message)
             });

@@ -34,23 +34,66 @@ pub struct Counters {
     pub reloads: AtomicU64,
     /// Rejected configuration reloads.
     pub reload_failures: AtomicU64,
-    /// What the Gemini-compatible proxy has done.
+    /// What the model APIs' proxy has done.
     pub proxy: ProxyCounters,
     /// Where the HTTP API listens on TCP, once it does.
     pub http_address: std::sync::OnceLock<std::net::SocketAddr>,
 }
 
-/// What the Gemini-compatible proxy has done since the daemon started.
+/// What the model APIs' proxy has done since the daemon started: in all, and per API it
+/// serves (its endpoints, named as the proxy names them: `gemini`, `openai`, ...).
 #[derive(Debug, Default)]
 pub struct ProxyCounters {
     /// Where it listens, once it does.
     pub address: std::sync::OnceLock<std::net::SocketAddr>,
+    /// Every endpoint's requests together.
+    pub all: ProxyCounts,
+    /// Each endpoint's, in the order the proxy lists them; set once, when it starts.
+    pub endpoints: std::sync::OnceLock<Vec<(&'static str, ProxyCounts)>>,
+}
+
+/// What became of the requests through the proxy (in all, or of one endpoint).
+#[derive(Debug, Default)]
+pub struct ProxyCounts {
     /// Requests forwarded (refused ones not counted).
     pub requests: AtomicU64,
     /// Requests that needed more than one attempt and then succeeded.
     pub healed: AtomicU64,
     /// Requests that failed after retrying (or could not be retried).
     pub failed: AtomicU64,
+}
+
+/// One thing that happened to a request through the proxy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProxyTally {
+    /// It was forwarded.
+    Request,
+    /// It succeeded after more than one attempt.
+    Healed,
+    /// It failed.
+    Failed,
+}
+
+impl ProxyCounts {
+    fn add(&self, tally: ProxyTally) {
+        let counter = match tally {
+            ProxyTally::Request => &self.requests,
+            ProxyTally::Healed => &self.healed,
+            ProxyTally::Failed => &self.failed,
+        };
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl ProxyCounters {
+    /// Counts `tally` in all and for the endpoint `api` (if the proxy listed it).
+    pub fn add(&self, api: &str, tally: ProxyTally) {
+        self.all.add(tally);
+        let endpoints = self.endpoints.get().into_iter().flatten();
+        if let Some((_, counts)) = endpoints.into_iter().find(|(name, _)| *name == api) {
+            counts.add(tally);
+        }
+    }
 }
 
 impl Default for Counters {

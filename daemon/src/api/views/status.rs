@@ -3,10 +3,12 @@
 use std::sync::atomic::Ordering;
 
 use omni_proto::{
-    DaemonStatus, DamagedSession, HealthState, PROTOCOL_VERSION, ProxyStatus, StoreHealth,
+    DaemonStatus, DamagedSession, HealthState, PROTOCOL_VERSION, ProxyEndpointStatus, ProxyStatus,
+    StoreHealth,
 };
 
 use crate::api::state::Daemon;
+use crate::services::{ProxyCounters, ProxyCounts};
 
 /// The daemon as `status` shows it: its versions, sockets, store, activity, breakers
 /// and proxy, read from the shared services and counters.
@@ -82,13 +84,35 @@ pub fn status(daemon: &Daemon) -> DaemonStatus {
     }
 }
 
-/// The proxy's address and counts, if it listens.
-fn proxy_status(proxy: &crate::services::ProxyCounters) -> Option<ProxyStatus> {
+/// The proxy's address and counts, in all and per endpoint, if it listens.
+fn proxy_status(proxy: &ProxyCounters) -> Option<ProxyStatus> {
     let address = proxy.address.get()?;
+    let (requests, healed, failed) = counted(&proxy.all);
+    let endpoints = proxy.endpoints.get().into_iter().flatten();
     Some(ProxyStatus {
         address: address.to_string(),
-        requests: proxy.requests.load(Ordering::Relaxed),
-        healed: proxy.healed.load(Ordering::Relaxed),
-        failed: proxy.failed.load(Ordering::Relaxed),
+        requests,
+        healed,
+        failed,
+        endpoints: endpoints
+            .map(|(api, counts)| {
+                let (requests, healed, failed) = counted(counts);
+                ProxyEndpointStatus {
+                    api: api.to_string(),
+                    requests,
+                    healed,
+                    failed,
+                }
+            })
+            .collect(),
     })
+}
+
+/// Requests, healed, failed.
+fn counted(counts: &ProxyCounts) -> (u64, u64, u64) {
+    (
+        counts.requests.load(Ordering::Relaxed),
+        counts.healed.load(Ordering::Relaxed),
+        counts.failed.load(Ordering::Relaxed),
+    )
 }
