@@ -119,23 +119,41 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
     let started = std::time::Instant::now();
     let outcome = exchange::run(&mut forward, &setup).await;
     watcher.abort();
+    let client_gone = matches!(outcome, Outcome::Interrupted(()));
+    let head = settle(&proxy, &mut forward, outcome, started, &events).await;
+    if let (Some(head), Some(sender)) = (head, forward.head.take()) {
+        let _ = sender.send(head);
+    }
+    end_stream(&proxy, forward, &events, client_gone).await;
+}
+
+/// What a request's outcome tells: it is logged and counted, and the client's head is
+/// the whole answer or upstream's error; a stream that had begun ends with the error in
+/// the API's shape instead.
+async fn settle(
+    proxy: &Proxy,
+    forward: &mut Forward,
+    outcome: Outcome<Option<Whole>, ()>,
+    started: std::time::Instant,
+    events: &mpsc::Sender<Bytes>,
+) -> Option<Head> {
     let (ended, attempts) = match &outcome {
         Outcome::Completed { attempts, .. } if forward.diverged => ("diverged", *attempts),
         Outcome::Completed { attempts, .. } => ("answered", *attempts),
         Outcome::Failed { attempts, .. } => ("failed", *attempts),
         Outcome::Interrupted(()) => ("cancelled", 0),
     };
+    let api = forward.api.name();
     tracing::info!(
-        api = forward.api.name(),
+        api,
         url = %forward.url,
         ended,
         attempts,
         ms = started.elapsed().as_millis() as u64,
         "proxy request"
     );
-    let (counters, api) = (&proxy.services.counters.proxy, forward.api.name());
-    let client_gone = matches!(outcome, Outcome::Interrupted(()));
-    let head = match outcome {
+    let counters = &proxy.services.counters.proxy;
+    match outcome {
         Outcome::Completed { done, attempts } => {
             if forward.diverged {
                 counters.add(api, ProxyTally::Failed);
@@ -149,23 +167,18 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
             let whole = forward.last_error.take().unwrap_or_else(|| {
                 Whole::unreachable(forward.api, &failure.class, &failure.message)
             });
-            if forward.head.is_none() {
-                // The stream had begun: it ends with the error in the API's shape.
-                let error = forward
-                    .api
-                    .error_event(&String::from_utf8_lossy(&whole.body));
-                forward.delivered.send(&events, &error).await;
-                None
-            } else {
-                Some(Head::Whole(whole))
+            if forward.head.is_some() {
+                return Some(Head::Whole(whole));
             }
+            // The stream had begun: it ends with the error in the API's shape.
+            let error = forward
+                .api
+                .error_event(&String::from_utf8_lossy(&whole.body));
+            forward.delivered.send(events, &error).await;
+            None
         }
         Outcome::Interrupted(()) => None,
-    };
-    if let (Some(head), Some(sender)) = (head, forward.head.take()) {
-        let _ = sender.send(head);
     }
-    end_stream(&proxy, forward, &events, client_gone).await;
 }
 
 /// Ends a streamed answer: a complete one is recorded, durably, before the client gets
