@@ -8,12 +8,13 @@
 //! 3. A committed turn vs a raw `write` + `fdatasync` loop in the same directory: the
 //!    store's commit alone (node + move + session in one transaction, flushed and synced),
 //!    and a whole `send` (prompt commit, HTTP to the fake model, answer commit).
-//! 5. A `generateContent` request through the Gemini-compatible proxy vs the same request
-//!    straight to the fake API (the proxy's cost: key check, history check, recording
-//!    lookup, the retry loop's bookkeeping, one more HTTP hop on loopback); and the time
-//!    to the first byte of a streamed answer (`streamGenerateContent?alt=sse`) through the
-//!    proxy vs straight (a response head and its first event are two writes: without
-//!    `TCP_NODELAY` the second waits for the client's delayed acknowledgement).
+//! 5. Per API the proxy serves (Gemini, OpenAI Chat Completions, the Responses API), a
+//!    whole answer through the proxy vs the same request straight to the same fake API
+//!    (the proxy's cost: key check, history check, recording lookup, the retry loop's
+//!    bookkeeping, one more HTTP hop on loopback), and the time to the first byte of a
+//!    streamed answer through the proxy vs straight (a response head and its first event
+//!    are two writes: without `TCP_NODELAY` the second waits for the client's delayed
+//!    acknowledgement); each as a ratio and as milliseconds added.
 //!
 //! `cargo bench -p omnid --bench spine -- proxy` runs only the proxy's figures (the
 //! sections are `ping`, `undo`, `commit`, `history`, `proxy`).
@@ -27,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use omni_proto::{Client, MoveOp, Reply, Request, SessionRef};
 use omni_tests::fake_gemini::FakeGemini;
+use omni_tests::fake_openai::FakeOpenAi;
 use omnid::model::SessionRecord;
 use omnid::store::Store;
 use uuid::Uuid;
@@ -105,16 +107,124 @@ async fn history_with_reasons(rounds: usize) {
     );
 }
 
-/// `generateContent` through the proxy vs straight to the fake API, alternating.
+/// One kind of request the proxy bench times: where it goes, its body, its key header.
+struct Probe {
+    what: &'static str,
+    path: &'static str,
+    body: &'static str,
+    key: (&'static str, &'static str),
+    /// Timed to the first byte of a streamed answer, else to the end of a whole one.
+    first_byte: bool,
+}
+
+const GEMINI_BODY: &str = r#"{"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}"#;
+const CHAT_WHOLE: &str =
+    r#"{"model": "fake-model", "messages": [{"role": "user", "content": "hello"}]}"#;
+const CHAT_STREAM: &str = r#"{"model": "fake-model", "stream": true, "messages": [{"role": "user", "content": "hello"}]}"#;
+const RESPONSES_WHOLE: &str = r#"{"model": "fake-model", "input": "hello"}"#;
+const RESPONSES_STREAM: &str = r#"{"model": "fake-model", "stream": true, "input": "hello"}"#;
+
+/// What the proxy bench times, per API: a whole answer, and a streamed one's first byte.
+fn probes() -> [(Probe, bool); 6] {
+    let gemini = ("x-goog-api-key", "bench-key");
+    let bearer = ("authorization", "Bearer bench-key");
+    let probe = |what, path, body, key, first_byte| Probe {
+        what,
+        path,
+        body,
+        key,
+        first_byte,
+    };
+    [
+        (
+            probe(
+                "gemini generateContent",
+                "/v1beta/models/fake-model:generateContent",
+                GEMINI_BODY,
+                gemini,
+                false,
+            ),
+            true,
+        ),
+        (
+            probe(
+                "gemini first byte (sse)",
+                "/v1beta/models/fake-model:streamGenerateContent?alt=sse",
+                GEMINI_BODY,
+                gemini,
+                true,
+            ),
+            true,
+        ),
+        (
+            probe(
+                "chat completions, whole",
+                "/v1/chat/completions",
+                CHAT_WHOLE,
+                bearer,
+                false,
+            ),
+            false,
+        ),
+        (
+            probe(
+                "chat completions 1st byte",
+                "/v1/chat/completions",
+                CHAT_STREAM,
+                bearer,
+                true,
+            ),
+            false,
+        ),
+        (
+            probe(
+                "responses, whole",
+                "/v1/responses",
+                RESPONSES_WHOLE,
+                bearer,
+                false,
+            ),
+            false,
+        ),
+        (
+            probe(
+                "responses first byte",
+                "/v1/responses",
+                RESPONSES_STREAM,
+                bearer,
+                true,
+            ),
+            false,
+        ),
+    ]
+}
+
+/// Each API's requests through the proxy vs straight to the same fake API, alternating:
+/// the Gemini endpoint to the fake Gemini API, the OpenAI endpoints (Chat Completions and
+/// Responses) to the fake OpenAI API, configured as an OpenAI-compatible provider.
 async fn proxy_overhead(rounds: usize) {
-    let fake = FakeGemini::start().unwrap();
+    let gemini = FakeGemini::start().unwrap();
+    let openai = FakeOpenAi::start().unwrap();
     let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    let table = format!(
+        "[providers.local]\nkind = \"openai\"\nbase_url = \"{}\"\n",
+        openai.url()
+    );
+    std::fs::write(&config, table).unwrap();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
     drop(listener);
     let listen = address.to_string();
-    let args = ["--proxy-listen", listen.as_str(), "--proxy-accept-any-key"];
-    let _daemon = Daemon::start_with(dir.path(), &fake.url(), &args);
+    let config = config.display().to_string();
+    let args = [
+        "--proxy-listen",
+        &listen,
+        "--proxy-accept-any-key",
+        "--config",
+        &config,
+    ];
+    let _daemon = Daemon::start_with(dir.path(), &gemini.url(), &args);
     let deadline = Instant::now() + Duration::from_secs(30);
     while std::net::TcpStream::connect(address).is_err() {
         assert!(Instant::now() < deadline, "the proxy did not start");
@@ -122,46 +232,59 @@ async fn proxy_overhead(rounds: usize) {
     }
     let http = reqwest::Client::new();
     let proxy = format!("http://{address}");
-    let whole = "/v1beta/models/fake-model:generateContent";
-    let streamed = "/v1beta/models/fake-model:streamGenerateContent?alt=sse";
-    for (what, path, first_byte) in [
-        ("generateContent", whole, false),
-        ("first byte, streamed (sse)", streamed, true),
-    ] {
+    // The fake OpenAI API's URL ends in `/v1`, which the probes' paths begin with.
+    let openai_root = openai.url().trim_end_matches("/v1").to_string();
+    for (probe, is_gemini) in probes() {
+        let straight = if is_gemini {
+            gemini.url()
+        } else {
+            openai_root.clone()
+        };
         let (mut direct, mut through) = (Vec::new(), Vec::new());
         for _ in 0..rounds {
-            direct.push(post(&http, &fake.url(), path, first_byte).await);
-            through.push(post(&http, &proxy, path, first_byte).await);
+            direct.push(post(&http, &straight, &probe).await);
+            through.push(post(&http, &proxy, &probe).await);
         }
+        let (direct, through) = (stats(direct), stats(through));
         report(
-            what,
+            probe.what,
             "straight to the API",
-            &stats(direct),
+            &direct,
             "through the proxy",
-            &stats(through),
+            &through,
+        );
+        println!(
+            "{:<28} added by the proxy: p50 {}",
+            "",
+            show(through.p50.saturating_sub(direct.p50))
         );
     }
 }
 
-/// Times one POST of a short prompt to `base` + `path`: until the whole answer arrived,
-/// or with `first_byte` until its body's first chunk did (what a chat client waits before
-/// it can show anything; the rest is read, not timed).
-async fn post(http: &reqwest::Client, base: &str, path: &str, first_byte: bool) -> Duration {
-    let body = r#"{"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}"#;
+/// Times one POST of `probe` to `base`: until the whole answer arrived, or with
+/// `first_byte` until its body's first chunk did (what a chat client waits before it can
+/// show anything; the rest is read, not timed).
+async fn post(http: &reqwest::Client, base: &str, probe: &Probe) -> Duration {
     let start = Instant::now();
     let mut reply = http
-        .post(format!("{base}{path}"))
-        .header("x-goog-api-key", "bench-key")
-        .body(body)
+        .post(format!("{base}{}", probe.path))
+        .header(probe.key.0, probe.key.1)
+        .header("content-type", "application/json")
+        .body(probe.body)
         .send()
         .await
         .unwrap();
-    assert!(reply.status().is_success());
+    assert!(
+        reply.status().is_success(),
+        "{}: {}",
+        probe.what,
+        reply.status()
+    );
     let first = reply.chunk().await.unwrap();
     let at_first = start.elapsed();
     assert!(first.is_some_and(|bytes| !bytes.is_empty()));
     while reply.chunk().await.unwrap().is_some() {}
-    if first_byte {
+    if probe.first_byte {
         at_first
     } else {
         start.elapsed()
