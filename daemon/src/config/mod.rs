@@ -232,6 +232,7 @@ impl Config {
             fallback: s.fallback.0.clone(),
             request: RequestOptions {
                 include_thoughts: s.include_thoughts,
+                max_tokens: at_least_one("max-tokens", s.max_tokens)?,
             },
             idle_timeout: seconds("stream-idle-timeout-secs", s.stream_idle_timeout_secs)?,
         };
