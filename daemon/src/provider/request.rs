@@ -273,4 +273,30 @@ mod tests {
             "{text}"
         );
     }
+
+    #[test]
+    fn another_providers_raw_parts_do_not_travel() {
+        let mut by_claude = node(2, Role::Model, "");
+        by_claude.parts = vec![
+            Part::from(PartContent::Other {
+                json: r#"{"type":"redacted_thinking","data":"opaque"}"#.into(),
+            }),
+            Part::text("hello"),
+        ];
+        let context = [
+            node(1, Role::User, "hi"),
+            answered_by(by_claude, "anthropic"),
+            node(3, Role::User, "more"),
+        ];
+        let options = RequestOptions::default();
+        let sent = body(&GEMINI, &context, extras(None, &options));
+        assert!(!sent.contains("redacted_thinking"), "{sent}");
+        let claude = Target {
+            provider: "anthropic",
+            kind: Kind::Anthropic,
+            model: "claude-sonnet-4-5",
+        };
+        let own = body(&claude, &context, extras(None, &options));
+        assert!(own.contains("redacted_thinking"), "its own go back: {own}");
+    }
 }
