@@ -1,6 +1,7 @@
 //! The Anthropic-compatible endpoint on the proxy listener, forwarding to an Anthropic
 //! provider: a client pointed at omnid (`ANTHROPIC_BASE_URL=http://ADDR`) has a 529 and a
-//! cut stream healed, its `anthropic-beta` forwarded, its streamed conversation recorded
+//! cut stream and an error event mid-stream healed, a whole answer healed past a 529, its
+//! `anthropic-beta` forwarded, its streamed conversation recorded
 //! as a session (tool uses included), and a wrong key refused in Anthropic's shape.
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
@@ -77,7 +78,7 @@ fn answer() -> Answer {
 }
 
 #[test]
-fn a_stream_is_healed_past_a_529_and_a_cut_and_recorded() {
+fn a_stream_is_healed_past_a_529_a_cut_and_an_error_event_and_recorded() {
     let fake = FakeAnthropic::start().unwrap();
     let (omni, api) = start(&fake);
     fake.push([
@@ -86,6 +87,7 @@ fn a_stream_is_healed_past_a_529_and_a_cut_and_recorded() {
             answer: answer(),
             after: 5,
         },
+        Reply::overloaded_mid_stream(answer(), 6),
         Reply::Answer(answer()),
     ]);
     let body = json!({
@@ -110,7 +112,7 @@ fn a_stream_is_healed_past_a_529_and_a_cut_and_recorded() {
         .count();
     assert_eq!(stops, 1, "{}", reply.body);
     let requests = fake.requests();
-    assert_eq!(requests.len(), 3);
+    assert_eq!(requests.len(), 4);
     assert!(
         requests
             .iter()
@@ -119,7 +121,7 @@ fn a_stream_is_healed_past_a_529_and_a_cut_and_recorded() {
         "the client's beta and key go upstream on every attempt"
     );
 
-    // Both failures are written down.
+    // Every failure is written down.
     let listed = omni.ctl(&["--json", "logs", "list"]).ok().json();
     let classes: Vec<&str> = listed["errors"]
         .as_array()
@@ -127,7 +129,7 @@ fn a_stream_is_healed_past_a_529_and_a_cut_and_recorded() {
         .iter()
         .map(|e| e["class"].as_str().unwrap())
         .collect();
-    assert_eq!(classes.len(), 2, "{listed}");
+    assert_eq!(classes.len(), 3, "{listed}");
     assert!(classes.contains(&"overloaded"), "{classes:?}");
 
     // The conversation is a session, named after the API and the client.
@@ -147,11 +149,18 @@ fn a_stream_is_healed_past_a_529_and_a_cut_and_recorded() {
 fn a_tool_use_and_its_result_continue_the_recorded_session() {
     let fake = FakeAnthropic::start().unwrap();
     let (omni, api) = start(&fake);
-    fake.push([Reply::Answer(Answer::tool_uses([(
-        "toolu_1",
-        "get_weather",
-        json!({"city": "Paris"}),
-    )]))]);
+    // Thinking, text and a tool use, cut in the middle of the tool's input: the retry
+    // continues where the client is, so it sees each block once.
+    let thinking_and_tool = Answer::text(["Looking."])
+        .with_thinking(["weather ", "wanted"], "sig-1")
+        .with_tool_uses([("toolu_1", "get_weather", json!({"city": "Paris"}))]);
+    fake.push([
+        Reply::Cut {
+            answer: thinking_and_tool.clone(),
+            after: 12,
+        },
+        Reply::Answer(thinking_and_tool),
+    ]);
     let tools = json!([{"name": "get_weather", "input_schema": {"type": "object"}}]);
     let mut turns = vec![json!({"role": "user", "content": "weather in Paris?"})];
     let ask = |turns: &[Value]| {
@@ -168,8 +177,25 @@ fn a_tool_use_and_its_result_continue_the_recorded_session() {
         .iter()
         .find_map(|e| e["content_block"]["name"].as_str().map(str::to_string));
     assert_eq!(used.as_deref(), Some("get_weather"), "{}", first.body);
+    let events = data_of(&first.body);
+    let starts = events
+        .iter()
+        .filter(|e| e["type"] == "content_block_start")
+        .count();
+    assert_eq!(starts, 3, "{}", first.body);
+    let input: String = events
+        .iter()
+        .filter_map(|e| e["delta"]["partial_json"].as_str())
+        .collect();
+    assert_eq!(
+        serde_json::from_str::<Value>(&input).unwrap(),
+        json!({"city": "Paris"})
+    );
+    assert_eq!(fake.request_count(), 2);
 
     turns.push(json!({"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "weather wanted", "signature": "sig-1"},
+        {"type": "text", "text": "Looking."},
         {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}
     ]}));
     turns.push(json!({"role": "user", "content": [
@@ -214,4 +240,19 @@ fn a_wrong_key_is_refused_in_anthropics_shape_and_goes_nowhere() {
     );
     assert!(!reply.body.contains("sk-ant-wrong"), "{}", reply.body);
     assert_eq!(fake.request_count(), 0, "nothing refused reached upstream");
+}
+
+#[test]
+fn a_whole_answer_is_healed_past_a_529() {
+    let fake = FakeAnthropic::start().unwrap();
+    let (_omni, api) = start(&fake);
+    fake.push([Reply::overloaded(), Reply::Answer(answer())]);
+    let body = json!({"model": "claude-sonnet-4-5", "max_tokens": 64,
+                      "messages": [{"role": "user", "content": "hi"}]});
+    let reply = messages(&api, KEY, &body);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let message = reply.json();
+    assert_eq!(message["type"], "message", "{}", reply.body);
+    assert_eq!(message["content"][0]["text"], "Hello from the fake Claude");
+    assert_eq!(fake.request_count(), 2);
 }
