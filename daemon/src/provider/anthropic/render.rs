@@ -242,10 +242,22 @@ fn lower_types(mut schema: Value) -> Value {
     schema
 }
 
-/// Extended thinking's budget for `max_tokens`: half of it, when that is at least the
-/// 1,024 tokens the API asks for.
-fn thinking_budget(max_tokens: u32) -> Option<u32> {
-    Some(max_tokens / 2).filter(|budget| *budget >= 1024)
+/// Extended thinking's budget, when it is asked for and can be: half of `max_tokens`,
+/// when that is at least the 1,024 tokens the API asks for, and not while the latest
+/// answer uses tools without thinking first (another provider's, or one from before
+/// thinking was asked), which the API refuses with thinking on.
+fn thinking_budget(fragments: &[Fragment], extras: Extras<'_>) -> Option<u32> {
+    let budget = extras.options.max_tokens / 2;
+    let latest = fragments
+        .iter()
+        .rev()
+        .find(|f| f.role == WireRole::Model && !f.json.is_empty());
+    let unthought_tools = latest.is_some_and(|answer| {
+        answer.json.contains(r#"{"type":"tool_use""#)
+            && !answer.json.starts_with(r#"{"type":"thinking""#)
+            && !answer.json.starts_with(r#"{"type":"redacted_thinking""#)
+    });
+    (extras.options.include_thoughts && budget >= 1024 && !unthought_tools).then_some(budget)
 }
 
 /// The body of `POST /v1/messages` for `model` from the context's fragments.
@@ -286,9 +298,7 @@ pub fn assemble(model: &str, fragments: &[Fragment], extras: Extras<'_>) -> Stri
         out.push_str(r#","tools":"#);
         out.push_str(&tools);
     }
-    if let Some(budget) =
-        thinking_budget(extras.options.max_tokens).filter(|_| extras.options.include_thoughts)
-    {
+    if let Some(budget) = thinking_budget(fragments, extras) {
         out.push_str(&format!(
             r#","thinking":{{"type":"enabled","budget_tokens":{budget}}}"#
         ));

@@ -222,3 +222,46 @@ fn thinking_without_a_signature_and_empty_turns_are_not_sent() {
     );
     assert!(body.get("tools").is_none());
 }
+
+#[test]
+fn thinking_is_not_asked_while_the_latest_answer_used_tools_without_it() {
+    let options = RequestOptions {
+        include_thoughts: true,
+        max_tokens: 4096,
+    };
+    let asked = |answer: NodeRecord| {
+        let context = [
+            node(1, Role::User, vec![Part::text("go")]),
+            answer,
+            node(3, Role::Tool, vec![result(Some("toolu_1"), "get_weather")]),
+        ];
+        sent(&context, None, &options).get("thinking").is_some()
+    };
+    let unthought = by(
+        node(2, Role::Model, vec![call(Some("toolu_1"), "get_weather")]),
+        "gemini",
+    );
+    assert!(!asked(unthought), "the API refuses thinking here");
+    let thought = by(
+        node(
+            2,
+            Role::Model,
+            vec![
+                signed("hm", Some("sig")),
+                call(Some("toolu_1"), "get_weather"),
+            ],
+        ),
+        "anthropic",
+    );
+    assert!(asked(thought));
+    let small = RequestOptions {
+        include_thoughts: true,
+        max_tokens: 2047,
+    };
+    let context = [node(1, Role::User, vec![Part::text("go")])];
+    assert!(sent(&context, None, &small).get("thinking").is_none());
+    assert!(
+        sent(&context, None, &options).get("thinking").is_some(),
+        "a first turn thinks"
+    );
+}
