@@ -282,11 +282,10 @@ fn a_tool_history_stays_valid_falling_back_from_gemini_to_anthropic_and_back() {
     // Gemini stays overloaded: Claude answers with the same history, its call and result
     // paired by an id made for them, and calls a tool of its own.
     omni.fake().push([overloaded(), overloaded()]);
-    server.push([Reply::Answer(Answer::tool_uses([(
-        "toolu_c",
-        "get_time",
-        json!({"tz": "Europe/Paris"}),
-    )]))]);
+    server.push([Reply::Answer(
+        Answer::tool_uses([("toolu_c", "get_time", json!({"tz": "Europe/Paris"}))])
+            .with_thinking(["claude ", "ponders"], "sig-of-claude"),
+    )]);
     let lines = omni
         .ctl(&["--json", "send", "and the time?"])
         .ok()
@@ -322,6 +321,10 @@ fn a_tool_history_stays_valid_falling_back_from_gemini_to_anthropic_and_back() {
         claude_turn.contains("toolu_c") && claude_turn.contains("functionCall"),
         "{claude_turn}"
     );
+    assert!(
+        !claude_turn.contains("sig-of-claude") && !claude_turn.contains("ponders"),
+        "Claude's thinking stays with Claude: {claude_turn}"
+    );
     let last = last_entry(&omni);
     assert_eq!(last["model"]["provider"], "gemini");
 
@@ -331,7 +334,12 @@ fn a_tool_history_stays_valid_falling_back_from_gemini_to_anthropic_and_back() {
     assert!(out.stdout.contains("You said: thanks."), "{}", out.stdout);
     let sent = messages(&server, 1);
     assert_eq!(sent.len(), 9, "{sent:?}");
-    assert_eq!(sent[5]["content"][0]["id"], "toolu_c");
+    assert_eq!(
+        sent[5]["content"][0],
+        json!({"type": "thinking", "thinking": "claude ponders", "signature": "sig-of-claude"}),
+        "its own thinking goes back to it"
+    );
+    assert_eq!(sent[5]["content"][1]["id"], "toolu_c");
     assert_eq!(sent[6]["content"][0]["tool_use_id"], "toolu_c");
     assert_eq!(last_entry(&omni)["model"]["provider"], "claude");
 }
