@@ -250,20 +250,21 @@ fn every_fault_class_of_anthropic_is_healed_or_stops_and_asks() {
 #[test]
 fn a_tool_history_stays_valid_falling_back_from_gemini_to_anthropic_and_back() {
     let server = FakeAnthropic::start().unwrap();
+    // Beside the default Gemini provider, a table takes Anthropic's name.
     let config = format!(
-        "[providers.claude]\nkind = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"CLAUDE_KEY\"\n",
+        "[providers.anthropic]\nkind = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"ANTHROPIC_API_KEY\"\n",
         server.url()
     );
     let omni = Omni::builder()
         .config(&config)
-        .env("CLAUDE_KEY", fake_anthropic::DEFAULT_KEY)
+        .env("ANTHROPIC_API_KEY", fake_anthropic::DEFAULT_KEY)
         .args(&[
             "--retry-initial-delay-ms",
             "20",
             "--retry-max-attempts",
             "2",
             "--fallback",
-            "claude/claude-sonnet-4-5",
+            "anthropic/claude-sonnet-4-5",
         ])
         .start();
     let tools = tools_file(&omni);
@@ -329,7 +330,7 @@ fn a_tool_history_stays_valid_falling_back_from_gemini_to_anthropic_and_back() {
     assert_eq!(last["model"]["provider"], "gemini");
 
     // Switched to Claude for good: the whole mixed history goes, valid for it.
-    omni.ctl(&["model", "claude/claude-sonnet-4-5"]).ok();
+    omni.ctl(&["model", "anthropic/claude-sonnet-4-5"]).ok();
     let out = omni.ctl(&["send", "thanks"]).ok();
     assert!(out.stdout.contains("You said: thanks."), "{}", out.stdout);
     let sent = messages(&server, 1);
@@ -341,7 +342,7 @@ fn a_tool_history_stays_valid_falling_back_from_gemini_to_anthropic_and_back() {
     );
     assert_eq!(sent[5]["content"][1]["id"], "toolu_c");
     assert_eq!(sent[6]["content"][0]["tool_use_id"], "toolu_c");
-    assert_eq!(last_entry(&omni)["model"]["provider"], "claude");
+    assert_eq!(last_entry(&omni)["model"]["provider"], "anthropic");
 }
 
 #[test]

@@ -225,9 +225,10 @@ impl Config {
         if s.retry_initial_delay_ms > s.retry_max_delay_ms {
             bail!("the retry initial delay must not exceed the maximum delay");
         }
+        let default = default_provider(s, env)?;
         let provider = ProviderConfig {
-            default: default_provider(s, env)?,
-            named: providers::build_all(file.providers(), env)?,
+            named: providers::build_all(file.providers(), env, &default.name)?,
+            default,
             model: s.model.clone(),
             fallback: s.fallback.0.clone(),
             request: RequestOptions {
