@@ -114,6 +114,9 @@ pub enum Command {
         /// Start a new session
         #[arg(long, conflicts_with = "session")]
         new: bool,
+        /// Ask this model from now on (MODEL or PROVIDER/MODEL), as /model does
+        #[arg(long, value_name = "REF")]
+        model: Option<String>,
         /// Print answers as they are (no markdown rendering)
         #[arg(long)]
         raw: bool,

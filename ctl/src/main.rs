@@ -21,6 +21,7 @@ async fn run(cli: Cli) -> Result<(), CtlError> {
     if let Command::Chat {
         session,
         new,
+        model,
         raw,
         no_pager,
     } = &cli.command
@@ -28,6 +29,7 @@ async fn run(cli: Cli) -> Result<(), CtlError> {
         let options = chat::Options {
             session: session.session.clone(),
             new: *new,
+            model: model.clone(),
             raw: *raw,
             pager: !*no_pager,
         };

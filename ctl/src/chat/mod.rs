@@ -29,6 +29,8 @@ pub struct Options {
     pub session: Option<String>,
     /// `--new`: start a new session.
     pub new: bool,
+    /// `--model REF`: the model the session asks from now on.
+    pub model: Option<String>,
     /// `--raw`: print answers as they are, no markdown.
     pub raw: bool,
     /// Long output may go through a pager (no `--no-pager`).
@@ -120,6 +122,19 @@ pub async fn run(ctx: &mut Ctx, options: Options) -> Result<(), CtlError> {
 
 /// The session to chat in: `--new`, `-s ID`, else the current one (a new one if none).
 async fn open_session(ctx: &mut Ctx, options: &Options) -> Result<SessionSummary, CtlError> {
+    let opened = find_or_create(ctx, options).await?;
+    match &options.model {
+        Some(model) => {
+            let session = SessionRef::Id(opened.id.clone());
+            crate::commands::model::request(ctx, session, Some(model.clone())).await
+        }
+        None => Ok(opened),
+    }
+}
+
+/// The session `-s` names, a new one (`--new`, or when there is no current one), or the
+/// current one.
+async fn find_or_create(ctx: &mut Ctx, options: &Options) -> Result<SessionSummary, CtlError> {
     if options.new {
         return new_session(ctx).await;
     }
@@ -197,6 +212,9 @@ impl Chat<'_> {
                 ""
             }
         ));
+        if self.options.model.is_some() {
+            self.note(&crate::commands::model::describe(&summary));
+        }
         self.wait_for(&summary.pending_calls);
         if let Some(reason) = &summary.needs_recovery {
             eprintln!(

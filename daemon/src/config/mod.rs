@@ -225,13 +225,15 @@ impl Config {
         if s.retry_initial_delay_ms > s.retry_max_delay_ms {
             bail!("the retry initial delay must not exceed the maximum delay");
         }
+        let default = default_provider(s, env)?;
         let provider = ProviderConfig {
-            default: default_provider(s, env)?,
-            named: providers::build_all(file.providers(), env)?,
+            named: providers::build_all(file.providers(), env, &default.name)?,
+            default,
             model: s.model.clone(),
             fallback: s.fallback.0.clone(),
             request: RequestOptions {
                 include_thoughts: s.include_thoughts,
+                max_tokens: at_least_one("max-tokens", s.max_tokens)?,
             },
             idle_timeout: seconds("stream-idle-timeout-secs", s.stream_idle_timeout_secs)?,
         };

@@ -3,7 +3,7 @@
 //!
 //! ```toml
 //! [providers.local]
-//! kind = "openai"            # or "gemini"
+//! kind = "openai"            # or "gemini", "anthropic"
 //! base_url = "http://127.0.0.1:11434/v1"
 //! api_key_env = "OLLAMA_KEY" # or api_key_file; optional for local servers
 //! ```
@@ -44,12 +44,14 @@ fn valid_name(name: &str) -> bool {
 }
 
 impl ProviderEntry {
-    /// The provider this table describes, its key read from where it says.
-    pub fn build(&self, name: &str, env: &Env) -> anyhow::Result<Provider> {
+    /// The provider this table describes, its key read from where it says. `default` is
+    /// the default provider's name (its kind's), which no table may take; another kind's
+    /// name may be taken (`[providers.anthropic]` beside a Gemini default).
+    pub fn build(&self, name: &str, env: &Env, default: &str) -> anyhow::Result<Provider> {
         if !valid_name(name) {
             bail!("[providers.{name}]: a provider's name is letters, digits, `-`, `_` and `.`");
         }
-        if Kind::parse(name).is_some() {
+        if name == default {
             bail!(
                 "[providers.{name}]: `{name}` names the default provider (set by `provider` \
                  and `base_url`); give this one another name"
@@ -86,14 +88,15 @@ impl ProviderEntry {
     }
 }
 
-/// Every `[providers.NAME]` table, built.
+/// Every `[providers.NAME]` table, built, beside the default provider named `default`.
 pub fn build_all(
     entries: &BTreeMap<String, ProviderEntry>,
     env: &Env,
+    default: &str,
 ) -> anyhow::Result<Vec<Provider>> {
     entries
         .iter()
-        .map(|(name, entry)| entry.build(name, env))
+        .map(|(name, entry)| entry.build(name, env, default))
         .collect()
 }
 
@@ -173,7 +176,7 @@ mod tests {
     #[test]
     fn a_table_builds_a_provider_with_its_key_from_the_environment() {
         let env = Env::from_pairs([("OLLAMA_KEY", "sk-local")]);
-        let provider = entry("openai").build("local", &env).unwrap();
+        let provider = entry("openai").build("local", &env, "gemini").unwrap();
         assert_eq!(
             (provider.kind, provider.name.as_str()),
             (Kind::OpenAi, "local")
@@ -185,13 +188,26 @@ mod tests {
     fn mistakes_are_named() {
         let env = Env::from_pairs([("OLLAMA_KEY", "sk-local")]);
         let error = |entry: ProviderEntry, name: &str| {
-            format!("{:#}", entry.build(name, &env).unwrap_err())
+            format!("{:#}", entry.build(name, &env, "gemini").unwrap_err())
         };
         assert!(error(entry("no-such-kind"), "x").contains("kind must be"));
         assert!(error(entry("openai"), "gemini").contains("names the default provider"));
+        let beside = entry("anthropic")
+            .build("anthropic", &env, "gemini")
+            .unwrap();
+        assert_eq!(
+            (beside.kind, beside.name.as_str()),
+            (Kind::Anthropic, "anthropic"),
+            "another kind's name is free beside a Gemini default"
+        );
         assert!(error(entry("openai"), "a/b").contains("a provider's name"));
         let unset = Env::default();
-        let message = format!("{:#}", entry("openai").build("local", &unset).unwrap_err());
+        let message = format!(
+            "{:#}",
+            entry("openai")
+                .build("local", &unset, "gemini")
+                .unwrap_err()
+        );
         assert!(message.contains("OLLAMA_KEY is not set"), "{message}");
     }
 }

@@ -92,9 +92,10 @@ settings! {
         reloads: false,
         secret: false,
     }
-    /// The default provider's kind: `gemini`, or `openai` for an OpenAI-compatible server
-    /// (its key in `OPENAI_API_KEY` or `--api-key-file`). More providers are named in the
-    /// file's `[providers.NAME]` tables.
+    /// The default provider's kind: `gemini`, `openai` for an OpenAI-compatible server
+    /// (its key in `OPENAI_API_KEY` or `--api-key-file`), or `anthropic` (its key in
+    /// `ANTHROPIC_API_KEY` or `--api-key-file`). More providers are named in the file's
+    /// `[providers.NAME]` tables.
     provider: String {
         key: "provider",
         flag: value("provider", "KIND"),
@@ -108,7 +109,7 @@ settings! {
         key: "base_url",
         flag: value("base-url", "URL"),
         env: none,
-        default: maybe(kind_default, "`https://generativelanguage.googleapis.com` (gemini), `https://api.openai.com/v1` (openai)"),
+        default: maybe(kind_default, "`https://generativelanguage.googleapis.com` (gemini), `https://api.openai.com/v1` (openai), `https://api.anthropic.com` (anthropic)"),
         reloads: true,
         secret: false,
     }
@@ -133,7 +134,8 @@ settings! {
         secret: false,
     }
     /// A file holding the default provider's API key, readable by its owner only
-    /// (`GEMINI_API_KEY`, or `OPENAI_API_KEY` for `openai`, may hold the key instead).
+    /// (`GEMINI_API_KEY`, or `OPENAI_API_KEY` for `openai`, `ANTHROPIC_API_KEY` for
+    /// `anthropic`, may hold the key instead).
     api_key: ApiKeyFrom {
         key: "api_key_file",
         flag: parsed("api-key-file", "FILE", ApiKeyFrom::flag),
@@ -148,6 +150,16 @@ settings! {
         flag: switch("include-thoughts", true),
         env: none,
         default: fixed(false),
+        reloads: true,
+        secret: false,
+    }
+    /// The longest answer, in tokens, asked of an API that needs a limit (Anthropic's
+    /// `max_tokens`; extended thinking, with `include_thoughts`, gets half of it).
+    max_tokens: u32 {
+        key: "max_tokens",
+        flag: value("max-tokens", "N"),
+        env: none,
+        default: fixed(8192),
         reloads: true,
         secret: false,
     }

@@ -1,6 +1,7 @@
 //! What a family of wire formats is to the rest of the daemon: one [`Family`] per folder
-//! (`gemini/`, `openai/`), found through [`Kind::family`](super::Kind::family). Nothing
-//! outside `provider/` needs to know which family it talks to: it asks this trait.
+//! (`gemini/`, `openai/`, `anthropic/`), found through
+//! [`Kind::family`](super::Kind::family). Nothing outside `provider/` needs to know which
+//! family it talks to: it asks this trait.
 
 use std::sync::Arc;
 use std::time::Duration;

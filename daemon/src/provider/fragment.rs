@@ -4,11 +4,28 @@
 
 use crate::model::Role;
 
+/// The longest answer asked of an API that needs a limit (Anthropic's `max_tokens`), when
+/// the settings do not say.
+pub const DEFAULT_MAX_TOKENS: u32 = 8192; // as `max_tokens` in config/settings.rs
+
 /// Request settings that do not come from the conversation.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RequestOptions {
-    /// Ask for thought summaries (`thinkingConfig.includeThoughts`).
+    /// Ask for thought summaries (`thinkingConfig.includeThoughts`; Anthropic's extended
+    /// thinking).
     pub include_thoughts: bool,
+    /// The longest answer, in tokens, where the API needs a limit (Anthropic's
+    /// `max_tokens`).
+    pub max_tokens: u32,
+}
+
+impl Default for RequestOptions {
+    fn default() -> Self {
+        Self {
+            include_thoughts: false,
+            max_tokens: DEFAULT_MAX_TOKENS,
+        }
+    }
 }
 
 /// The API's two roles: function results travel on the user's side.

@@ -39,6 +39,8 @@ pub struct Endpoint {
     url: String,
     /// The header that carries the key, and its value (marked sensitive).
     auth: Option<(HeaderName, HeaderValue)>,
+    /// Headers every request carries besides the key (Anthropic's `anthropic-version`).
+    fixed: Vec<(HeaderName, HeaderValue)>,
     idle: Duration,
     /// Strips the key from whatever the API says back.
     redactor: Redactor,
@@ -58,9 +60,16 @@ impl Endpoint {
             http,
             url,
             auth: key.map(auth),
+            fixed: Vec::new(),
             idle,
             redactor: Redactor::new(key.map(ApiKey::expose)),
         }
+    }
+
+    /// The same endpoint with `name: value` on every request (an API version).
+    pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.fixed.push((name, value));
+        self
     }
 
     /// Where requests go (never with the key).
@@ -76,7 +85,7 @@ impl Endpoint {
             .post(&self.url)
             .header(CONTENT_TYPE, "application/json")
             .body(body.to_string());
-        if let Some((name, value)) = &self.auth {
+        for (name, value) in self.auth.iter().chain(&self.fixed) {
             request = request.header(name, value);
         }
         let response = send(request, self.idle).await?;

@@ -1,6 +1,7 @@
 //! Which family of wire formats a provider speaks, and the registry of families: adding a
 //! family is a variant here and an arm of [`Kind::family`].
 
+use super::anthropic::family::AnthropicFamily;
 use super::family::Family;
 use super::gemini::family::GeminiFamily;
 use super::openai::family::OpenAiFamily;
@@ -13,17 +14,20 @@ pub enum Kind {
     Gemini,
     /// OpenAI's `chat/completions` (and every server that copies it).
     OpenAi,
+    /// Anthropic's Messages API, `v1/messages`.
+    Anthropic,
 }
 
 impl Kind {
     /// Every family, in the order messages list them.
-    pub const ALL: [Kind; 2] = [Kind::Gemini, Kind::OpenAi];
+    pub const ALL: [Kind; 3] = [Kind::Gemini, Kind::OpenAi, Kind::Anthropic];
 
     /// What this family is and does: the one place a kind is matched.
     pub fn family(self) -> &'static dyn Family {
         match self {
             Kind::Gemini => &GeminiFamily,
             Kind::OpenAi => &OpenAiFamily,
+            Kind::Anthropic => &AnthropicFamily,
         }
     }
 
@@ -71,6 +75,7 @@ mod tests {
         }
         assert_eq!(Kind::parse("gemini"), Some(Kind::Gemini));
         assert_eq!(Kind::parse("openai"), Some(Kind::OpenAi));
+        assert_eq!(Kind::parse("anthropic"), Some(Kind::Anthropic));
         assert_eq!(Kind::parse("no-such-family"), None);
         let choices = Kind::choices();
         for kind in Kind::ALL {

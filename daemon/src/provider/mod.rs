@@ -1,8 +1,8 @@
 //! Model providers: a model context goes in, a stream of parts comes out.
 //!
-//! Two families speak to the outside: Gemini (`streamGenerateContent`, `gemini/`) and
+//! Three families speak to the outside: Gemini (`streamGenerateContent`, `gemini/`),
 //! OpenAI-compatible servers (`/chat/completions`: OpenAI, Ollama, llama.cpp, vLLM,
-//! OpenRouter, ..., `openai/`). Each is a folder with its client, its wire format and its
+//! OpenRouter, ..., `openai/`) and Anthropic (`/v1/messages`, `anthropic/`). Each is a folder with its client, its wire format and its
 //! error shape, and a [`Family`](family::Family) that the rest of the daemon asks through
 //! [`Kind::family`]; the files at this level are neutral. Stored parts are
 //! provider-neutral; each family renders them to its wire format and reads its stream back

@@ -5,7 +5,12 @@
 pub const REDACTED: &str = "[REDACTED]";
 
 /// Headers whose values are always secret.
-const SECRET_HEADERS: &[&str] = &["x-goog-api-key", "authorization", "proxy-authorization"];
+const SECRET_HEADERS: &[&str] = &[
+    "x-goog-api-key",
+    "x-api-key",
+    "authorization",
+    "proxy-authorization",
+];
 
 /// Removes secrets from text before it is written anywhere.
 #[derive(Debug, Clone, Default)]
@@ -118,6 +123,7 @@ mod tests {
         let r = Redactor::default();
         assert_eq!(r.header("X-Goog-Api-Key", "anything"), REDACTED);
         assert_eq!(r.header("authorization", "Bearer x"), REDACTED);
+        assert_eq!(r.header("X-Api-Key", "sk-ant-anything"), REDACTED);
         assert_eq!(
             r.header("content-type", "application/json"),
             "application/json"

@@ -4,8 +4,8 @@
 //! context renders the same way ([`body`]).
 //!
 //! What one provider attached to an answer for itself does not travel to another: an
-//! answer from elsewhere goes without its thoughts and thought signatures, and its target's
-//! family adopts it (Gemini marks its first call as made elsewhere).
+//! answer from elsewhere goes without its thoughts, thought signatures and raw parts, and
+//! its target's family adopts it (Gemini marks its first call as made elsewhere).
 
 use std::borrow::Cow;
 
@@ -25,8 +25,9 @@ pub struct Target<'a> {
     pub model: &'a str,
 }
 
-/// A node as `target` should see it: an answer another provider gave loses its thoughts
-/// and signatures, and is adopted by the target's family.
+/// A node as `target` should see it: an answer another provider gave loses its thoughts,
+/// signatures and raw parts (each family's own wire JSON: Gemini's code execution,
+/// Anthropic's redacted thinking), and is adopted by the target's family.
 fn as_seen_by<'a>(node: &'a NodeRecord, target: &Target<'_>) -> Cow<'a, NodeRecord> {
     let foreign = node
         .model
@@ -36,8 +37,12 @@ fn as_seen_by<'a>(node: &'a NodeRecord, target: &Target<'_>) -> Cow<'a, NodeReco
         return Cow::Borrowed(node);
     }
     let mut node = node.clone();
-    node.parts
-        .retain(|part| !matches!(part.content, PartContent::Thought(_)));
+    node.parts.retain(|part| {
+        !matches!(
+            part.content,
+            PartContent::Thought(_) | PartContent::Other { .. }
+        )
+    });
     for part in &mut node.parts {
         part.thought_signature = None;
     }
@@ -155,6 +160,7 @@ mod tests {
         let context = [node(1, Role::User, "weather?"), call, result];
         let options = RequestOptions {
             include_thoughts: true,
+            ..RequestOptions::default()
         };
         let tools = r#"[{"name": "get_weather", "description": "Weather in a city"}]"#;
         let body: Value =
@@ -266,5 +272,31 @@ mod tests {
             !text.contains("sig-of-gemini") && !text.contains("thinking"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn another_providers_raw_parts_do_not_travel() {
+        let mut by_claude = node(2, Role::Model, "");
+        by_claude.parts = vec![
+            Part::from(PartContent::Other {
+                json: r#"{"type":"redacted_thinking","data":"opaque"}"#.into(),
+            }),
+            Part::text("hello"),
+        ];
+        let context = [
+            node(1, Role::User, "hi"),
+            answered_by(by_claude, "anthropic"),
+            node(3, Role::User, "more"),
+        ];
+        let options = RequestOptions::default();
+        let sent = body(&GEMINI, &context, extras(None, &options));
+        assert!(!sent.contains("redacted_thinking"), "{sent}");
+        let claude = Target {
+            provider: "anthropic",
+            kind: Kind::Anthropic,
+            model: "claude-sonnet-4-5",
+        };
+        let own = body(&claude, &context, extras(None, &options));
+        assert!(own.contains("redacted_thinking"), "its own go back: {own}");
     }
 }

@@ -207,6 +207,8 @@ pub fn classify(error: &ProviderError, max_delay: Duration, now: SystemTime) -> 
 }
 
 #[cfg(test)]
+mod anthropic_tests;
+#[cfg(test)]
 mod openai_tests;
 #[cfg(test)]
 mod tests;

@@ -45,7 +45,7 @@ impl Assembler {
         match event["type"].as_str().unwrap_or_default() {
             "message_start" => {
                 let message = &event["message"];
-                self.input_tokens = tokens(&message["usage"], "input_tokens");
+                self.input_tokens = prompt_tokens(&message["usage"]).unwrap_or(0);
                 update.model_version = message["model"].as_str().map(str::to_string);
             }
             "content_block_start" => self.start(&event, &mut update),
@@ -53,6 +53,9 @@ impl Assembler {
             "content_block_stop" => self.stop(&event, &mut update),
             "message_delta" => {
                 update.finish_reason = event["delta"]["stop_reason"].as_str().map(str::to_string);
+                if let Some(input) = prompt_tokens(&event["usage"]) {
+                    self.input_tokens = input;
+                }
                 let output = tokens(&event["usage"], "output_tokens");
                 update.usage = Some(Usage {
                     prompt_tokens: narrow(self.input_tokens),
@@ -151,6 +154,21 @@ fn tokens(usage: &Value, name: &str) -> u64 {
     usage[name].as_u64().unwrap_or(0)
 }
 
+/// The whole prompt's tokens: `input_tokens` counts only what no cache served, so those
+/// read from and written to the prompt cache are added. `None` when the usage names none
+/// (a `message_delta` of an older API version, which counts output only).
+fn prompt_tokens(usage: &Value) -> Option<u64> {
+    const PARTS: [&str; 3] = [
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+    ];
+    PARTS
+        .iter()
+        .filter_map(|name| usage[*name].as_u64())
+        .reduce(u64::saturating_add)
+}
+
 /// Adds a text-like part unless it is empty.
 fn push_text(update: &mut StreamUpdate, kind: fn(String) -> PartContent, text: &Value) {
     if let Some(text) = text.as_str().filter(|t| !t.is_empty()) {
@@ -209,6 +227,29 @@ mod tests {
             .expect("a finish");
         assert_eq!(last.finish_reason.as_deref(), Some("tool_use"));
         assert_eq!(last.usage.as_ref().map(|u| u.total_tokens), Some(42));
+    }
+
+    #[test]
+    fn cached_prompt_tokens_count_and_a_later_count_replaces_the_first() {
+        let usage = |events: &[Value]| {
+            run(events)
+                .into_iter()
+                .rev()
+                .find_map(|u| u.usage)
+                .expect("a usage")
+        };
+        let cached = usage(&[
+            json!({"type": "message_start", "message": {"model": "m", "usage":
+                {"input_tokens": 5, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 1000}}}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 7}}),
+        ]);
+        assert_eq!((cached.prompt_tokens, cached.total_tokens), (1105, 1112));
+        let recounted = usage(&[
+            json!({"type": "message_start", "message": {"model": "m", "usage": {"input_tokens": 1}}}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                   "usage": {"input_tokens": 40, "cache_read_input_tokens": 2, "output_tokens": 3}}),
+        ]);
+        assert_eq!((recounted.prompt_tokens, recounted.total_tokens), (42, 45));
     }
 
     #[test]
