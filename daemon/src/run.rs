@@ -249,7 +249,7 @@ fn tcp_cap(services: &Services, open_files: u64) -> usize {
     cap
 }
 
-/// With `--proxy-listen`, serves the Gemini-compatible proxy on that loopback address.
+/// With `--proxy-listen`, serves the model APIs' proxy on that loopback address.
 async fn listen_proxy(daemon: &Arc<Daemon>, cap: usize) -> anyhow::Result<()> {
     let Some(addr) = daemon.services.live.get().config.proxy_listen else {
         return Ok(());
@@ -257,7 +257,7 @@ async fn listen_proxy(daemon: &Arc<Daemon>, cap: usize) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr} (--proxy-listen)"))?;
-    tracing::info!(address = %listener.local_addr()?, "the Gemini-compatible proxy listens");
+    tracing::info!(address = %listener.local_addr()?, "the model APIs' proxy listens (Gemini, OpenAI, Anthropic)");
     proxy::serve(listener, proxy::Proxy::new(daemon.clone())?, cap);
     Ok(())
 }

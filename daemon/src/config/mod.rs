@@ -45,7 +45,7 @@ pub struct Config {
     pub socket: PathBuf,
     /// Where the HTTP API listens.
     pub http: HttpConfig,
-    /// Where the Gemini-compatible proxy listens, if it does (loopback only).
+    /// Where the model APIs' proxy listens, if it does (loopback only).
     pub proxy_listen: Option<std::net::SocketAddr>,
     /// What the proxy does with a history the API would reject.
     pub proxy_history: HistoryPolicy,
@@ -134,7 +134,7 @@ fn history_policy(settings: &Settings) -> anyhow::Result<HistoryPolicy> {
     }
 }
 
-/// Where the Gemini-compatible proxy listens (loopback only), if it does.
+/// Where the model APIs' proxy listens (loopback only), if it does.
 fn proxy_listen(settings: &Settings) -> anyhow::Result<Option<std::net::SocketAddr>> {
     match settings.proxy_listen {
         Some(addr) if !addr.ip().is_loopback() => bail!(

@@ -96,7 +96,7 @@ pub fn serve(listener: tokio::net::TcpListener, proxy: Arc<Proxy>, cap: usize) {
         &format!("omnid's proxy serves {cap} connections at once; try again shortly"),
     );
     let rules = Rules {
-        name: "the Gemini-compatible proxy",
+        name: "the model APIs' proxy",
         head_timeout,
         cap: Some((cap, Busy::new(gemini::JSON, &busy))),
     };

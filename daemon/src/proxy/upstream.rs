@@ -1,10 +1,22 @@
-//! Which configured provider a request of an API goes to, and the headers a key travels
-//! in: shared by the API modules whose clients name a model in the body (OpenAI's,
-//! Anthropic's).
+//! The requests of the APIs whose clients name a model in the body (OpenAI's,
+//! Anthropic's): which configured provider each goes to, the key admitted for it and the
+//! headers it travels in, and the request read and handed to the core (`pass.rs`). Each
+//! API module says only its [`Route`] and how its body reads as turns.
 
-use axum::http::HeaderMap;
+use std::sync::Arc;
 
-use crate::provider::{ApiKey, Provider, ProviderConfig};
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde_json::Value;
+
+use super::api::{Api, error_response, unread_body};
+use super::pass::{self, Call};
+use super::record::Turn;
+use super::{BODY_LIMIT, Proxy, relay};
+use crate::listeners;
+use crate::provider::{ApiKey, Provider, ProviderConfig, Redactor};
+use crate::services::Live;
 
 /// The provider of `kind` a model goes to, and the model's name there: `NAME/MODEL`
 /// names a provider of that kind (the prefix is not sent on), otherwise the first
@@ -48,4 +60,142 @@ pub fn key_headers(
         headers.insert(name, value.clone());
     }
     headers
+}
+
+/// How the requests of an API whose body names its model (OpenAI's, Anthropic's) reach a
+/// provider: the provider kind, where its clients carry their key, and which headers go
+/// upstream.
+pub struct Route {
+    /// The API the client speaks.
+    pub api: &'static dyn Api,
+    /// The provider kind its requests go to (`openai`).
+    pub kind: &'static str,
+    /// Where its clients pass their key, for the refusal ("the x-api-key header").
+    pub where_to: &'static str,
+    /// The key a request carries.
+    pub carried: fn(&HeaderMap) -> Option<String>,
+    /// The headers that go upstream: the admitted key, and what the API passes on.
+    pub headers: fn(&HeaderMap, Option<&ApiKey>) -> reqwest::header::HeaderMap,
+}
+
+/// A JSON request to `path` under its provider's base URL: read, sent to the provider the
+/// model names (renamed there), with the key admitted; a streamed one (`stream: true`) is
+/// recorded as the conversation `turns` reads from the body, if the request generates.
+pub async fn post(
+    proxy: Arc<Proxy>,
+    route: &Route,
+    path: &str,
+    headers: HeaderMap,
+    body: Body,
+    turns: Option<fn(&Value) -> Vec<Turn>>,
+) -> Response {
+    let api = route.api;
+    let within = proxy.services.live.get().config.client_timeout;
+    let body = match listeners::read_body(body, BODY_LIMIT, within).await {
+        Ok(body) => body,
+        Err(error) => return unread_body(api, &error),
+    };
+    let Ok(mut request) = serde_json::from_slice::<Value>(&body) else {
+        let message = "The request body is not valid JSON.";
+        return error_response(api, StatusCode::BAD_REQUEST, message);
+    };
+    let live = proxy.services.live.get();
+    let model = request["model"].as_str().unwrap_or_default().to_string();
+    let (provider, key) = match admitted(route, &live, &model, &headers) {
+        Ok(found) => found,
+        Err(refusal) => return refusal,
+    };
+    let (provider, upstream_model) = provider;
+    let body = if upstream_model == model {
+        body
+    } else {
+        request["model"] = Value::String(upstream_model.to_string());
+        Bytes::from(request.to_string())
+    };
+    let streaming = turns.is_some() && request["stream"].as_bool().unwrap_or(false);
+    let turns = match turns {
+        Some(read) if streaming => read(&request),
+        _ => Vec::new(),
+    };
+    let continues = if streaming {
+        proxy.place(&turns).await
+    } else {
+        None
+    };
+    let mut call = call(route, &live, provider, path, &headers, key.as_ref());
+    call.method = reqwest::Method::POST;
+    call.body = body;
+    call.stream = streaming.then_some(relay::Framing::Sse);
+    call.turns = turns;
+    call.continues = continues;
+    call.live = live.clone();
+    pass::forward(&proxy, call).await
+}
+
+/// A GET of `path` under the provider's base URL (the model listings), passed on as the
+/// provider answers it.
+pub async fn get(proxy: Arc<Proxy>, route: &Route, path: &str, headers: &HeaderMap) -> Response {
+    let live = proxy.services.live.get();
+    match admitted(route, &live, "", headers) {
+        Ok(((provider, _), key)) => {
+            let call = call(route, &live, provider, path, headers, key.as_ref());
+            pass::forward(&proxy, call).await
+        }
+        Err(refusal) => refusal,
+    }
+}
+
+/// The provider `model` goes to (and its name there) with the request's key admitted for
+/// it; else the answer the client gets.
+#[allow(clippy::result_large_err)] // the error is the response itself, built once
+fn admitted<'a>(
+    route: &Route,
+    live: &'a Live,
+    model: &'a str,
+    headers: &HeaderMap,
+) -> Result<((&'a Provider, &'a str), Option<ApiKey>), Response> {
+    let Some(found) = provider_for(&live.config.provider, route.kind, model) else {
+        let message = format!(
+            "omnid's {api} endpoint forwards to a provider of kind \"{kind}\", and none is \
+             configured (set --provider {kind}, or add [providers.NAME] with kind = \"{kind}\")",
+            api = route.api.name(),
+            kind = route.kind,
+        );
+        return Err(error_response(
+            route.api,
+            StatusCode::NOT_IMPLEMENTED,
+            &message,
+        ));
+    };
+    let accept_any = live.config.settings.proxy_accept_any_key;
+    let carried = (route.carried)(headers);
+    let configured = found.0.api_key.as_ref();
+    match super::keys::admit(carried, configured, accept_any, route.where_to) {
+        Ok(key) => Ok((found, key)),
+        Err(refused) => Err(refused.response(route.api)),
+    }
+}
+
+/// A call to `path` of `provider`, with nothing in it yet.
+fn call(
+    route: &Route,
+    live: &Arc<Live>,
+    provider: &Provider,
+    path: &str,
+    headers: &HeaderMap,
+    key: Option<&ApiKey>,
+) -> Call {
+    Call {
+        api: route.api,
+        live: live.clone(),
+        method: reqwest::Method::GET,
+        url: format!("{}{path}", provider.base_url.trim_end_matches('/')),
+        headers: (route.headers)(headers, key),
+        body: Bytes::new(),
+        stream: None,
+        turns: Vec::new(),
+        continues: None,
+        redactor: Redactor::new(key.map(|k| k.expose())),
+        origin: pass::origin(route.api, headers),
+    }
 }

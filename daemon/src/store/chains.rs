@@ -2,7 +2,7 @@
 //! contents up to a turn → the session and node where that turn is recorded, so a request
 //! that continues (or rewinds) a recorded conversation finds its place with one lookup per
 //! candidate prefix, whatever the history's length. `origins`: where a session came from,
-//! for sessions recorded from the Gemini-compatible proxy. Values carry a format byte.
+//! for sessions recorded from the proxy. Values carry a format byte.
 
 use uuid::Uuid;
 

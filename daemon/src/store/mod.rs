@@ -68,7 +68,7 @@ pub struct Change<'a> {
     pub recorded: Option<Recorded<'a>>,
 }
 
-/// What a conversation recorded through the Gemini-compatible proxy adds to the indexes
+/// What a conversation recorded through the proxy adds to the indexes
 /// beside the session trees (see `chains.rs`), in the same ordered change as its session.
 #[derive(Debug, Clone, Copy)]
 pub enum Recorded<'a> {

@@ -9,27 +9,24 @@ mod messages;
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::api::{Api, Event, Read, ReadEvents, error_response, unread_body};
-use super::pass::{self, Call};
-use super::{BODY_LIMIT, Proxy, relay, upstream};
-use crate::listeners;
+use super::Proxy;
+use super::api::{Api, Event, Read, ReadEvents};
+use super::record::Turn;
+use super::upstream::{self, Route};
 use crate::provider::anthropic::Assembler;
-use crate::provider::{ApiKey, Provider, ProviderError, Redactor};
+use crate::provider::{ApiKey, ProviderError};
 
 /// The Anthropic API, as the proxy serves it.
 pub struct Anthropic;
 
 /// The one value of [`Anthropic`].
 pub static ANTHROPIC: Anthropic = Anthropic;
-
-/// The provider kind this API's requests go to.
-const KIND: &str = "anthropic";
 
 /// Headers a client sends that go upstream as they are.
 const FORWARDED: [&str; 2] = ["anthropic-version", "anthropic-beta"];
@@ -87,101 +84,39 @@ impl ReadEvents for Events {
     }
 }
 
-/// Where a client of this API passes its key.
-const WHERE_TO: &str = "the x-api-key header";
+/// How Anthropic's requests reach a provider of kind `anthropic`: the key in
+/// `x-api-key` (or a bearer token, as its SDK sends it), `anthropic-version` and
+/// `anthropic-beta` passed on.
+static ROUTE: Route = Route {
+    api: &ANTHROPIC,
+    kind: "anthropic",
+    where_to: "the x-api-key header",
+    carried,
+    headers: upstream_headers,
+};
 
-/// `POST /v1/messages`.
+/// `POST /v1/messages`: streamed answers are recorded.
 pub async fn messages(proxy: State<Arc<Proxy>>, headers: HeaderMap, body: Body) -> Response {
-    post(proxy.0, headers, body, "/v1/messages").await
+    let turns: fn(&Value) -> Vec<Turn> = messages::turns;
+    upstream::post(proxy.0, &ROUTE, "/v1/messages", headers, body, Some(turns)).await
 }
 
 /// `POST /v1/messages/count_tokens`.
 pub async fn count_tokens(proxy: State<Arc<Proxy>>, headers: HeaderMap, body: Body) -> Response {
-    post(proxy.0, headers, body, "/v1/messages/count_tokens").await
-}
-
-async fn post(proxy: Arc<Proxy>, headers: HeaderMap, body: Body, path: &str) -> Response {
-    let within = proxy.services.live.get().config.client_timeout;
-    let body = match listeners::read_body(body, BODY_LIMIT, within).await {
-        Ok(body) => body,
-        Err(error) => return unread_body(&ANTHROPIC, &error),
-    };
-    let Ok(mut request) = serde_json::from_slice::<Value>(&body) else {
-        return error_response(
-            &ANTHROPIC,
-            StatusCode::BAD_REQUEST,
-            "The request body is not valid JSON.",
-        );
-    };
-    let live = proxy.services.live.get();
-    let model = request["model"].as_str().unwrap_or_default().to_string();
-    let Some((provider, upstream_model)) =
-        upstream::provider_for(&live.config.provider, KIND, &model)
-    else {
-        return none_configured();
-    };
-    let key = match admitted(&proxy, &headers, provider) {
-        Ok(key) => key,
-        Err(refused) => return refused.response(&ANTHROPIC),
-    };
-    let body = if upstream_model == model {
-        body
-    } else {
-        request["model"] = Value::String(upstream_model.to_string());
-        Bytes::from(request.to_string())
-    };
-    let generates = path == "/v1/messages";
-    let streaming = generates && request["stream"].as_bool().unwrap_or(false);
-    let turns = if streaming {
-        messages::turns(&request)
-    } else {
-        Vec::new()
-    };
-    let continues = if streaming {
-        proxy.place(&turns).await
-    } else {
-        None
-    };
-    let call = Call {
-        api: &ANTHROPIC,
-        url: format!("{}{path}", provider.base_url.trim_end_matches('/')),
-        headers: upstream_headers(&headers, key.as_ref()),
-        redactor: Redactor::new(key.as_ref().map(|k| k.expose())),
-        live,
-        method: reqwest::Method::POST,
+    upstream::post(
+        proxy.0,
+        &ROUTE,
+        "/v1/messages/count_tokens",
+        headers,
         body,
-        stream: streaming.then_some(relay::Framing::Sse),
-        turns,
-        continues,
-        origin: pass::origin(&ANTHROPIC, &headers),
-    };
-    pass::forward(&proxy, call).await
+        None,
+    )
+    .await
 }
 
 /// `GET /v1/models`: the upstream provider's list, as it gives it.
 pub async fn models(proxy: Arc<Proxy>, headers: &HeaderMap) -> Response {
-    let live = proxy.services.live.get();
-    let Some((provider, _)) = upstream::provider_for(&live.config.provider, KIND, "") else {
-        return none_configured();
-    };
-    let key = match admitted(&proxy, headers, provider) {
-        Ok(key) => key,
-        Err(refused) => return refused.response(&ANTHROPIC),
-    };
-    let call = Call {
-        api: &ANTHROPIC,
-        url: format!("{}/v1/models", provider.base_url.trim_end_matches('/')),
-        headers: upstream_headers(headers, key.as_ref()),
-        redactor: Redactor::new(key.as_ref().map(|k| k.expose())),
-        live,
-        method: reqwest::Method::GET,
-        body: Bytes::new(),
-        stream: None,
-        turns: Vec::new(),
-        continues: None,
-        origin: pass::origin(&ANTHROPIC, headers),
-    };
-    pass::forward(&proxy, call).await
+    upstream::get(proxy, &ROUTE, "/v1/models", headers).await
 }
 
 /// Whether a request's headers are an Anthropic client's (its SDK sends its key as a
@@ -190,26 +125,13 @@ pub fn is_client(headers: &HeaderMap) -> bool {
     headers.contains_key("anthropic-version") || headers.contains_key("x-api-key")
 }
 
-/// The key the request carries (`x-api-key`, else a bearer token), admitted for
-/// `provider`, or why not.
-fn admitted(
-    proxy: &Proxy,
-    headers: &HeaderMap,
-    provider: &Provider,
-) -> Result<Option<ApiKey>, super::keys::Refused> {
-    let accept_any = proxy
-        .services
-        .live
-        .get()
-        .config
-        .settings
-        .proxy_accept_any_key;
-    let carried = headers
+/// The key a request carries: `x-api-key`, else a bearer token.
+fn carried(headers: &HeaderMap) -> Option<String> {
+    headers
         .get("x-api-key")
         .and_then(|v| v.to_str().ok())
         .map(|key| key.trim().to_string())
-        .or_else(|| upstream::bearer_of(headers));
-    super::keys::admit(carried, provider.api_key.as_ref(), accept_any, WHERE_TO)
+        .or_else(|| upstream::bearer_of(headers))
 }
 
 /// The key as Anthropic takes it, and the client's version and beta headers.
@@ -227,15 +149,4 @@ fn upstream_headers(client: &HeaderMap, key: Option<&ApiKey>) -> reqwest::header
         }
     }
     headers
-}
-
-/// The answer when no Anthropic provider is configured.
-fn none_configured() -> Response {
-    error_response(
-        &ANTHROPIC,
-        StatusCode::NOT_IMPLEMENTED,
-        "omnid's Anthropic-compatible endpoint forwards to an Anthropic provider, and none \
-         is configured (set --provider anthropic, or add [providers.NAME] with kind = \
-         \"anthropic\")",
-    )
 }

@@ -12,18 +12,18 @@ mod responses;
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::api::{Api, Event, Read, ReadEvents, error_response, unread_body};
-use super::pass::{self, Call};
-use super::{BODY_LIMIT, Proxy, relay, upstream};
-use crate::listeners;
+use super::Proxy;
+use super::api::{Api, Event, Read, ReadEvents};
+use super::record::Turn;
+use super::upstream::{self, Route};
+use crate::provider::ProviderError;
 use crate::provider::openai::Assembler;
-use crate::provider::{ApiKey, Provider, ProviderConfig, ProviderError, Redactor};
 
 /// One of the OpenAI APIs, as the proxy serves it: Chat Completions or Responses.
 pub struct OpenAi {
@@ -31,7 +31,8 @@ pub struct OpenAi {
     /// The path under the provider's base URL.
     path: &'static str,
     reader: fn() -> Box<dyn ReadEvents>,
-    turns: fn(&Value) -> Vec<crate::proxy::record::Turn>,
+    /// A request body's conversation, as turns.
+    turns: fn(&Value) -> Vec<Turn>,
     /// Whether a stream's error event is the Responses API's (`event: error`).
     named_errors: bool,
 }
@@ -117,143 +118,51 @@ impl ReadEvents for Chunks {
     }
 }
 
-/// Where a client of this API passes its key.
-const WHERE_TO: &str = "the Authorization header (Bearer)";
+/// Chat Completions' requests, as they reach a provider of kind `openai`.
+static CHAT_ROUTE: Route = route(&CHAT);
+
+/// The Responses API's requests, likewise.
+static RESPONSES_ROUTE: Route = route(&RESPONSES);
+
+/// How `api`'s requests reach the provider: keys in `Authorization: Bearer`, both ways.
+const fn route(api: &'static OpenAi) -> Route {
+    Route {
+        api,
+        kind: "openai",
+        where_to: "the Authorization header (Bearer)",
+        carried: upstream::bearer_of,
+        headers: |_, key| upstream::key_headers(reqwest::header::AUTHORIZATION, key, true),
+    }
+}
 
 /// `POST /v1/chat/completions`.
 pub async fn chat(proxy: State<Arc<Proxy>>, headers: HeaderMap, body: Body) -> Response {
-    generate(&CHAT, proxy.0, headers, body).await
+    upstream::post(
+        proxy.0,
+        &CHAT_ROUTE,
+        CHAT.path,
+        headers,
+        body,
+        Some(CHAT.turns),
+    )
+    .await
 }
 
 /// `POST /v1/responses`.
 pub async fn responses(proxy: State<Arc<Proxy>>, headers: HeaderMap, body: Body) -> Response {
-    generate(&RESPONSES, proxy.0, headers, body).await
-}
-
-/// A generation request of `api`: streamed ones are recorded.
-async fn generate(
-    api: &'static OpenAi,
-    proxy: Arc<Proxy>,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
-    let within = proxy.services.live.get().config.client_timeout;
-    let body = match listeners::read_body(body, BODY_LIMIT, within).await {
-        Ok(body) => body,
-        Err(error) => return unread_body(api, &error),
-    };
-    let Ok(mut request) = serde_json::from_slice::<Value>(&body) else {
-        return error_response(
-            api,
-            StatusCode::BAD_REQUEST,
-            "We could not parse the JSON body of your request.",
-        );
-    };
-    let live = proxy.services.live.get();
-    let model = request["model"].as_str().unwrap_or_default().to_string();
-    let Some((provider, upstream_model)) = upstream_of(&live.config.provider, &model) else {
-        return none_configured(api);
-    };
-    let key = match admitted(&proxy, &headers, provider) {
-        Ok(key) => key,
-        Err(refused) => return refused.response(api),
-    };
-    let body = if upstream_model == model {
-        body
-    } else {
-        request["model"] = Value::String(upstream_model.to_string());
-        Bytes::from(request.to_string())
-    };
-    let streaming = request["stream"].as_bool().unwrap_or(false);
-    let turns = if streaming {
-        (api.turns)(&request)
-    } else {
-        Vec::new()
-    };
-    let continues = if streaming {
-        proxy.place(&turns).await
-    } else {
-        None
-    };
-    let call = Call {
-        api,
-        url: format!("{}{}", provider.base_url.trim_end_matches('/'), api.path),
-        headers: bearer(key.as_ref()),
-        redactor: Redactor::new(key.as_ref().map(|k| k.expose())),
-        live,
-        method: reqwest::Method::POST,
+    let turns: fn(&Value) -> Vec<Turn> = input::turns;
+    upstream::post(
+        proxy.0,
+        &RESPONSES_ROUTE,
+        RESPONSES.path,
+        headers,
         body,
-        stream: streaming.then_some(relay::Framing::Sse),
-        turns,
-        continues,
-        origin: pass::origin(api, &headers),
-    };
-    pass::forward(&proxy, call).await
+        Some(turns),
+    )
+    .await
 }
 
 /// `GET /v1/models`: the upstream provider's list, as it gives it.
 pub async fn models(proxy: Arc<Proxy>, headers: &HeaderMap) -> Response {
-    let live = proxy.services.live.get();
-    let Some((provider, _)) = upstream_of(&live.config.provider, "") else {
-        return none_configured(&CHAT);
-    };
-    let key = match admitted(&proxy, headers, provider) {
-        Ok(key) => key,
-        Err(refused) => return refused.response(&CHAT),
-    };
-    let call = Call {
-        api: &CHAT,
-        url: format!("{}/models", provider.base_url.trim_end_matches('/')),
-        headers: bearer(key.as_ref()),
-        redactor: Redactor::new(key.as_ref().map(|k| k.expose())),
-        live,
-        method: reqwest::Method::GET,
-        body: Bytes::new(),
-        stream: None,
-        turns: Vec::new(),
-        continues: None,
-        origin: pass::origin(&CHAT, headers),
-    };
-    pass::forward(&proxy, call).await
-}
-
-/// The key the request carries, admitted for `provider`, or why not.
-fn admitted(
-    proxy: &Proxy,
-    headers: &HeaderMap,
-    provider: &Provider,
-) -> Result<Option<ApiKey>, super::keys::Refused> {
-    let accept_any = proxy
-        .services
-        .live
-        .get()
-        .config
-        .settings
-        .proxy_accept_any_key;
-    let carried = upstream::bearer_of(headers);
-    super::keys::admit(carried, provider.api_key.as_ref(), accept_any, WHERE_TO)
-}
-
-/// The admitted key as OpenAI takes it upstream.
-fn bearer(key: Option<&ApiKey>) -> reqwest::header::HeaderMap {
-    upstream::key_headers(reqwest::header::AUTHORIZATION, key, true)
-}
-
-/// The provider a model goes to, and its name there.
-fn upstream_of<'a>(
-    providers: &'a ProviderConfig,
-    model: &'a str,
-) -> Option<(&'a Provider, &'a str)> {
-    upstream::provider_for(providers, "openai", model)
-}
-
-/// The answer when no OpenAI-compatible provider is configured.
-fn none_configured(api: &OpenAi) -> Response {
-    error_response(
-        api,
-        StatusCode::NOT_IMPLEMENTED,
-        "omnid's OpenAI-compatible endpoint forwards to an OpenAI-compatible provider, and \
-         none is configured (set --provider openai, or add [providers.NAME] with kind = \
-         \"openai\")",
-    )
+    upstream::get(proxy, &CHAT_ROUTE, "/models", headers).await
 }
