@@ -143,6 +143,9 @@ fn a_stream_is_healed_past_a_529_a_cut_and_an_error_event_and_recorded() {
     let history = omni.ctl(&["history", "-s", id]).ok().stdout;
     assert!(history.contains("hi"), "{history}");
     assert!(history.contains("Hello from the fake Claude"), "{history}");
+    // Continued with omnictl, it asks the model the client asked, at the same provider.
+    let model = omni.ctl(&["--json", "model", "-s", id]).ok().json();
+    assert_eq!(model["model"], "claude/claude-sonnet-4-5", "{model}");
 }
 
 #[test]

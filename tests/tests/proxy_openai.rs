@@ -73,6 +73,9 @@ fn a_stream_is_healed_past_a_503_and_a_cut_and_recorded() {
     assert_eq!(sessions.len(), 1, "{sessions:?}");
     assert_eq!(sessions[0]["origin"], "openai proxy (OpenAI/Python 1.0)");
     let id = sessions[0]["id"].as_str().unwrap();
+    // Continued with omnictl, it asks the model the client asked, at the same provider.
+    let model = omni.ctl(&["--json", "model", "-s", id]).ok().json();
+    assert_eq!(model["model"], "local/gpt-fake", "{model}");
     let history = omni.ctl(&["history", "-s", id]).ok().stdout;
     assert!(history.contains("hi"), "{history}");
     assert!(history.contains("Hello from the fake model"), "{history}");

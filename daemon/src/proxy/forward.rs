@@ -86,7 +86,7 @@ pub struct Forward {
     /// with an error event, so the request failed although its last attempt answered.
     pub diverged: bool,
     /// Where the request came from, for the recorded session.
-    pub origin: String,
+    pub source: super::record::Source,
     /// The request's contents as the client sent them (what is recorded).
     pub turns: Vec<super::record::Turn>,
     /// The recorded conversation this request continues (its session and last node), if

@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::Proxy;
 use super::api::Api;
 use super::forward::{Forward, Head, Whole};
-use super::record::{Place, Turn};
+use super::record::{Place, Source, Turn};
 use super::{record, relay, respond};
 use crate::exchange::{self, Outcome, Setup};
 use crate::provider::Redactor;
@@ -39,29 +39,34 @@ pub struct Call {
     pub continues: Option<Place>,
     /// Removes the forwarded key (and omnid's own) from what is written down.
     pub redactor: Redactor,
-    /// Where it came from, for a recorded session: the API and the client's agent.
-    pub origin: String,
+    /// Where it came from, for a recorded session: the API, the client, the model.
+    pub source: Source,
 }
 
-/// Where a recorded conversation came from: the API's proxy, with the client's user agent
-/// (`gemini proxy (gemini-cli/1.0)`).
-pub fn origin(api: &dyn Api, headers: &HeaderMap) -> String {
+/// Where a conversation of `api` comes from: the API's proxy with the client's user agent
+/// (`gemini proxy (gemini-cli/1.0)`), and `model`, the model it asks as a session names it.
+pub fn source(api: &dyn Api, headers: &HeaderMap, model: Option<String>) -> Source {
     let name = api.name();
-    match headers.get("user-agent").and_then(|v| v.to_str().ok()) {
+    let origin = match headers.get("user-agent").and_then(|v| v.to_str().ok()) {
         Some(agent) => format!(
             "{name} proxy ({})",
             agent.chars().take(120).collect::<String>()
         ),
         None => format!("{name} proxy"),
+    };
+    Source {
+        api: name,
+        origin,
+        model,
     }
 }
 
 impl Proxy {
     /// The recorded conversation that `turns` continue, once any recording under way (the
     /// previous answer's) is done, so the conversation it records can be found.
-    pub async fn place(&self, turns: &[Turn]) -> Option<Place> {
+    pub async fn place(&self, api: &dyn Api, turns: &[Turn]) -> Option<Place> {
         drop(self.recording.lock().await);
-        record::place(&self.daemon, turns)
+        record::place(&self.daemon, api.name(), turns)
     }
 }
 
@@ -87,7 +92,7 @@ pub async fn forward(proxy: &Arc<Proxy>, call: Call) -> Response {
         complete: false,
         diverged: false,
         last_error: None,
-        origin: call.origin,
+        source: call.source,
         turns: call.turns,
         continues: call.continues,
     };
@@ -209,7 +214,7 @@ async fn end_stream(
 async fn keep(proxy: &Proxy, forward: &mut Forward) {
     let answer = forward.delivered.answer.parts.clone();
     let turns = std::mem::take(&mut forward.turns);
-    match record::record(&proxy.daemon, &forward.origin, turns, answer).await {
+    match record::record(&proxy.daemon, &forward.source, turns, answer).await {
         Ok((session, nodes)) => {
             tracing::debug!(%session, ?nodes, "recorded a conversation through the proxy")
         }

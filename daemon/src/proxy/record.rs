@@ -23,6 +23,19 @@ pub type Turn = (Role, Vec<Part>);
 /// Where a recorded turn is: its session and node.
 pub type Place = (Uuid, NodeId);
 
+/// Where a recorded conversation comes from: the API (conversations of different APIs
+/// are kept apart, even when they begin alike), the client, and the model it asked.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The API's name (`gemini`, `anthropic`, ...).
+    pub api: &'static str,
+    /// The API and the client's user agent, as listings show it (`gemini proxy (UA)`).
+    pub origin: String,
+    /// The model asked upstream, as a session names it (`PROVIDER/MODEL`), if known: a
+    /// new recorded session asks it when a user continues the conversation with omnictl.
+    pub model: Option<String>,
+}
+
 /// JSON text in one canonical spelling (whitespace aside), so a client's resend matches.
 fn normal(json: &str) -> String {
     serde_json::from_str::<serde_json::Value>(json)
@@ -56,9 +69,15 @@ fn canonical((role, parts): &Turn) -> Vec<u8> {
     serde_json::to_vec(&(side, text, rest)).unwrap_or_default()
 }
 
-/// The chain's hash after each turn.
-pub fn chain(turns: &[Turn]) -> Vec<ChainHash> {
-    let mut hash: ChainHash = Sha256::digest(b"omni conversation chain 1").into();
+/// The chain's hash after each turn of a conversation of `api`. Gemini's chains began
+/// before there were other APIs and keep their seed, so conversations recorded then are
+/// still found.
+pub fn chain(api: &str, turns: &[Turn]) -> Vec<ChainHash> {
+    let seed = match api {
+        "gemini" => "omni conversation chain 1".to_string(),
+        other => format!("omni conversation chain 1 {other}"),
+    };
+    let mut hash: ChainHash = Sha256::digest(seed.as_bytes()).into();
     turns
         .iter()
         .map(|turn| {
@@ -89,8 +108,8 @@ fn longest_recorded(
 
 /// The recorded session (and node) a request's contents continue, if any: where its
 /// failures are filed.
-pub fn place(daemon: &Daemon, turns: &[Turn]) -> Option<Place> {
-    let hashes = chain(turns);
+pub fn place(daemon: &Daemon, api: &str, turns: &[Turn]) -> Option<Place> {
+    let hashes = chain(api, turns);
     longest_recorded(daemon, &hashes, turns.len())
         .ok()
         .flatten()
@@ -101,17 +120,20 @@ pub fn place(daemon: &Daemon, turns: &[Turn]) -> Option<Place> {
 /// session's actor; returns the session and the new nodes once they are durable.
 pub async fn record(
     daemon: &Daemon,
-    origin: &str,
+    source: &Source,
     mut turns: Vec<Turn>,
     answer: Vec<Part>,
 ) -> Result<(Uuid, Vec<NodeId>), String> {
     let asked = turns.len();
     turns.push((Role::Model, answer));
-    let hashes = chain(&turns);
+    let hashes = chain(source.api, &turns);
     let (recorded, session, parent) = match longest_recorded(daemon, &hashes, asked)? {
         Some((k, (session, node))) => (k, session, node),
         None => {
-            let created = daemon.sessions.create_recorded(origin).await;
+            let created = daemon
+                .sessions
+                .create_recorded(&source.origin, source.model.clone())
+                .await;
             (0, created.map_err(|e| e.to_string())?.id, 0)
         }
     };
@@ -139,22 +161,36 @@ mod tests {
 
     #[test]
     fn a_turn_is_what_it_says_not_how_it_was_split() {
-        let whole = chain(&[
-            turn(Role::User, &["hi"]),
-            turn(Role::Model, &["hello there"]),
-        ]);
-        let split = chain(&[
-            turn(Role::User, &["hi"]),
-            turn(Role::Model, &["hello ", "there"]),
-        ]);
+        let whole = chain(
+            "gemini",
+            &[
+                turn(Role::User, &["hi"]),
+                turn(Role::Model, &["hello there"]),
+            ],
+        );
+        let split = chain(
+            "gemini",
+            &[
+                turn(Role::User, &["hi"]),
+                turn(Role::Model, &["hello ", "there"]),
+            ],
+        );
         assert_eq!(whole, split);
-        let other = chain(&[
-            turn(Role::User, &["hi"]),
-            turn(Role::Model, &["hello here"]),
-        ]);
+        let other = chain(
+            "gemini",
+            &[
+                turn(Role::User, &["hi"]),
+                turn(Role::Model, &["hello here"]),
+            ],
+        );
         assert_eq!(whole[0], other[0], "the shared prefix hashes alike");
         assert_ne!(whole[1], other[1]);
-        let tool = chain(&[(Role::Tool, vec![Part::text("hi")])]);
+        let tool = chain("gemini", &[(Role::Tool, vec![Part::text("hi")])]);
         assert_eq!(tool[0], whole[0], "tool results travel on the user's side");
+        let elsewhere = chain("anthropic", &[turn(Role::User, &["hi"])]);
+        assert_ne!(
+            elsewhere[0], whole[0],
+            "each API's conversations are kept apart"
+        );
     }
 }

@@ -118,11 +118,12 @@ pub async fn post(
         _ => Vec::new(),
     };
     let continues = if streaming {
-        proxy.place(&turns).await
+        proxy.place(api, &turns).await
     } else {
         None
     };
     let mut call = call(route, &live, provider, path, &headers, key.as_ref());
+    call.source.model = Some(format!("{}/{upstream_model}", provider.name));
     call.method = reqwest::Method::POST;
     call.body = body;
     call.stream = streaming.then_some(relay::Framing::Sse);
@@ -196,6 +197,6 @@ fn call(
         turns: Vec::new(),
         continues: None,
         redactor: Redactor::new(key.map(|k| k.expose())),
-        origin: pass::origin(route.api, headers),
+        source: pass::source(route.api, headers, None),
     }
 }

@@ -133,9 +133,15 @@ impl Registry {
     }
 
     /// Creates a session for a conversation recorded from elsewhere (`origin` says where,
-    /// such as `gemini proxy (gemini-cli/1.0)`); it does not become the current session.
-    pub async fn create_recorded(&self, origin: &str) -> Result<SessionRecord, SessionError> {
-        let record = SessionRecord::new(Uuid::new_v4(), now_ms());
+    /// such as `gemini proxy (gemini-cli/1.0)`), asking `model` (`PROVIDER/MODEL`, the model
+    /// the client asked) if a user continues it; it does not become the current session.
+    pub async fn create_recorded(
+        &self,
+        origin: &str,
+        model: Option<String>,
+    ) -> Result<SessionRecord, SessionError> {
+        let mut record = SessionRecord::new(Uuid::new_v4(), now_ms());
+        record.model = model;
         self.store_new(&record, Some(Recorded::Origin(origin)))
             .await?;
         Ok(record)

@@ -182,7 +182,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
     };
     let turns = history::turns(&sent);
     let continues = if call.generates {
-        proxy.place(&turns).await
+        proxy.place(&GEMINI, &turns).await
     } else {
         None
     };
@@ -191,6 +191,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
     } else {
         call.body
     };
+    let model = model_of(&call.path).map(|model| format!("{}/{model}", gemini.name));
     let forwarded = Forwarded {
         api: &GEMINI,
         live,
@@ -202,7 +203,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         turns,
         continues,
         redactor,
-        origin: pass::origin(&GEMINI, headers),
+        source: pass::source(&GEMINI, headers, model),
     };
     pass::forward(&proxy, forwarded).await
 }
@@ -236,6 +237,12 @@ fn upstream(base_url: &str, call: &Call) -> (String, relay::Framing) {
         None => format!("{base}{}", call.path),
     };
     (url, framing)
+}
+
+/// The model a path names (`/v1beta/models/MODEL:streamGenerateContent`).
+fn model_of(path: &str) -> Option<&str> {
+    let (_, rest) = path.split_once("/models/")?;
+    Some(rest.split_once(':').map_or(rest, |(model, _)| model))
 }
 
 /// Whether a query asks for server-sent events.
