@@ -245,6 +245,18 @@ fn every_fault_class_of_anthropic_is_healed_or_stops_and_asks() {
     assert_eq!(server.request_count(), before + 1, "a 400 is not retried");
     let list = omni.ctl(&["--json", "logs", "list"]).ok().json();
     assert_eq!(list["errors"][0]["class"], "mismatched_function_parts");
+
+    // Its record names the headers the request carried: Anthropic's, the key's value
+    // left out.
+    let id = list["errors"][0]["id"].as_str().unwrap();
+    let bundle = omni
+        .ctl(&["logs", "export", "--error", id, "-o", "-"])
+        .ok()
+        .json();
+    let headers = &bundle["errors"][0]["request"]["headers"];
+    assert_eq!(headers["x-api-key"], "[REDACTED]", "{headers}");
+    assert_eq!(headers["anthropic-version"], "2023-06-01", "{headers}");
+    assert!(headers.get("x-goog-api-key").is_none(), "{headers}");
 }
 
 #[test]

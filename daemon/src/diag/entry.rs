@@ -59,6 +59,9 @@ pub struct Report {
     pub response: Option<ResponseInfo>,
     /// The URL the request went (or would have gone) to.
     pub request_url: String,
+    /// The request's headers (a key's value never: its header is named, its value
+    /// redacted).
+    pub request_headers: Vec<(String, String)>,
     /// The request body exactly as sent (or as it would have been).
     pub request_body: String,
     /// Every attempt so far.
@@ -249,10 +252,6 @@ pub fn json_record(
             .map(|(name, value)| (name.clone(), redactor.header(name, value)))
             .collect()
     };
-    let request_headers = [
-        ("content-type".to_string(), "application/json".to_string()),
-        ("x-goog-api-key".to_string(), "set".to_string()),
-    ];
     ErrorRecord {
         id: id.to_string(),
         time: time.to_string(),
@@ -266,7 +265,7 @@ pub fn json_record(
         request: RequestRecord {
             method: "POST".into(),
             url: redactor.text(&report.request_url),
-            headers: headers(&request_headers),
+            headers: headers(&report.request_headers),
             body: Body::new(redactor.text(&report.request_body)),
         },
         response: report.response.as_ref().map(|r| ResponseRecord {
@@ -303,6 +302,10 @@ mod tests {
                 body: "{\"error\": {\"code\": 400}}".into(),
             }),
             request_url: "http://h/v1beta/models/m:streamGenerateContent?alt=sse".into(),
+            request_headers: vec![
+                ("content-type".into(), "application/json".into()),
+                ("x-goog-api-key".into(), "SECRET-KEY".into()),
+            ],
             request_body: "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"SECRET-KEY in a prompt\"}]}]}".into(),
             timeline: vec![],
         }

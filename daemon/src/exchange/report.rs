@@ -34,6 +34,8 @@ pub struct Sent<'a> {
     pub node: u64,
     /// Where it went.
     pub url: &'a str,
+    /// The headers it carried (see [`crate::provider::ModelApi::headers`]).
+    pub headers: Vec<(String, String)>,
     /// What it sent.
     pub body: &'a str,
 }
@@ -59,6 +61,7 @@ pub fn attempt_report(
         message: failure.message.clone(),
         response: response_info(error),
         request_url: sent.url.to_string(),
+        request_headers: sent.headers,
         request_body: sent.body.to_string(),
         timeline: timeline.to_vec(),
     }

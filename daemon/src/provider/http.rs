@@ -77,6 +77,20 @@ impl Endpoint {
         &self.url
     }
 
+    /// The headers each request carries, for diagnostics: the key's header is named, its
+    /// value left out.
+    pub fn headers(&self) -> Vec<(String, String)> {
+        let mut headers = vec![("content-type".to_string(), "application/json".to_string())];
+        if let Some((name, _)) = &self.auth {
+            headers.push((name.to_string(), "[REDACTED]".to_string()));
+        }
+        for (name, value) in &self.fixed {
+            let value = value.to_str().unwrap_or("[not text]");
+            headers.push((name.to_string(), value.to_string()));
+        }
+        headers
+    }
+
     /// Posts `body` and returns the answer's event stream; a non-success status is an
     /// error carrying what the API said.
     pub async fn stream(&self, body: &str) -> Result<Events, ProviderError> {

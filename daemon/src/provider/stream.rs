@@ -13,6 +13,12 @@ pub trait ModelApi: Send + Sync {
     /// Where requests go (for the breaker, the logs and diagnostics); never holds a key.
     fn url(&self) -> &str;
 
+    /// The headers each request carries, for diagnostics: the key's header named with
+    /// its value left out.
+    fn headers(&self) -> Vec<(String, String)> {
+        vec![("content-type".into(), "application/json".into())]
+    }
+
     /// Sends `body` and calls `on_update` for every chunk as it arrives. Succeeds only if
     /// the stream ended cleanly with a finish reason and something visible. Errors come
     /// back with every secret removed.

@@ -97,6 +97,22 @@ pub struct Forward {
 }
 
 impl Forward {
+    /// The headers sent upstream, for diagnostics: a sensitive value (the key) left out.
+    fn sent_headers(&self) -> Vec<(String, String)> {
+        let mut sent = Vec::new();
+        if self.method == reqwest::Method::POST {
+            sent.push(("content-type".to_string(), "application/json".to_string()));
+        }
+        for (name, value) in &self.headers {
+            let value = match value.to_str() {
+                Ok(text) if !value.is_sensitive() => text,
+                _ => "[REDACTED]",
+            };
+            sent.push((name.to_string(), value.to_string()));
+        }
+        sent
+    }
+
     fn idle(&self) -> Duration {
         self.live.config.provider.idle_timeout
     }
@@ -281,6 +297,7 @@ impl Exchange for Forward {
             session: self.continues.map(|(session, _)| session),
             node: self.continues.map_or(0, |(_, node)| node),
             url: &self.url,
+            headers: self.sent_headers(),
             body: &body,
         };
         let max = self.live.config.retry.max_attempts;

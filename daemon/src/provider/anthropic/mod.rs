@@ -85,6 +85,10 @@ impl ModelApi for Anthropic {
         self.endpoint.url()
     }
 
+    fn headers(&self) -> Vec<(String, String)> {
+        self.endpoint.headers()
+    }
+
     /// A failure comes back with the key removed from everything the server said.
     fn stream<'a>(
         &'a self,

@@ -40,6 +40,10 @@ impl ModelApi for Gemini {
         self.endpoint.url()
     }
 
+    fn headers(&self) -> Vec<(String, String)> {
+        self.endpoint.headers()
+    }
+
     /// A failure comes back with the key removed from everything the API said.
     fn stream<'a>(
         &'a self,

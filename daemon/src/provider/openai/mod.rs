@@ -79,6 +79,10 @@ impl ModelApi for OpenAi {
         self.endpoint.url()
     }
 
+    fn headers(&self) -> Vec<(String, String)> {
+        self.endpoint.headers()
+    }
+
     /// A failure comes back with the key removed from everything the server said.
     fn stream<'a>(
         &'a self,

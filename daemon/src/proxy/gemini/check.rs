@@ -47,6 +47,7 @@ pub async fn checked(
         )),
         response: None,
         request_url: url.to_string(),
+        request_headers: vec![("content-type".to_string(), "application/json".to_string())],
         request_body: String::from_utf8_lossy(&body).into_owned(),
         timeline: Vec::new(),
     };

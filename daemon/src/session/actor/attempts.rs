@@ -102,6 +102,7 @@ impl Exchange for AnswerJob {
             session: Some(self.session),
             node: self.turn,
             url: self.endpoint.api.url(),
+            headers: self.endpoint.api.headers(),
             body: &self.body,
         };
         let max = self.live.config.retry.max_attempts;

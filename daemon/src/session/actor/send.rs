@@ -212,7 +212,7 @@ impl Actor {
         };
         let body = assemble(&target, &context.fragments, extras);
         if let Err(violation) = validate(self.held.shapes()) {
-            let url = endpoint.api.url().to_string();
+            let url = (endpoint.api.url().to_string(), endpoint.api.headers());
             let error = self
                 .refuse_preflight(turn, violation, url, body, &live)
                 .await;
@@ -253,7 +253,7 @@ impl Actor {
         &mut self,
         turn: NodeId,
         violation: Violation,
-        request_url: String,
+        (request_url, request_headers): (String, Vec<(String, String)>),
         request_body: String,
         live: &Live,
     ) -> SessionError {
@@ -277,6 +277,7 @@ impl Actor {
             message: format!("preflight validation refused the request: {violation}{before}"),
             response: None,
             request_url,
+            request_headers,
             request_body,
             timeline: Vec::new(),
         };
