@@ -151,12 +151,15 @@ impl ProviderError {
     }
 }
 
-/// What every family's error object says for a message: its text, and Gemini's canonical
-/// status (`INVALID_ARGUMENT`) where the family gives one.
+/// What every family's error object says for a message: its text, Gemini's canonical
+/// status (`INVALID_ARGUMENT`) where the family gives one, else its type
+/// (`overloaded_error`).
 #[derive(Debug, serde::Deserialize)]
 struct Described {
     message: Option<String>,
     status: Option<String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
 }
 
 fn describe_status(status: u16, body: &str) -> String {
@@ -164,18 +167,27 @@ fn describe_status(status: u16, body: &str) -> String {
         .ok()
         .and_then(|s| s.canonical_reason())
         .unwrap_or("");
+    let answered = |label: &str| match label {
+        "" => format!("the model API answered HTTP {status}"),
+        label => format!("the model API answered HTTP {status} {label}"),
+    };
     match error_object::<Described>(body) {
         Some(error) => {
-            let api_status = error.status.as_deref().unwrap_or(reason);
+            // A status outside the standard (Anthropic's 529) has no reason: its type says.
+            let label = match (error.status.as_deref(), reason) {
+                (Some(api_status), _) => api_status,
+                (None, "") => error.kind.as_deref().unwrap_or(""),
+                (None, reason) => reason,
+            };
             let message = error.message.as_deref().unwrap_or("(no message)");
-            format!("the model API answered HTTP {status} {api_status}: {message}")
+            format!("{}: {message}", answered(label))
         }
         None => {
             let excerpt: String = body.trim().chars().take(200).collect();
             if excerpt.is_empty() {
-                format!("the model API answered HTTP {status} {reason}")
+                answered(reason)
             } else {
-                format!("the model API answered HTTP {status} {reason}: {excerpt}")
+                format!("{}: {excerpt}", answered(reason))
             }
         }
     }
@@ -232,5 +244,16 @@ mod tests {
             describe_status(502, "<html>bad gateway</html>"),
             "the model API answered HTTP 502 Bad Gateway: <html>bad gateway</html>"
         );
+    }
+
+    #[test]
+    fn a_status_without_a_standard_reason_is_named_by_the_errors_type() {
+        let overloaded =
+            r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#;
+        assert_eq!(
+            describe_status(529, overloaded),
+            "the model API answered HTTP 529 overloaded_error: Overloaded"
+        );
+        assert_eq!(describe_status(529, ""), "the model API answered HTTP 529");
     }
 }
