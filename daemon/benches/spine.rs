@@ -8,7 +8,8 @@
 //! 3. A committed turn vs a raw `write` + `fdatasync` loop in the same directory: the
 //!    store's commit alone (node + move + session in one transaction, flushed and synced),
 //!    and a whole `send` (prompt commit, HTTP to the fake model, answer commit).
-//! 5. Per API the proxy serves (Gemini, OpenAI Chat Completions, the Responses API), a
+//! 5. Per API the proxy serves (Gemini, OpenAI Chat Completions, the Responses API,
+//!    Anthropic Messages), a
 //!    whole answer through the proxy vs the same request straight to the same fake API
 //!    (the proxy's cost: key check, history check, recording lookup, the retry loop's
 //!    bookkeeping, one more HTTP hop on loopback), and the time to the first byte of a
@@ -27,6 +28,7 @@
 use std::time::{Duration, Instant};
 
 use omni_proto::{Client, MoveOp, Reply, Request, SessionRef};
+use omni_tests::fake_anthropic::{self, FakeAnthropic};
 use omni_tests::fake_gemini::FakeGemini;
 use omni_tests::fake_openai::FakeOpenAi;
 use omnid::model::SessionRecord;
@@ -107,12 +109,21 @@ async fn history_with_reasons(rounds: usize) {
     );
 }
 
-/// One kind of request the proxy bench times: where it goes, its body, its key header.
+/// Which fake API a probe goes to, straight or through the proxy.
+#[derive(Clone, Copy)]
+enum Upstream {
+    Gemini,
+    OpenAi,
+    Anthropic,
+}
+
+/// One kind of request the proxy bench times: where it goes, its body, its headers (the
+/// key among them).
 struct Probe {
     what: &'static str,
     path: &'static str,
     body: &'static str,
-    key: (&'static str, &'static str),
+    headers: &'static [(&'static str, &'static str)],
     /// Timed to the first byte of a streamed answer, else to the end of a whole one.
     first_byte: bool,
 }
@@ -123,16 +134,23 @@ const CHAT_WHOLE: &str =
 const CHAT_STREAM: &str = r#"{"model": "fake-model", "stream": true, "messages": [{"role": "user", "content": "hello"}]}"#;
 const RESPONSES_WHOLE: &str = r#"{"model": "fake-model", "input": "hello"}"#;
 const RESPONSES_STREAM: &str = r#"{"model": "fake-model", "stream": true, "input": "hello"}"#;
+const MESSAGES_WHOLE: &str = r#"{"model": "claude-fake-opus", "max_tokens": 64, "messages": [{"role": "user", "content": "hello"}]}"#;
+const MESSAGES_STREAM: &str = r#"{"model": "claude-fake-opus", "max_tokens": 64, "stream": true, "messages": [{"role": "user", "content": "hello"}]}"#;
+const GEMINI_KEY: &[(&str, &str)] = &[("x-goog-api-key", "bench-key")];
+const BEARER: &[(&str, &str)] = &[("authorization", "Bearer bench-key")];
+const ANTHROPIC_HEADERS: &[(&str, &str)] = &[
+    ("x-api-key", fake_anthropic::DEFAULT_KEY),
+    ("anthropic-version", "2023-06-01"),
+];
 
 /// What the proxy bench times, per API: a whole answer, and a streamed one's first byte.
-fn probes() -> [(Probe, bool); 6] {
-    let gemini = ("x-goog-api-key", "bench-key");
-    let bearer = ("authorization", "Bearer bench-key");
-    let probe = |what, path, body, key, first_byte| Probe {
+fn probes() -> [(Probe, Upstream); 8] {
+    let (gemini, bearer) = (GEMINI_KEY, BEARER);
+    let probe = |what, path, body, headers, first_byte| Probe {
         what,
         path,
         body,
-        key,
+        headers,
         first_byte,
     };
     [
@@ -144,7 +162,7 @@ fn probes() -> [(Probe, bool); 6] {
                 gemini,
                 false,
             ),
-            true,
+            Upstream::Gemini,
         ),
         (
             probe(
@@ -154,7 +172,7 @@ fn probes() -> [(Probe, bool); 6] {
                 gemini,
                 true,
             ),
-            true,
+            Upstream::Gemini,
         ),
         (
             probe(
@@ -164,7 +182,7 @@ fn probes() -> [(Probe, bool); 6] {
                 bearer,
                 false,
             ),
-            false,
+            Upstream::OpenAi,
         ),
         (
             probe(
@@ -174,7 +192,7 @@ fn probes() -> [(Probe, bool); 6] {
                 bearer,
                 true,
             ),
-            false,
+            Upstream::OpenAi,
         ),
         (
             probe(
@@ -184,7 +202,7 @@ fn probes() -> [(Probe, bool); 6] {
                 bearer,
                 false,
             ),
-            false,
+            Upstream::OpenAi,
         ),
         (
             probe(
@@ -194,22 +212,46 @@ fn probes() -> [(Probe, bool); 6] {
                 bearer,
                 true,
             ),
-            false,
+            Upstream::OpenAi,
+        ),
+        (
+            probe(
+                "anthropic messages, whole",
+                "/v1/messages",
+                MESSAGES_WHOLE,
+                ANTHROPIC_HEADERS,
+                false,
+            ),
+            Upstream::Anthropic,
+        ),
+        (
+            probe(
+                "anthropic first byte",
+                "/v1/messages",
+                MESSAGES_STREAM,
+                ANTHROPIC_HEADERS,
+                true,
+            ),
+            Upstream::Anthropic,
         ),
     ]
 }
 
 /// Each API's requests through the proxy vs straight to the same fake API, alternating:
 /// the Gemini endpoint to the fake Gemini API, the OpenAI endpoints (Chat Completions and
-/// Responses) to the fake OpenAI API, configured as an OpenAI-compatible provider.
+/// Responses) to the fake OpenAI API, configured as an OpenAI-compatible provider, the
+/// Anthropic endpoint to the fake Anthropic API, configured as an Anthropic provider.
 async fn proxy_overhead(rounds: usize) {
     let gemini = FakeGemini::start().unwrap();
     let openai = FakeOpenAi::start().unwrap();
+    let anthropic = FakeAnthropic::start().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("config.toml");
     let table = format!(
-        "[providers.local]\nkind = \"openai\"\nbase_url = \"{}\"\n",
-        openai.url()
+        "[providers.local]\nkind = \"openai\"\nbase_url = \"{}\"\n\
+         [providers.claude]\nkind = \"anthropic\"\nbase_url = \"{}\"\n",
+        openai.url(),
+        anthropic.url()
     );
     std::fs::write(&config, table).unwrap();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -234,11 +276,11 @@ async fn proxy_overhead(rounds: usize) {
     let proxy = format!("http://{address}");
     // The fake OpenAI API's URL ends in `/v1`, which the probes' paths begin with.
     let openai_root = openai.url().trim_end_matches("/v1").to_string();
-    for (probe, is_gemini) in probes() {
-        let straight = if is_gemini {
-            gemini.url()
-        } else {
-            openai_root.clone()
+    for (probe, upstream) in probes() {
+        let straight = match upstream {
+            Upstream::Gemini => gemini.url(),
+            Upstream::OpenAi => openai_root.clone(),
+            Upstream::Anthropic => anthropic.url(),
         };
         let (mut direct, mut through) = (Vec::new(), Vec::new());
         for _ in 0..rounds {
@@ -268,7 +310,18 @@ async fn post(http: &reqwest::Client, base: &str, probe: &Probe) -> Duration {
     let start = Instant::now();
     let mut reply = http
         .post(format!("{base}{}", probe.path))
-        .header(probe.key.0, probe.key.1)
+        .headers(
+            probe
+                .headers
+                .iter()
+                .map(|(name, value)| {
+                    (
+                        reqwest::header::HeaderName::from_static(name),
+                        reqwest::header::HeaderValue::from_static(value),
+                    )
+                })
+                .collect(),
+        )
         .header("content-type", "application/json")
         .body(probe.body)
         .send()
