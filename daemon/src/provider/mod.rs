@@ -11,6 +11,7 @@
 //! of the key here (an API may echo it back), so no later path can leak it.
 
 pub mod anthropic;
+mod client;
 pub mod error;
 pub mod family;
 mod fragment;

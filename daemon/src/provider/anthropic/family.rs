@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Anthropic, errors, render};
+use super::{errors, render};
 use crate::model::NodeRecord;
 use crate::provider::family::{Family, Upstream};
 use crate::provider::fragment::{Extras, Fragment};
@@ -45,7 +45,7 @@ impl Family for AnthropicFamily {
     }
 
     fn client(&self, upstream: Upstream<'_>) -> Arc<dyn ModelApi> {
-        Arc::new(Anthropic::new(upstream))
+        Arc::new(super::client(upstream))
     }
 
     /// The URL does not name the model, so the label adds it.

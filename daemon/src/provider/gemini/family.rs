@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use super::Gemini;
 use super::{body, errors};
 use crate::model::NodeRecord;
 use crate::provider::family::{Family, Upstream};
@@ -36,7 +35,7 @@ impl Family for GeminiFamily {
     }
 
     fn client(&self, upstream: Upstream<'_>) -> Arc<dyn ModelApi> {
-        Arc::new(Gemini::new(upstream))
+        Arc::new(super::client(upstream))
     }
 
     /// The URL names the model already.

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::{OpenAi, errors, render};
+use super::{errors, render};
 use crate::model::NodeRecord;
 use crate::provider::family::{Family, Upstream};
 use crate::provider::fragment::{Extras, Fragment, WireRole};
@@ -38,7 +38,7 @@ impl Family for OpenAiFamily {
     }
 
     fn client(&self, upstream: Upstream<'_>) -> Arc<dyn ModelApi> {
-        Arc::new(OpenAi::new(upstream))
+        Arc::new(super::client(upstream))
     }
 
     /// The URL does not name the model, so the label adds it.

@@ -15,85 +15,42 @@ mod stream;
 
 pub use stream::Assembler;
 
-use futures_util::FutureExt;
-use futures_util::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
 
+use super::client::{Client, Read, ReadEvents};
 use super::error::ProviderError;
 use super::family::Upstream;
 use super::http::Endpoint;
 use super::key::ApiKey;
-use super::stream::{ModelApi, StreamUpdate, ended, is_visible};
-
-/// A client for the models of one OpenAI-compatible server (the model travels in the body).
-pub struct OpenAi {
-    endpoint: Endpoint,
-}
 
 /// `Authorization: Bearer KEY`.
 fn auth(key: &ApiKey) -> (HeaderName, HeaderValue) {
     (AUTHORIZATION, key.bearer().clone())
 }
 
-impl OpenAi {
-    /// A client for the models at `upstream` (the model travels in the body).
-    pub fn new(upstream: Upstream<'_>) -> Self {
-        let url = format!(
-            "{}/chat/completions",
-            upstream.base_url.trim_end_matches('/')
-        );
-        let Upstream {
-            http,
-            api_key,
-            idle,
-            ..
-        } = upstream;
-        Self {
-            endpoint: Endpoint::new(http.clone(), url, api_key, auth, idle),
-        }
-    }
-
-    async fn stream_raw(
-        &self,
-        body: &str,
-        on_update: &mut (dyn FnMut(StreamUpdate) + Send),
-    ) -> Result<(), ProviderError> {
-        let mut events = self.endpoint.stream(body).await?;
-        let mut assembler = Assembler::default();
-        let mut visible = false;
-        while let Some(data) = events.next_idle().await? {
-            if data.trim() == "[DONE]" {
-                break;
-            }
-            let update = assembler.absorb(&data)?;
-            visible |= update.parts.iter().any(is_visible);
-            on_update(update);
-        }
-        ended(assembler.finish_reason(), visible)
-    }
+/// A client for the models at `upstream` of one OpenAI-compatible server (the model
+/// travels in the body).
+pub fn client(upstream: Upstream<'_>) -> Client {
+    let url = format!(
+        "{}/chat/completions",
+        upstream.base_url.trim_end_matches('/')
+    );
+    let Upstream {
+        http,
+        api_key,
+        idle,
+        ..
+    } = upstream;
+    let endpoint = Endpoint::new(http.clone(), url, api_key, auth, idle);
+    Client::new(endpoint, || Box::new(Assembler::default()))
 }
 
-impl ModelApi for OpenAi {
-    /// `{base}/chat/completions`.
-    fn url(&self) -> &str {
-        self.endpoint.url()
-    }
-
-    fn headers(&self) -> Vec<(String, String)> {
-        self.endpoint.headers()
-    }
-
-    /// A failure comes back with the key removed from everything the server said.
-    fn stream<'a>(
-        &'a self,
-        body: &'a str,
-        on_update: &'a mut (dyn FnMut(StreamUpdate) + Send),
-    ) -> BoxFuture<'a, Result<(), ProviderError>> {
-        async move {
-            self.stream_raw(body, on_update)
-                .await
-                .map_err(|error| self.endpoint.redacted(error))
+impl ReadEvents for Assembler {
+    /// A chunk's deltas; `[DONE]` ends the stream.
+    fn read(&mut self, data: &str) -> Result<Read, ProviderError> {
+        if data.trim() == "[DONE]" {
+            return Ok(Read::Done);
         }
-        .boxed()
+        self.absorb(data).map(Read::Update)
     }
 }

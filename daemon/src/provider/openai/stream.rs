@@ -87,7 +87,6 @@ struct Call {
 #[derive(Debug, Default)]
 pub struct Assembler {
     calls: BTreeMap<u32, Call>,
-    finish_reason: Option<String>,
 }
 
 impl Assembler {
@@ -133,16 +132,10 @@ impl Assembler {
             }
             if let Some(reason) = choice.finish_reason {
                 update.parts.extend(self.take_calls());
-                self.finish_reason = Some(reason.clone());
                 update.finish_reason = Some(reason);
             }
         }
         Ok(update)
-    }
-
-    /// Why the answer finished, once the stream said.
-    pub fn finish_reason(&self) -> Option<String> {
-        self.finish_reason.clone()
     }
 
     /// Adds a fragment to its call: `index` says which (a server that sends whole calls
@@ -244,13 +237,13 @@ mod tests {
             ]
         );
         assert_eq!(update.model_version.as_deref(), Some("qwen"));
+        assert_eq!(update.finish_reason.as_deref(), Some("stop"));
         let usage = assembler
             .absorb(r#"{"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9}}"#)
             .unwrap()
             .usage
             .unwrap();
         assert_eq!((usage.prompt_tokens, usage.total_tokens), (7, 9));
-        assert_eq!(assembler.finish_reason().as_deref(), Some("stop"));
     }
 
     #[test]
