@@ -112,3 +112,13 @@ pub fn recorded(omni: &Omni) -> Vec<Value> {
         .expect("a session list")
         .clone()
 }
+
+/// The roles of a recorded session's entries, in order (`user`, `model`, `tool`).
+pub fn recorded_roles(omni: &Omni, session: &str) -> Vec<String> {
+    omni.history_of(session)["entries"]
+        .as_array()
+        .expect("a history's entries")
+        .iter()
+        .map(|e| e["role"].as_str().unwrap_or_default().to_string())
+        .collect()
+}

@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use omni_tests::fake_anthropic::{self, Answer, FakeAnthropic, Reply};
 use omni_tests::harness::Omni;
 use omni_tests::http::{Api, HttpReply, Target};
-use omni_tests::proxy::recorded;
+use omni_tests::proxy::{recorded, recorded_roles};
 use serde_json::{Value, json};
 
 const KEY: &str = fake_anthropic::DEFAULT_KEY;
@@ -216,14 +216,10 @@ fn a_tool_use_and_its_result_continue_the_recorded_session() {
     let sessions = recorded(&omni);
     assert_eq!(sessions.len(), 1, "{sessions:?}");
     let id = sessions[0]["id"].as_str().unwrap();
-    let history = omni.history_of(id);
-    let roles: Vec<&str> = history["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["role"].as_str().unwrap())
-        .collect();
-    assert_eq!(roles, ["user", "model", "tool", "model"], "{history}");
+    assert_eq!(
+        recorded_roles(&omni, id),
+        ["user", "model", "tool", "model"]
+    );
 }
 
 #[test]

@@ -11,7 +11,7 @@ use omni_tests::local::LOCAL_KEY;
 use omni_tests::openai_proxy::{
     chat, data_of, logged_classes, logged_entries, proxy_address, start, text_of,
 };
-use omni_tests::proxy::{proxy_status, recorded};
+use omni_tests::proxy::{proxy_status, recorded, recorded_roles};
 use serde_json::{Value, json};
 
 fn answer() -> Answer {
@@ -123,14 +123,10 @@ fn tool_calls_and_their_results_continue_the_recorded_session() {
     let sessions = recorded(&omni);
     assert_eq!(sessions.len(), 1, "{sessions:?}");
     let id = sessions[0]["id"].as_str().unwrap();
-    let history = omni.history_of(id);
-    let roles: Vec<&str> = history["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["role"].as_str().unwrap())
-        .collect();
-    assert_eq!(roles, ["user", "model", "tool", "model"], "{history}");
+    assert_eq!(
+        recorded_roles(&omni, id),
+        ["user", "model", "tool", "model"]
+    );
 }
 
 #[test]

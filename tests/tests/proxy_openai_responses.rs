@@ -10,7 +10,7 @@ use omni_tests::local::LOCAL_KEY;
 use omni_tests::openai_proxy::{
     data_of, logged_classes, logged_entries, response_text_of, responses, start,
 };
-use omni_tests::proxy::{proxy_status, recorded};
+use omni_tests::proxy::{proxy_status, recorded, recorded_roles};
 use serde_json::{Value, json};
 
 fn answer() -> Answer {
@@ -214,14 +214,10 @@ fn a_function_call_and_its_output_continue_the_recorded_session() {
         "openai-responses proxy (OpenAI/Python 1.0)"
     );
     let id = sessions[0]["id"].as_str().unwrap();
-    let history = omni.history_of(id);
-    let roles: Vec<&str> = history["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["role"].as_str().unwrap())
-        .collect();
-    assert_eq!(roles, ["user", "model", "tool", "model"], "{history}");
+    assert_eq!(
+        recorded_roles(&omni, id),
+        ["user", "model", "tool", "model"]
+    );
     let shown = omni.ctl(&["history", "-s", id]).ok().stdout;
     assert!(shown.contains("shell"), "{shown}");
     assert!(shown.contains("a.txt b.txt"), "{shown}");
