@@ -11,7 +11,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
-use omni_tests::harness::Omni;
+use omni_tests::harness::{Omni, TEST_API_KEY};
 
 /// One end of a connection to a listener.
 trait Conn: Read + Write {}
@@ -92,7 +92,7 @@ fn connections_that_stall_or_idle_are_closed_in_time() {
         ("half a head", "GET /v1/status HTTP/1.1\r\nHost: omni\r\n"),
         (
             "a head and half a body",
-            "POST PATH HTTP/1.1\r\nHost: omni\r\nContent-Length: 100\r\n\r\n{\"con",
+            "POST PATH HTTP/1.1\r\nHost: omni\r\nKEYContent-Length: 100\r\n\r\n{\"con",
         ),
         (
             "idle after a request",
@@ -103,13 +103,17 @@ fn connections_that_stall_or_idle_are_closed_in_time() {
     let mut open = Vec::new();
     for (listener, target) in targets(&omni) {
         for (stall, bytes) in stalls {
-            let path = match listener {
-                "proxy" => "/v1beta/models/fake-model:generateContent",
-                _ => "/v1/sessions",
+            // The proxy reads no body before it admits the key: this one has it.
+            let (path, key) = match listener {
+                "proxy" => (
+                    "/v1beta/models/fake-model:generateContent",
+                    format!("x-goog-api-key: {TEST_API_KEY}\r\n"),
+                ),
+                _ => ("/v1/sessions", String::new()),
             };
             let mut conn = target.connect(Duration::from_secs(8));
-            conn.write_all(bytes.replace("PATH", path).as_bytes())
-                .unwrap();
+            let bytes = bytes.replace("PATH", path).replace("KEY", &key);
+            conn.write_all(bytes.as_bytes()).unwrap();
             open.push((listener, stall, conn));
         }
     }
@@ -236,7 +240,7 @@ fn a_body_declared_too_large_is_refused_at_once() {
         let mut conn = target.connect(Duration::from_secs(2));
         let head = format!(
             "POST {path} HTTP/1.1\r\nHost: omni\r\nContent-Type: application/json\r\n\
-             Content-Length: 99999999999\r\n\r\n{{"
+             x-goog-api-key: {TEST_API_KEY}\r\nContent-Length: 99999999999\r\n\r\n{{"
         );
         conn.write_all(head.as_bytes()).unwrap();
         let mut answer = vec![0u8; 4096];

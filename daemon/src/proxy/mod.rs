@@ -49,8 +49,10 @@ const ENDPOINTS: [&dyn api::Api; 4] = [
     &anthropic::ANTHROPIC,
 ];
 
-/// The largest request body the proxy takes.
-const BODY_LIMIT: usize = 2 * 1024 * 1024;
+/// The largest request body the proxy takes: Anthropic's own limit, so an agent's long
+/// context (Claude Code's, Codex's) passes as it would straight to the API. No body is
+/// read before the request's key is admitted.
+const BODY_LIMIT: usize = 32 * 1024 * 1024;
 
 impl Proxy {
     /// The proxy of this daemon.

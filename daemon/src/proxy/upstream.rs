@@ -90,6 +90,10 @@ pub async fn post(
     turns: Option<fn(&Value) -> Vec<Turn>>,
 ) -> Response {
     let api = route.api;
+    // No body is read for a client whose key no provider of the kind would take.
+    if let Err(refusal) = plausible_key(route, &proxy.services.live.get(), &headers) {
+        return refusal;
+    }
     let within = proxy.services.live.get().config.client_timeout;
     let body = match listeners::read_body(body, BODY_LIMIT, within).await {
         Ok(body) => body,
@@ -143,6 +147,32 @@ pub async fn get(proxy: Arc<Proxy>, route: &Route, path: &str, headers: &HeaderM
             pass::forward(&proxy, call).await
         }
         Err(refusal) => refusal,
+    }
+}
+
+/// Whether some provider of the route's kind would take the request's key (which one
+/// asks depends on the body's model); else the answer the client gets.
+#[allow(clippy::result_large_err)] // the error is the response itself, built once
+fn plausible_key(route: &Route, live: &Live, headers: &HeaderMap) -> Result<(), Response> {
+    let providers = &live.config.provider;
+    let accept_any = live.config.settings.proxy_accept_any_key;
+    let mut refusal = None;
+    for provider in providers.all().filter(|p| p.kind.as_str() == route.kind) {
+        let carried = (route.carried)(headers);
+        match super::keys::admit(
+            carried,
+            provider.api_key.as_ref(),
+            accept_any,
+            route.where_to,
+        ) {
+            Ok(_) => return Ok(()),
+            Err(refused) => refusal = Some(refused),
+        }
+    }
+    match refusal {
+        Some(refused) => Err(refused.response(route.api)),
+        // No provider of the kind: the request itself says so once read.
+        None => Ok(()),
     }
 }
 

@@ -134,6 +134,10 @@ async fn call(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
+    // No body is read for a client whose key would be refused.
+    if let Err(refusal) = admit(&proxy, &headers, query.as_deref()) {
+        return refusal;
+    }
     let within = proxy.services.live.get().config.client_timeout;
     let body = match listeners::read_body(body, BODY_LIMIT, within).await {
         Ok(body) => body,
@@ -158,20 +162,12 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         return errors::not_found(&call.path);
     }
     let live = proxy.services.live.get();
-    let Some(gemini) = live.config.provider.gemini() else {
-        return error_response(
-            &GEMINI,
-            StatusCode::NOT_IMPLEMENTED,
-            "omnid's proxy forwards to a Gemini provider, and none is configured (the default \
-             provider is OpenAI-compatible and no [providers.NAME] has kind = \"gemini\")",
-        );
-    };
-    let accept_any = live.config.settings.proxy_accept_any_key;
-    let carried = keys::carried(headers, call.query.as_deref());
-    let where_to = "the x-goog-api-key header";
-    let key = match super::keys::admit(carried, gemini.api_key.as_ref(), accept_any, where_to) {
+    let key = match admit(&proxy, headers, call.query.as_deref()) {
         Ok(key) => key,
-        Err(refusal) => return refusal.response(&GEMINI),
+        Err(refusal) => return refusal,
+    };
+    let Some(gemini) = live.config.provider.gemini() else {
+        return none_configured();
     };
     let (url, framing) = upstream(&gemini.base_url, &call);
     let redactor = Redactor::new(key.as_ref().map(|k| k.expose()));
@@ -206,6 +202,34 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         source: pass::source(&GEMINI, headers, model),
     };
     pass::forward(&proxy, forwarded).await
+}
+
+/// The key the request carries, admitted for the Gemini provider; else the answer.
+#[allow(clippy::result_large_err)] // the error is the response itself, built once
+fn admit(
+    proxy: &Proxy,
+    headers: &HeaderMap,
+    query: Option<&str>,
+) -> Result<Option<ApiKey>, Response> {
+    let live = proxy.services.live.get();
+    let Some(gemini) = live.config.provider.gemini() else {
+        return Err(none_configured());
+    };
+    let accept_any = live.config.settings.proxy_accept_any_key;
+    let carried = keys::carried(headers, query);
+    let where_to = "the x-goog-api-key header";
+    super::keys::admit(carried, gemini.api_key.as_ref(), accept_any, where_to)
+        .map_err(|refusal| refusal.response(&GEMINI))
+}
+
+/// The answer when no Gemini provider is configured.
+fn none_configured() -> Response {
+    error_response(
+        &GEMINI,
+        StatusCode::NOT_IMPLEMENTED,
+        "omnid's proxy forwards to a Gemini provider, and none is configured (the default \
+         provider is not Gemini and no [providers.NAME] has kind = \"gemini\")",
+    )
 }
 
 /// The admitted key as Gemini takes it upstream.
