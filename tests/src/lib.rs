@@ -19,6 +19,7 @@
 //!   virtual environment `scripts/test` makes).
 
 mod background;
+pub mod claude;
 pub mod fake_anthropic;
 pub mod fake_gemini;
 pub mod fake_openai;

@@ -4,36 +4,13 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
+use omni_tests::claude::{last_entry, messages, on_anthropic};
 use omni_tests::fake_anthropic::{self, Answer, FakeAnthropic, Reply};
 use omni_tests::fake_gemini;
 use omni_tests::harness::Omni;
 use omni_tests::local::events;
 use omni_tests::scenario::{overloaded, retries, tools_file};
 use serde_json::{Value, json};
-
-/// A daemon whose default provider is the fake Anthropic, its key in `ANTHROPIC_API_KEY`.
-fn on_anthropic(server: &FakeAnthropic, args: &[&str]) -> Omni {
-    Omni::builder()
-        .base_url(&server.url())
-        .args(&["--provider", "anthropic"])
-        .args(&[
-            "--retry-initial-delay-ms",
-            "20",
-            "--retry-max-delay-ms",
-            "3000",
-        ])
-        .args(args)
-        .env("ANTHROPIC_API_KEY", fake_anthropic::DEFAULT_KEY)
-        .start()
-}
-
-/// The `messages` of the `index`th request the server received.
-fn messages(server: &FakeAnthropic, index: usize) -> Vec<Value> {
-    server.requests()[index].json()["messages"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-}
 
 /// Each message's role and its blocks' types.
 fn shape(messages: &[Value]) -> Vec<(String, Vec<String>)> {
@@ -49,16 +26,6 @@ fn shape(messages: &[Value]) -> Vec<(String, Vec<String>)> {
             (m["role"].as_str().unwrap().to_string(), types)
         })
         .collect()
-}
-
-fn last_entry(omni: &Omni) -> Value {
-    let history = omni.ctl(&["--json", "history"]).ok().json();
-    history["entries"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone()
 }
 
 #[test]
@@ -355,51 +322,4 @@ fn a_tool_history_stays_valid_falling_back_from_gemini_to_anthropic_and_back() {
     assert_eq!(sent[5]["content"][1]["id"], "toolu_c");
     assert_eq!(sent[6]["content"][0]["tool_use_id"], "toolu_c");
     assert_eq!(last_entry(&omni)["model"]["provider"], "anthropic");
-}
-
-#[test]
-fn omnictl_chat_with_a_claude_model_holds_a_conversation_with_a_tool_call() {
-    let server = FakeAnthropic::start().unwrap();
-    let omni = on_anthropic(&server, &[]);
-    let tools = tools_file(&omni);
-    let new = omni
-        .ctl(&["--json", "new", "--tools", tools.to_str().unwrap()])
-        .ok()
-        .json();
-    let id = new["session"].as_str().unwrap().to_string();
-    server.push([Reply::Answer(Answer::text(["Checking."]).with_tool_uses([
-        ("toolu_t", "get_weather", json!({"city": "Paris"})),
-    ]))]);
-    let mut chat = omni.ctl_in_terminal(
-        &["chat", "-s", &id, "--model", "anthropic/claude-sonnet-4-5"],
-        &[("NO_COLOR", "1")],
-    );
-    chat.expect("Ctrl-D leaves");
-    chat.expect("model: anthropic/claude-sonnet-4-5");
-    chat.send("weather in Paris?\r");
-    chat.expect("type each result as JSON");
-    chat.expect("get_weather");
-    chat.send("{\"temp_c\": 21}\r");
-    chat.expect("Tool toolu_t returned");
-    chat.expect("› ");
-    chat.send("thanks\r");
-    chat.expect("You said: thanks.");
-    chat.expect("› ");
-    chat.send("\x04");
-    assert_eq!(chat.wait(), 0);
-
-    let sent = messages(&server, 2);
-    assert_eq!(sent.len(), 5, "{sent:?}");
-    assert_eq!(sent[2]["content"][0]["tool_use_id"], "toolu_t");
-    assert!(
-        server
-            .requests()
-            .iter()
-            .all(|r| r.json()["model"] == "claude-sonnet-4-5")
-    );
-    let last = last_entry(&omni);
-    assert_eq!(
-        (&last["model"]["provider"], &last["model"]["model"]),
-        (&json!("anthropic"), &json!("claude-sonnet-4-5"))
-    );
 }
