@@ -44,8 +44,9 @@ settings! {
         reloads: false,
         secret: true,
     }
-    /// Serve a Gemini-compatible endpoint on this loopback address (`127.0.0.1:PORT`):
-    /// Gemini clients pointed at it get Omni's retries and diagnostics.
+    /// Serve the model APIs' endpoint (Gemini, OpenAI, Anthropic) on this loopback address
+    /// (`127.0.0.1:PORT`): their clients pointed at it get Omni's retries, diagnostics and
+    /// recording.
     proxy_listen: std::net::SocketAddr {
         key: "proxy.listen",
         flag: value("proxy-listen", "ADDR"),

@@ -42,7 +42,7 @@ pub struct AttemptTrace {
 /// Everything known about one failure, as the daemon hands it over for the record.
 #[derive(Debug, Clone)]
 pub struct Report {
-    /// The session, or `None` for a request that passed through the Gemini-compatible
+    /// The session, or `None` for a request that passed through the
     /// proxy without being recorded.
     pub session: Option<Uuid>,
     /// The node being answered (the prompt or the function results).

@@ -2,7 +2,7 @@
 //! [`Fragment`]), the wire role it travels under, and what a request carries besides the
 //! conversation. Each family's renderer builds on these; `request.rs` chooses the family.
 
-use crate::model::Role;
+use crate::model::{Part, PartContent, Role};
 
 /// The longest answer asked of an API that needs a limit (Anthropic's `max_tokens`), when
 /// the settings do not say.
@@ -78,4 +78,28 @@ pub struct Extras<'a> {
     pub system: Option<&'a str>,
     /// Request settings.
     pub options: &'a RequestOptions,
+}
+
+/// A node's function results, each with the id of the call it answers: its own id, else
+/// the id of the call at the same position in `calls` (the answer's calls, in order; a
+/// family that makes up ids for calls without one answers them so).
+pub fn results_with_ids<'a, 'c>(
+    parts: &'a [Part],
+    calls: &'c [String],
+) -> impl Iterator<Item = (String, &'a str)> + use<'a, 'c> {
+    parts
+        .iter()
+        .filter_map(|part| match &part.content {
+            PartContent::FunctionResponse {
+                id, response_json, ..
+            } => Some((id, response_json.as_str())),
+            _ => None,
+        })
+        .enumerate()
+        .map(|(position, (id, response_json))| {
+            let id = id
+                .clone()
+                .unwrap_or_else(|| calls.get(position).cloned().unwrap_or_default());
+            (id, response_json)
+        })
 }

@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::model::{NodeId, NodeRecord, Part, PartContent, Role};
-use crate::provider::fragment::{Extras, Fragment, WireRole};
+use crate::provider::fragment::{Extras, Fragment, WireRole, results_with_ids};
 
 /// One content block as sent.
 #[derive(Serialize)]
@@ -148,22 +148,10 @@ fn answer_blocks(node: &NodeRecord, ids: &mut Vec<String>) -> Vec<String> {
 /// The `tool_result` blocks of a node of function results; `calls` are the ids of the
 /// answer's calls, which results without ids answer by position.
 fn result_blocks(parts: &[Part], calls: &[String]) -> Vec<String> {
-    parts
-        .iter()
-        .filter_map(|part| match &part.content {
-            PartContent::FunctionResponse {
-                id, response_json, ..
-            } => Some((id, response_json)),
-            _ => None,
-        })
-        .enumerate()
-        .map(|(position, (id, response_json))| {
-            let tool_use_id = id.as_deref().map_or_else(
-                || calls.get(position).cloned().unwrap_or_default(),
-                sanitized,
-            );
+    results_with_ids(parts, calls)
+        .map(|(id, response_json)| {
             json_of(&Block::ToolResult {
-                tool_use_id,
+                tool_use_id: sanitized(&id),
                 content: response_json,
             })
         })

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::model::{NodeId, NodeRecord, PartContent, Role};
-use crate::provider::fragment::{Extras, Fragment};
+use crate::provider::fragment::{Extras, Fragment, results_with_ids};
 
 #[derive(Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
@@ -96,21 +96,10 @@ fn messages_of<'a>(node: &'a NodeRecord, last_calls: &mut Vec<String>) -> Vec<Me
                 tool_calls,
             }]
         }
-        Role::Tool => node
-            .parts
-            .iter()
-            .filter_map(|part| match &part.content {
-                PartContent::FunctionResponse {
-                    id, response_json, ..
-                } => Some((id, response_json)),
-                _ => None,
-            })
-            .enumerate()
-            .map(|(position, (id, response_json))| Message::Tool {
-                tool_call_id: id
-                    .clone()
-                    .unwrap_or_else(|| last_calls.get(position).cloned().unwrap_or_default()),
-                content: response_json,
+        Role::Tool => results_with_ids(&node.parts, last_calls)
+            .map(|(tool_call_id, content)| Message::Tool {
+                tool_call_id,
+                content,
             })
             .collect(),
     }

@@ -76,7 +76,8 @@ struct Call {
     method: reqwest::Method,
     path: String,
     query: Option<String>,
-    body: Bytes,
+    /// The body, read only once the key is admitted (`None` for a GET).
+    body: Option<Body>,
     streaming: bool,
     /// A generation request (streamed or not): its history is checked, and looked up.
     generates: bool,
@@ -103,7 +104,7 @@ pub async fn list_models(
         method: reqwest::Method::GET,
         path,
         query,
-        body: Bytes::new(),
+        body: None,
         streaming: false,
         generates: false,
     };
@@ -120,7 +121,7 @@ async fn model(
         method: reqwest::Method::GET,
         path: format!("/{version}/models/{name}"),
         query,
-        body: Bytes::new(),
+        body: None,
         streaming: false,
         generates: false,
     };
@@ -134,30 +135,22 @@ async fn call(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    // No body is read for a client whose key would be refused.
-    if let Err(refusal) = admit(&proxy, &headers, query.as_deref()) {
-        return refusal;
-    }
-    let within = proxy.services.live.get().config.client_timeout;
-    let body = match listeners::read_body(body, BODY_LIMIT, within).await {
-        Ok(body) => body,
-        Err(error) => return unread_body(&GEMINI, &error),
-    };
     let streaming = call.ends_with(":streamGenerateContent");
     let generates = streaming || call.ends_with(":generateContent");
     let call = Call {
         method: reqwest::Method::POST,
         path: format!("/{version}/models/{call}"),
         query,
-        body,
+        body: Some(body),
         streaming,
         generates,
     };
     pass(proxy, &version, call, &headers).await
 }
 
-/// Admits the request's key, checks a generation request's history, and forwards it.
-async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap) -> Response {
+/// Admits the request's key, then reads its body (none is read for a client whose key
+/// would be refused), checks a generation request's history, and forwards it.
+async fn pass(proxy: Arc<Proxy>, version: &str, mut call: Call, headers: &HeaderMap) -> Response {
     if !VERSIONS.contains(&version) {
         return errors::not_found(&call.path);
     }
@@ -169,10 +162,20 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
     let Some(gemini) = live.config.provider.gemini() else {
         return none_configured();
     };
+    let body = match call.body.take() {
+        Some(body) => {
+            let within = live.config.client_timeout;
+            match listeners::read_body(body, BODY_LIMIT, within).await {
+                Ok(body) => body,
+                Err(error) => return unread_body(&GEMINI, &error),
+            }
+        }
+        None => Bytes::new(),
+    };
     let (url, framing) = upstream(&gemini.base_url, &call);
     let redactor = Redactor::new(key.as_ref().map(|k| k.expose()));
     let sent = if call.generates {
-        history::Sent::parse(&call.body)
+        history::Sent::parse(&body)
     } else {
         history::Sent::default()
     };
@@ -183,9 +186,9 @@ async fn pass(proxy: Arc<Proxy>, version: &str, call: Call, headers: &HeaderMap)
         None
     };
     let body = if call.generates {
-        check::checked(&proxy, &live, &url, call.body, &sent, &redactor, continues).await
+        check::checked(&proxy, &live, &url, body, &sent, &redactor, continues).await
     } else {
-        call.body
+        body
     };
     let model = model_of(&call.path).map(|model| format!("{}/{model}", gemini.name));
     let forwarded = Forwarded {

@@ -1,5 +1,5 @@
-//! Recording turns that happened elsewhere (a conversation through the Gemini-compatible
-//! proxy): each turn becomes a node under the one before, and the head follows, as if it
+//! Recording turns that happened elsewhere (a conversation through the
+//! proxy, in any API it serves): each turn becomes a node under the one before, and the head follows, as if it
 //! had been sent here. Nothing is sent to the model. Each turn's node goes with its entry
 //! in the store's `chains` index, written after the session record, and the whole
 //! recording is made durable by one commit at its end (one shared sync).
