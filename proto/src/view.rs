@@ -97,6 +97,9 @@ pub struct Usage {
     pub thought_tokens: u32,
     /// All tokens billed.
     pub total_tokens: u32,
+    /// Tokens of the context read from the provider's prompt cache (part of `prompt_tokens`).
+    #[serde(default)]
+    pub cached_tokens: u32,
 }
 
 /// What Omni knows about how a model node was produced.

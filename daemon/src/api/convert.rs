@@ -72,6 +72,7 @@ impl From<Usage> for wire::Usage {
             answer_tokens: usage.answer_tokens,
             thought_tokens: usage.thought_tokens,
             total_tokens: usage.total_tokens,
+            cached_tokens: usage.cached_tokens,
         }
     }
 }

@@ -8,6 +8,6 @@ mod record;
 
 pub use part::{ModelInfo, Part, PartContent, Role, Usage, visible_text};
 pub use record::{
-    MoveKind, MoveRecord, NodeId, NodeRecord, ROOT, Recovery, SessionRecord, Suspension,
-    ToolResults,
+    ModelUsage, MoveKind, MoveRecord, NodeId, NodeRecord, ROOT, Recovery, SessionRecord,
+    Suspension, ToolResults,
 };

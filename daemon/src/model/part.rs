@@ -115,6 +115,9 @@ pub struct Usage {
     pub thought_tokens: u32,
     /// All tokens billed.
     pub total_tokens: u32,
+    /// Tokens of the context read from the provider's prompt cache (part of
+    /// `prompt_tokens`, billed at the cached rate).
+    pub cached_tokens: u32,
 }
 
 /// How a model node was produced.

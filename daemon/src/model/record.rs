@@ -51,6 +51,32 @@ pub struct SessionRecord {
     pub fallback: Vec<String>,
     /// The system instruction sent with every request, if any.
     pub system: Option<String>,
+    /// The title was given by the user (`rename`): the first prompt no longer sets it.
+    pub title_set: bool,
+    /// When the session was archived: hidden from listings, still found by search.
+    pub archived_at_ms: Option<u64>,
+    /// When it was moved to the trash: gone from listings and search until restored, and
+    /// purged for good once the trash keeps it no longer.
+    pub deleted_at_ms: Option<u64>,
+    /// Tokens of every answer stored in the session, on any branch, per model.
+    pub usage: Vec<ModelUsage>,
+}
+
+/// Token counts summed over a session's answers from one model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelUsage {
+    /// The model as the answers name it (`PROVIDER/MODEL`).
+    pub model: String,
+    /// Answers counted.
+    pub answers: u64,
+    /// Tokens of the contexts sent (cached ones included).
+    pub input: u64,
+    /// Of those, tokens read from the provider's prompt cache.
+    pub cached: u64,
+    /// Tokens of the answers.
+    pub output: u64,
+    /// Tokens spent thinking.
+    pub thinking: u64,
 }
 
 /// Why a session needs recovery.
@@ -106,6 +132,10 @@ impl SessionRecord {
             model: None,
             fallback: Vec::new(),
             system: None,
+            title_set: false,
+            archived_at_ms: None,
+            deleted_at_ms: None,
+            usage: Vec::new(),
         }
     }
 }

@@ -6,11 +6,12 @@ use super::{StoreError, codec, legacy};
 use crate::model::{MoveRecord, NodeRecord, SessionRecord};
 
 /// Format of session records: 2 added the failure count and suspension, 3 tools and
-/// recovery, 4 the session's model, fallback chain and system instruction. Older ones are
-/// migrated when read.
-pub(super) const SESSION_FORMAT: u8 = 4;
-/// Format of nodes: 2 added the provider that answered.
-pub(super) const NODE_FORMAT: u8 = 2;
+/// recovery, 4 the session's model, fallback chain and system instruction, 5 the title's
+/// source, archive and trash times, and the usage per model. Older ones are migrated when
+/// read.
+pub(super) const SESSION_FORMAT: u8 = 5;
+/// Format of nodes: 2 added the provider that answered, 3 cached tokens to the usage.
+pub(super) const NODE_FORMAT: u8 = 3;
 /// Format of moves: 2 added the recovery move kinds (a format-1 move reads unchanged).
 pub(super) const MOVE_FORMAT: u8 = 2;
 
@@ -18,17 +19,21 @@ pub(super) fn decode_session(bytes: &[u8]) -> Result<SessionRecord, StoreError> 
     const WHAT: &str = "session record";
     match codec::split(bytes, WHAT)? {
         (SESSION_FORMAT, body) => codec::body(body, WHAT),
-        (3, body) => Ok(codec::body::<legacy::SessionRecordV3>(body, WHAT)?.into()),
+        (4, body) => Ok(codec::body::<legacy::SessionRecordV4>(body, WHAT)?.into()),
+        (3, body) => {
+            let v3 = codec::body::<legacy::SessionRecordV3>(body, WHAT)?;
+            Ok(legacy::SessionRecordV4::from(v3).into())
+        }
         (2, body) => {
             let v3: legacy::SessionRecordV3 =
                 codec::body::<legacy::SessionRecordV2>(body, WHAT)?.into();
-            Ok(v3.into())
+            Ok(legacy::SessionRecordV4::from(v3).into())
         }
         (1, body) => {
             let v2: legacy::SessionRecordV2 =
                 codec::body::<legacy::SessionRecordV1>(body, WHAT)?.into();
             let v3: legacy::SessionRecordV3 = v2.into();
-            Ok(v3.into())
+            Ok(legacy::SessionRecordV4::from(v3).into())
         }
         (found, _) => Err(codec::unknown(WHAT, found, SESSION_FORMAT)),
     }
@@ -38,7 +43,11 @@ pub(super) fn decode_node(bytes: &[u8]) -> Result<NodeRecord, StoreError> {
     const WHAT: &str = "node";
     match codec::split(bytes, WHAT)? {
         (NODE_FORMAT, body) => codec::body(body, WHAT),
-        (1, body) => Ok(codec::body::<legacy::NodeRecordV1>(body, WHAT)?.into()),
+        (2, body) => Ok(codec::body::<legacy::NodeRecordV2>(body, WHAT)?.into()),
+        (1, body) => {
+            let v2: legacy::NodeRecordV2 = codec::body::<legacy::NodeRecordV1>(body, WHAT)?.into();
+            Ok(v2.into())
+        }
         (found, _) => Err(codec::unknown(WHAT, found, NODE_FORMAT)),
     }
 }

@@ -7,10 +7,10 @@ use crate::model::{ModelInfo, Part, PartContent, Role, Usage};
 use uuid::Uuid;
 
 use super::formats::{decode_move, decode_node, decode_session};
-use super::legacy::{SessionRecordV1, SessionRecordV2, SessionRecordV3};
+use super::legacy::{SessionRecordV1, SessionRecordV2, SessionRecordV3, SessionRecordV4};
 use super::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT, codec};
 use crate::model::{
-    MoveKind, MoveRecord, NodeRecord, Recovery, SessionRecord, Suspension, ToolResults,
+    ModelUsage, MoveKind, MoveRecord, NodeRecord, Recovery, SessionRecord, Suspension, ToolResults,
 };
 
 fn hex(bytes: &[u8]) -> String {
@@ -76,16 +76,33 @@ fn v3() -> SessionRecordV3 {
     }
 }
 
-fn session_v4() -> SessionRecord {
-    SessionRecord {
+fn v4() -> SessionRecordV4 {
+    SessionRecordV4 {
+        v3: v3(),
         model: Some("local/qwen2.5:7b".into()),
         fallback: vec!["gemini-2.5-flash".into(), "local/llama3".into()],
         system: Some("Answer briefly.".into()),
-        ..v3().into()
     }
 }
 
-fn node_v2() -> NodeRecord {
+fn session_v5() -> SessionRecord {
+    SessionRecord {
+        title_set: true,
+        archived_at_ms: Some(1_790_000_001_000),
+        deleted_at_ms: Some(1_790_000_002_000),
+        usage: vec![ModelUsage {
+            model: "gemini/gemini-2.5-flash".into(),
+            answers: 2,
+            input: 900,
+            cached: 400,
+            output: 70,
+            thinking: 12,
+        }],
+        ..v4().into()
+    }
+}
+
+fn node_v3() -> NodeRecord {
     let part = |content| Part {
         content,
         thought_signature: None,
@@ -124,6 +141,7 @@ fn node_v2() -> NodeRecord {
                 answer_tokens: 3,
                 thought_tokens: 2,
                 total_tokens: 13,
+                cached_tokens: 5,
             }),
             attempts: 2,
             latency_ms: 1234,
@@ -165,18 +183,38 @@ fn old_session_formats_read_as_their_samples_say() {
     let v3_bytes = unhex(include_str!("golden/session-v3.hex"));
     assert_eq!(hex(&v3_bytes), hex(&codec::encode(&v3(), 3).unwrap()));
     let read = decode_session(&v3_bytes).unwrap();
-    assert_eq!(read, SessionRecord::from(v3()));
+    assert_eq!(read, SessionRecord::from(SessionRecordV4::from(v3())));
     assert_eq!(
         (read.model, read.fallback, read.system),
         (None, vec![], None)
     );
+
+    let v4_bytes = unhex(include_str!("golden/session-v4.hex"));
+    assert_eq!(hex(&v4_bytes), hex(&codec::encode(&v4(), 4).unwrap()));
+    let read = decode_session(&v4_bytes).unwrap();
+    assert_eq!(read, SessionRecord::from(v4()));
+    assert_eq!(read.model.as_deref(), Some("local/qwen2.5:7b"));
+    assert_eq!(
+        (read.title_set, read.archived_at_ms, read.deleted_at_ms),
+        (false, None, None)
+    );
+    assert!(read.usage.is_empty());
+}
+
+/// The current sample as node formats 1 and 2 held it: no cached tokens.
+fn node_before_cached_tokens() -> NodeRecord {
+    let mut node = node_v3();
+    if let Some(usage) = node.model.as_mut().and_then(|m| m.usage.as_mut()) {
+        usage.cached_tokens = 0;
+    }
+    node
 }
 
 #[test]
 fn old_nodes_read_as_answered_by_gemini() {
     let v1_bytes = unhex(include_str!("golden/node-v1.hex"));
     let read = decode_node(&v1_bytes).unwrap();
-    let mut expected = node_v2();
+    let mut expected = node_before_cached_tokens();
     if let Some(info) = &mut expected.model {
         info.provider = "gemini".into();
     }
@@ -184,20 +222,26 @@ fn old_nodes_read_as_answered_by_gemini() {
 }
 
 #[test]
+fn format_2_nodes_read_with_no_cached_tokens() {
+    let v2_bytes = unhex(include_str!("golden/node-v2.hex"));
+    assert_eq!(decode_node(&v2_bytes).unwrap(), node_before_cached_tokens());
+}
+
+#[test]
 fn current_formats_write_exactly_their_samples() {
-    let session = unhex(include_str!("golden/session-v4.hex"));
+    let session = unhex(include_str!("golden/session-v5.hex"));
     assert_eq!(
-        hex(&codec::encode(&session_v4(), SESSION_FORMAT).unwrap()),
+        hex(&codec::encode(&session_v5(), SESSION_FORMAT).unwrap()),
         hex(&session)
     );
-    assert_eq!(decode_session(&session).unwrap(), session_v4());
+    assert_eq!(decode_session(&session).unwrap(), session_v5());
 
-    let node = unhex(include_str!("golden/node-v2.hex"));
+    let node = unhex(include_str!("golden/node-v3.hex"));
     assert_eq!(
-        hex(&codec::encode(&node_v2(), NODE_FORMAT).unwrap()),
+        hex(&codec::encode(&node_v3(), NODE_FORMAT).unwrap()),
         hex(&node)
     );
-    assert_eq!(decode_node(&node).unwrap(), node_v2());
+    assert_eq!(decode_node(&node).unwrap(), node_v3());
 
     // Format 1 moves had only the plain kinds; format 2 added the recovery ones.
     let old_move = unhex(include_str!("golden/move-v1.hex"));
@@ -236,10 +280,10 @@ fn write_current_samples_when_asked() {
     };
     write(
         &format!("session-v{SESSION_FORMAT}.hex"),
-        codec::encode(&session_v4(), SESSION_FORMAT).unwrap(),
+        codec::encode(&session_v5(), SESSION_FORMAT).unwrap(),
     );
     write(
         &format!("node-v{NODE_FORMAT}.hex"),
-        codec::encode(&node_v2(), NODE_FORMAT).unwrap(),
+        codec::encode(&node_v3(), NODE_FORMAT).unwrap(),
     );
 }

@@ -63,8 +63,29 @@ impl From<SessionRecordV2> for SessionRecordV3 {
     }
 }
 
-impl From<SessionRecordV3> for SessionRecord {
+/// Format 4: format 3 plus the session's model, fallback chain and system instruction.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionRecordV4 {
+    pub(super) v3: SessionRecordV3,
+    pub(super) model: Option<String>,
+    pub(super) fallback: Vec<String>,
+    pub(super) system: Option<String>,
+}
+
+impl From<SessionRecordV3> for SessionRecordV4 {
     fn from(v3: SessionRecordV3) -> Self {
+        SessionRecordV4 {
+            v3,
+            model: None,
+            fallback: Vec::new(),
+            system: None,
+        }
+    }
+}
+
+impl From<SessionRecordV4> for SessionRecord {
+    fn from(v4: SessionRecordV4) -> Self {
+        let v3 = v4.v3;
         let old = v3.v2;
         let v1 = old.v1;
         SessionRecord {
@@ -81,9 +102,34 @@ impl From<SessionRecordV3> for SessionRecord {
             tools_json: v3.tools_json,
             needs_recovery: v3.needs_recovery,
             tool_results: v3.tool_results,
-            model: None,
-            fallback: Vec::new(),
-            system: None,
+            model: v4.model,
+            fallback: v4.fallback,
+            system: v4.system,
+            title_set: false,
+            archived_at_ms: None,
+            deleted_at_ms: None,
+            usage: Vec::new(),
+        }
+    }
+}
+
+/// Token counts as node formats 1 and 2 kept them (before cached tokens).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct UsageV1 {
+    pub(super) prompt_tokens: u32,
+    pub(super) answer_tokens: u32,
+    pub(super) thought_tokens: u32,
+    pub(super) total_tokens: u32,
+}
+
+impl From<UsageV1> for Usage {
+    fn from(old: UsageV1) -> Self {
+        Usage {
+            prompt_tokens: old.prompt_tokens,
+            answer_tokens: old.answer_tokens,
+            thought_tokens: old.thought_tokens,
+            total_tokens: old.total_tokens,
+            cached_tokens: 0,
         }
     }
 }
@@ -94,10 +140,17 @@ pub struct ModelInfoV1 {
     pub(super) model: String,
     pub(super) model_version: Option<String>,
     pub(super) finish_reason: Option<String>,
-    pub(super) usage: Option<Usage>,
+    pub(super) usage: Option<UsageV1>,
     pub(super) attempts: u32,
     pub(super) latency_ms: u64,
     pub(super) interrupted: bool,
+}
+
+/// How a model node was produced, as node format 2 kept it: format 1 plus the provider.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ModelInfoV2 {
+    pub(super) v1: ModelInfoV1,
+    pub(super) provider: String,
 }
 
 /// A node as format 1 wrote it.
@@ -114,8 +167,35 @@ pub struct NodeRecordV1 {
 /// The provider every format-1 answer came from: Gemini was the only one.
 pub const FORMAT_1_PROVIDER: &str = "gemini";
 
-impl From<NodeRecordV1> for NodeRecord {
+/// A node as format 2 wrote it: format 1 with the provider that answered.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NodeRecordV2 {
+    pub(super) id: u64,
+    pub(super) parent: u64,
+    pub(super) role: Role,
+    pub(super) parts: Vec<Part>,
+    pub(super) created_at_ms: u64,
+    pub(super) model: Option<ModelInfoV2>,
+}
+
+impl From<NodeRecordV1> for NodeRecordV2 {
     fn from(old: NodeRecordV1) -> Self {
+        NodeRecordV2 {
+            id: old.id,
+            parent: old.parent,
+            role: old.role,
+            parts: old.parts,
+            created_at_ms: old.created_at_ms,
+            model: old.model.map(|v1| ModelInfoV2 {
+                v1,
+                provider: FORMAT_1_PROVIDER.to_string(),
+            }),
+        }
+    }
+}
+
+impl From<NodeRecordV2> for NodeRecord {
+    fn from(old: NodeRecordV2) -> Self {
         NodeRecord {
             id: old.id,
             parent: old.parent,
@@ -123,14 +203,14 @@ impl From<NodeRecordV1> for NodeRecord {
             parts: old.parts,
             created_at_ms: old.created_at_ms,
             model: old.model.map(|m| ModelInfo {
-                model: m.model,
-                model_version: m.model_version,
-                finish_reason: m.finish_reason,
-                usage: m.usage,
-                attempts: m.attempts,
-                latency_ms: m.latency_ms,
-                interrupted: m.interrupted,
-                provider: FORMAT_1_PROVIDER.to_string(),
+                model: m.v1.model,
+                model_version: m.v1.model_version,
+                finish_reason: m.v1.finish_reason,
+                usage: m.v1.usage.map(Usage::from),
+                attempts: m.v1.attempts,
+                latency_ms: m.v1.latency_ms,
+                interrupted: m.v1.interrupted,
+                provider: m.provider,
             }),
         }
     }

@@ -32,6 +32,7 @@ enum Block {
 pub struct Assembler {
     blocks: BTreeMap<u64, Block>,
     input_tokens: u64,
+    cached_tokens: u64,
 }
 
 impl Assembler {
@@ -46,6 +47,7 @@ impl Assembler {
             "message_start" => {
                 let message = &event["message"];
                 self.input_tokens = prompt_tokens(&message["usage"]).unwrap_or(0);
+                self.cached_tokens = tokens(&message["usage"], "cache_read_input_tokens");
                 update.model_version = message["model"].as_str().map(str::to_string);
             }
             "content_block_start" => self.start(&event, &mut update),
@@ -56,12 +58,16 @@ impl Assembler {
                 if let Some(input) = prompt_tokens(&event["usage"]) {
                     self.input_tokens = input;
                 }
+                if let Some(cached) = event["usage"]["cache_read_input_tokens"].as_u64() {
+                    self.cached_tokens = cached;
+                }
                 let output = tokens(&event["usage"], "output_tokens");
                 update.usage = Some(Usage {
                     prompt_tokens: narrow(self.input_tokens),
                     answer_tokens: narrow(output),
                     thought_tokens: 0,
                     total_tokens: narrow(self.input_tokens.saturating_add(output)),
+                    cached_tokens: narrow(self.cached_tokens),
                 });
             }
             "message_stop" => {}

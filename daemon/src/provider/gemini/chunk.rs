@@ -31,6 +31,7 @@ pub fn parse(data: &str) -> Result<StreamUpdate, ProviderError> {
         answer_tokens: narrow(u.candidates_token_count),
         thought_tokens: narrow(u.thoughts_token_count),
         total_tokens: narrow(u.total_token_count),
+        cached_tokens: narrow(u.cached_content_token_count),
     });
     Ok(StreamUpdate {
         parts,

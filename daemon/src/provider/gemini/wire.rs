@@ -186,6 +186,9 @@ pub struct UsageMetadata {
     /// All tokens.
     #[serde(default)]
     pub total_token_count: u64,
+    /// Tokens of the context read from cached content.
+    #[serde(default)]
+    pub cached_content_token_count: u64,
 }
 
 /// `promptFeedback`.

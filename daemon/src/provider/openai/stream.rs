@@ -62,6 +62,13 @@ struct UsageIn {
     #[serde(default)]
     total_tokens: u64,
     completion_tokens_details: Option<CompletionDetails>,
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: u64,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -111,6 +118,7 @@ impl Assembler {
                         .map_or(0, |d| d.reasoning_tokens),
                 ),
                 total_tokens: narrow(u.total_tokens),
+                cached_tokens: narrow(u.prompt_tokens_details.map_or(0, |d| d.cached_tokens)),
             }),
             ..StreamUpdate::default()
         };

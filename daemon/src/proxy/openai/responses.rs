@@ -89,5 +89,10 @@ fn usage(usage: &Value) -> Option<Usage> {
                 .unwrap_or(0),
         ),
         total_tokens: count("total_tokens"),
+        cached_tokens: narrow(
+            usage["input_tokens_details"]["cached_tokens"]
+                .as_u64()
+                .unwrap_or(0),
+        ),
     })
 }
