@@ -13,12 +13,14 @@
 mod client;
 mod demo;
 mod error;
+mod export;
 pub mod frame;
 pub mod json;
 mod limits;
 mod message;
 mod ops;
 mod recovery;
+mod since;
 mod socket_path;
 mod status;
 mod view;
@@ -26,6 +28,9 @@ mod view;
 pub use client::{Client, ClientError};
 pub use demo::{DEMO_TAGS, DemoTag};
 pub use error::{ErrorKind, ErrorReply, FrameError};
+pub use export::{
+    EXPORT_FORMAT, EXPORT_VERSION, ExportedMove, ExportedMoveKind, ExportedNode, ExportedSession,
+};
 pub use limits::{MAX_FRAME_LEN, PROTOCOL_VERSION};
 pub use message::{
     Event, Hello, HelloReply, Reply, Request, RequestFrame, Response, ResponseFrame, SessionRef,
@@ -34,6 +39,7 @@ pub use ops::MoveOp;
 pub use recovery::{
     ErrorSummary, PendingCall, Recovered, RecoveryAction, RecoveryPreview, ReplayOutcome,
 };
+pub use since::{SinceError, local_day, parse_since, start_of_local_day};
 pub use socket_path::{
     SOCKET_ENV, SocketPathError, config_candidates, find_config_file, resolve_socket_path,
     unsafe_socket_dir,

@@ -140,6 +140,32 @@ impl SessionRecord {
     }
 }
 
+impl SessionRecord {
+    /// Adds one answer's tokens to the session's totals for its model (`PROVIDER/MODEL`).
+    /// An answer without usage counts as an answer with no tokens.
+    pub fn count_usage(&mut self, info: &ModelInfo) {
+        let model = format!("{}/{}", info.provider, info.model);
+        let index = match self.usage.iter().position(|u| u.model == model) {
+            Some(index) => index,
+            None => {
+                self.usage.push(ModelUsage {
+                    model,
+                    ..ModelUsage::default()
+                });
+                self.usage.len() - 1
+            }
+        };
+        let totals = &mut self.usage[index];
+        totals.answers += 1;
+        if let Some(usage) = info.usage {
+            totals.input += u64::from(usage.prompt_tokens);
+            totals.cached += u64::from(usage.cached_tokens);
+            totals.output += u64::from(usage.answer_tokens);
+            totals.thinking += u64::from(usage.thought_tokens);
+        }
+    }
+}
+
 /// One turn of the conversation: a prompt, an answer, or function results.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeRecord {

@@ -168,6 +168,9 @@ impl Actor {
             if record.title.is_empty() && node.role == Role::User {
                 record.title = first_line(&node.text(), 80);
             }
+            if let Some(info) = &node.model {
+                record.count_usage(info);
+            }
         }
         let mv = head_move.map(|m| {
             record.moves += 1;
