@@ -40,6 +40,17 @@ pub struct SessionArg {
     pub session: Option<String>,
 }
 
+/// How `omnictl usage` groups its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum UsageBy {
+    /// One row per session
+    Session,
+    /// One row per model (PROVIDER/MODEL)
+    Model,
+    /// One row per local calendar day
+    Day,
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -156,6 +167,21 @@ pub enum Command {
     Sessions,
     /// Show the daemon's version, uptime, socket, store, sessions and circuit breakers
     Status,
+    /// Sum stored answers' tokens (input, cached, output, thinking) and their cost, per
+    /// session, model or day (costs come from the `[prices."MODEL"]` tables of omnid's
+    /// configuration)
+    Usage {
+        /// Only answers from this time on: a date (2026-11-01), a date and time, `today`,
+        /// `yesterday`, or an age (30m, 24h, 7d, 2w)
+        #[arg(long, value_name = "WHEN")]
+        since: Option<String>,
+        /// One row per session, model or day
+        #[arg(long, value_enum, default_value = "session")]
+        by: UsageBy,
+        /// Only this session (an id, a unique prefix) [default: every session]
+        #[arg(short = 's', long = "session", value_name = "ID")]
+        session: Option<String>,
+    },
     /// Lift a session's suspension after repeated failed sends (the history is untouched)
     Resume {
         /// The session to resume [default: -s, else the most recently used session]

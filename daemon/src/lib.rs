@@ -29,6 +29,7 @@ mod signals;
 pub mod store;
 mod text;
 mod time;
+mod usage;
 
 pub use config::{Args, Config, Env};
 pub use run::{Startup, print_config, run};

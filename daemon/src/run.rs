@@ -196,6 +196,7 @@ fn build_services(
         tracker,
         current: CurrentSession::new(None),
         counters: Counters::default(),
+        usage_today: crate::usage::UsageToday::new(crate::time::now_ms()),
     }))
 }
 

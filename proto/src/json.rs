@@ -106,6 +106,7 @@ pub fn reply(reply: &Reply) -> Value {
         } => json!({"name": name, "errors": errors, "bytes": bytes}),
         Reply::LogPath { path } => json!({"path": path}),
         Reply::Replayed(outcome) => json!(outcome),
+        Reply::Usage(report) => json!(report),
         Reply::Cancelled {
             session,
             turn,

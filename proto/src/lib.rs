@@ -23,6 +23,7 @@ mod recovery;
 mod since;
 mod socket_path;
 mod status;
+mod usage;
 mod view;
 
 pub use client::{Client, ClientError};
@@ -48,6 +49,7 @@ pub use status::{
     BreakerState, BreakerStatus, DaemonStatus, DamagedSession, HealthState, ProxyEndpointStatus,
     ProxyStatus, StoreHealth,
 };
+pub use usage::{Cost, UsageGrouping, UsageReport, UsageRow, UsageTotals};
 pub use view::{
     Answer, Branch, BranchList, Entry, HistoryView, ModelInfo, MoveOutcome, Part, PartContent,
     RetryNotice, RevertReason, Role, SessionSummary, Usage,

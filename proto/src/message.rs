@@ -193,6 +193,16 @@ pub enum Request {
         /// `MODEL` (of the daemon's default provider) or `PROVIDER/MODEL`.
         model: String,
     },
+    /// Sums the tokens of stored answers, and their cost where the price table knows it;
+    /// answered with [`Reply::Usage`].
+    Usage {
+        /// Only answers from this time on (ms since the epoch).
+        since_ms: Option<u64>,
+        /// One row per session, model or day.
+        by: crate::usage::UsageGrouping,
+        /// Only this session's answers.
+        session: Option<SessionRef>,
+    },
 }
 
 /// One message from the daemon about a request.
@@ -341,4 +351,6 @@ pub enum Reply {
         /// The interrupted node holding the partial answer, if anything had arrived.
         kept: Option<u64>,
     },
+    /// Tokens and cost, summed as asked.
+    Usage(crate::usage::UsageReport),
 }

@@ -58,6 +58,8 @@ pub struct DaemonStatus {
     pub damaged_sessions: Vec<DamagedSession>,
     /// The model APIs' proxy, when it listens.
     pub proxy: Option<ProxyStatus>,
+    /// Tokens and cost of the answers stored today (local time), proxied ones included.
+    pub usage_today: crate::usage::UsageTotals,
 }
 
 /// What the model APIs' proxy has done since the daemon started, in all and per endpoint.

@@ -187,6 +187,8 @@ pub struct HistoryView {
     /// Set when the session's records disagree: what is wrong. It is shown as stored, and
     /// takes no changes.
     pub damaged: Option<String>,
+    /// The tokens and cost of every answer stored in the session, on any branch.
+    pub usage: crate::usage::UsageTotals,
 }
 
 /// A completed, durably stored answer.
@@ -207,6 +209,8 @@ pub struct Answer {
     pub model: ModelInfo,
     /// Function calls in the answer, which now wait for results (`omnictl tool-result`).
     pub pending_calls: Vec<crate::recovery::PendingCall>,
+    /// The session's running total, this answer included.
+    pub session_usage: crate::usage::UsageTotals,
 }
 
 /// The result of a head move.
@@ -292,6 +296,8 @@ pub struct SessionSummary {
     pub model: String,
     /// The models asked in turn when that one cannot answer.
     pub fallback: Vec<String>,
+    /// The tokens and cost of every answer stored in the session, on any branch.
+    pub usage: crate::usage::UsageTotals,
 }
 
 /// A failed attempt that will be retried: what the client shows while it waits.

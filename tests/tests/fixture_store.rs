@@ -38,6 +38,20 @@ fn a_store_written_by_omnid_0_1_0_reads_identically() {
         let history = expected(&format!("history-{name}.json"));
         let session = history["session"].as_str().unwrap().to_string();
         let mut now = omni.ctl(&["--json", "history", "-s", &session]).ok().json();
+        // 0.1.0 kept no token totals: they are summed from the answers themselves.
+        let answers: Vec<&Value> = history["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["model"].is_object())
+            .collect();
+        let input: u64 = answers
+            .iter()
+            .map(|e| e["model"]["usage"]["prompt_tokens"].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(now["usage"]["answers"], answers.len(), "{}", now["usage"]);
+        assert_eq!(now["usage"]["input"], input, "{}", now["usage"]);
+        now = without(now, &["usage"]);
         for entry in now["entries"].as_array_mut().unwrap() {
             *entry = without(entry.take(), &["why_reverted"]);
             // Every answer 0.1.0 stored came from Gemini, its one provider.
@@ -82,7 +96,14 @@ fn a_store_written_by_omnid_0_1_0_reads_identically() {
             );
             without(
                 s.clone(),
-                &["damaged", "recovery_choices", "origin", "model", "fallback"],
+                &[
+                    "damaged",
+                    "recovery_choices",
+                    "origin",
+                    "model",
+                    "fallback",
+                    "usage",
+                ],
             )
         })
         .collect();

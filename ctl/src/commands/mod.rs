@@ -18,6 +18,7 @@ pub mod sessions;
 pub mod status;
 pub mod stream;
 mod tool_result;
+pub mod usage;
 
 mod ctx;
 
@@ -128,6 +129,9 @@ async fn dispatch_read(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> 
         Command::Branches { session } => branches::run(ctx, &session).await,
         Command::Sessions => sessions::run(ctx).await,
         Command::Status => status::run(ctx).await,
+        Command::Usage { since, by, session } => {
+            usage::run(ctx, since.as_deref(), by, session).await
+        }
         Command::Logs { command } => logs_command(ctx, command).await,
         Command::Replay { error } => replay::run(ctx, error).await,
         // Run before a daemon is needed (`run`), or from `main.rs` (`chat`).

@@ -75,6 +75,11 @@ fn lines(status: &DaemonStatus) -> Vec<String> {
             "diagnostics: {} could not be written",
             count(status.log_write_failures, "record")
         ),
+        format!(
+            "today:    {}, {}",
+            count(status.usage_today.answers, "answer"),
+            render::usage::line(&status.usage_today)
+        ),
     ];
     lines.extend(status.damaged_sessions.iter().map(|damaged| {
         format!(

@@ -128,9 +128,10 @@ pub fn footer(answer: &Answer) -> String {
         n => format!(" · {n} attempts"),
     };
     format!(
-        "[node {} · {} · {:.1} s{tokens}{attempts}]",
+        "[node {} · {} · {:.1} s{tokens}{attempts} · session {}]",
         answer.node,
         crate::render::model_ref(&answer.model),
-        answer.model.latency_ms as f64 / 1000.0
+        answer.model.latency_ms as f64 / 1000.0,
+        crate::render::usage::line(&answer.session_usage)
     )
 }

@@ -8,6 +8,7 @@ pub mod spinner;
 pub mod style;
 pub mod transcript;
 pub mod tree;
+pub mod usage;
 pub mod width;
 
 /// Milliseconds since the epoch → `2026-11-22T10:00:00Z`.

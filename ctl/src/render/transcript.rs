@@ -136,7 +136,11 @@ pub fn history(view: &HistoryView, style: &Style, detail: Detail) -> String {
     } else {
         format!("#{}", view.head)
     };
-    let mut out = style.dim(&format!("session {} · head {head}\n", view.session));
+    let usage = match view.usage.answers {
+        0 => String::new(),
+        _ => format!(" · {}", super::usage::line(&view.usage)),
+    };
+    let mut out = style.dim(&format!("session {} · head {head}{usage}\n", view.session));
     if let Some(reason) = &view.damaged {
         out.push_str(&style.error(&format!(
             "this session is damaged: {reason}; it is shown as stored and takes no changes\n"
@@ -181,6 +185,7 @@ mod tests {
     #[test]
     fn reverted_entries_carry_the_plain_prefix_on_every_line() {
         let view = HistoryView {
+            usage: omni_proto::UsageTotals::default(),
             session: "s".into(),
             head: 1,
             entries: vec![
@@ -235,6 +240,7 @@ mod tests {
     #[test]
     fn the_model_is_named_above_the_first_answer_and_wherever_it_changes() {
         let view = HistoryView {
+            usage: omni_proto::UsageTotals::default(),
             session: "s".into(),
             head: 6,
             entries: vec![

@@ -136,6 +136,7 @@ mod tests {
     fn branches_are_indented_under_their_fork_and_say_why_they_are_out() {
         use RevertReason::*;
         let view = HistoryView {
+            usage: omni_proto::UsageTotals::default(),
             session: "s".into(),
             head: 6,
             entries: vec![

@@ -106,8 +106,9 @@ impl From<RetryNotice> for wire::RetryNotice {
     }
 }
 
-impl From<SessionEvent> for wire::Event {
-    fn from(event: SessionEvent) -> Self {
+/// A session's event as clients see it; an answer's running total priced by `prices`.
+pub fn event(event: SessionEvent, prices: &crate::config::Prices) -> wire::Event {
+    {
         match event {
             SessionEvent::PromptStored { session, node } => wire::Event::PromptStored {
                 session: session.to_string(),
@@ -121,7 +122,7 @@ impl From<SessionEvent> for wire::Event {
             SessionEvent::Thought(text) => wire::Event::Thought(text),
             SessionEvent::FunctionCall(part) => wire::Event::FunctionCall(part.into()),
             SessionEvent::Retrying(notice) => wire::Event::Retrying(notice.into()),
-            SessionEvent::Answered(answer) => wire::Event::Answered(answer.into()),
+            SessionEvent::Answered(answer) => wire::Event::Answered(self::answer(answer, prices)),
             SessionEvent::Failed(error) => wire::Event::Failed(error.into()),
             SessionEvent::Moved(outcome) => wire::Event::Moved(outcome.into()),
             SessionEvent::Recovered(recovered) => wire::Event::Recovered(recovered.into()),
@@ -147,17 +148,17 @@ impl From<PendingCall> for wire::PendingCall {
     }
 }
 
-impl From<Answer> for wire::Answer {
-    fn from(answer: Answer) -> Self {
-        wire::Answer {
-            session: answer.session.to_string(),
-            prompt_node: answer.prompt_node,
-            prompts: answer.prompts,
-            node: answer.node,
-            text: answer.text,
-            model: answer.model.into(),
-            pending_calls: answer.pending_calls.into_iter().map(Into::into).collect(),
-        }
+/// An answer as clients see it, the session's running total priced by `prices`.
+pub fn answer(answer: Answer, prices: &crate::config::Prices) -> wire::Answer {
+    wire::Answer {
+        session: answer.session.to_string(),
+        prompt_node: answer.prompt_node,
+        prompts: answer.prompts,
+        node: answer.node,
+        text: answer.text,
+        model: answer.model.into(),
+        pending_calls: answer.pending_calls.into_iter().map(Into::into).collect(),
+        session_usage: crate::api::views::usage::totals(&answer.session_usage, prices),
     }
 }
 

@@ -48,6 +48,18 @@ pub async fn dispatch(
         Request::Branches { session } => branches::handle(daemon, &session),
         Request::Sessions => sessions::handle(daemon),
         Request::Status => status::handle(daemon),
+        Request::Usage {
+            since_ms,
+            by,
+            session,
+        } => usage::handle(
+            daemon,
+            usage::Asked {
+                since_ms,
+                by,
+                session,
+            },
+        ),
         Request::Retry { session } => send::handle(daemon, &session, None, responder).await,
         Request::Resume { session } => resume::handle(daemon, &session).await,
         Request::ToolResult {

@@ -10,12 +10,14 @@ use serde::de::DeserializeOwned;
 
 use super::declare::Declared;
 use super::env::Env;
+use super::prices::Prices;
 use super::providers::ProviderEntry;
 use super::settings::DECLARED;
 
-/// The configuration file's values, by dotted key, and its `[providers.NAME]` tables.
+/// The configuration file's values, by dotted key, its `[providers.NAME]` tables and its
+/// `[prices."MODEL"]` tables.
 #[derive(Debug, Clone, Default)]
-pub struct FileValues(toml::Table, BTreeMap<String, ProviderEntry>);
+pub struct FileValues(toml::Table, BTreeMap<String, ProviderEntry>, Prices);
 
 impl FileValues {
     /// Parses a file's text, refusing a key no setting declares (so a typo never silently
@@ -28,9 +30,22 @@ impl FileValues {
             )?,
             None => BTreeMap::new(),
         };
+        let prices: Prices = match table.remove("prices") {
+            Some(value) => value.try_into().context(
+                "invalid [prices.\"MODEL\"] table (keys: input, output, cached, thinking; \
+                 numbers per million tokens)",
+            )?,
+            None => Prices::default(),
+        };
+        prices.check()?;
         let keys: BTreeSet<&str> = declared.iter().map(|d| d.key).collect();
         check_keys(&table, "", &keys)?;
-        Ok(Self(table, providers))
+        Ok(Self(table, providers, prices))
+    }
+
+    /// The `[prices."MODEL"]` tables.
+    pub fn prices(&self) -> &Prices {
+        &self.2
     }
 
     /// The `[providers.NAME]` tables.

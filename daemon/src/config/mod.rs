@@ -9,6 +9,7 @@ mod env;
 mod file;
 mod forms;
 mod key;
+mod prices;
 mod providers;
 mod settings;
 
@@ -31,6 +32,7 @@ use crate::resilience::RetryPolicy;
 use crate::store::StoreOptions;
 use declare::DefaultInputs;
 pub use forms::ModelList;
+pub use prices::Prices;
 pub use providers::ProviderEntry;
 use providers::{default_provider, key_source};
 
@@ -58,6 +60,8 @@ pub struct Config {
     pub provider: ProviderConfig,
     /// The file's `[providers.NAME]` tables as written (for `--print-config`).
     pub provider_entries: std::collections::BTreeMap<String, ProviderEntry>,
+    /// What a million tokens of each model cost (the file's `[prices."MODEL"]`).
+    pub prices: Prices,
     /// Serve from the bundled demo model.
     pub demo: bool,
     /// Connection cap.
@@ -250,6 +254,7 @@ impl Config {
             log_dir: s.log_dir.clone(),
             provider,
             provider_entries: file.providers().clone(),
+            prices: file.prices().clone(),
             demo,
             max_connections: at_least_one("max-connections", s.max_connections)?,
             tcp_max_connections: at_least_one("tcp-max-connections", s.tcp_max_connections)?,
@@ -308,6 +313,12 @@ impl Config {
                 "providers".into(),
                 toml::Value::try_from(&self.provider_entries)
                     .context("cannot print the providers")?,
+            );
+        }
+        if !self.prices.is_empty() {
+            table.insert(
+                "prices".into(),
+                toml::Value::try_from(&self.prices).context("cannot print the prices")?,
             );
         }
         let demo = if self.demo {

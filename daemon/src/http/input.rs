@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use omni_proto::{ErrorKind, ErrorReply, MoveOp, RecoveryAction, Request, SessionRef};
+use omni_proto::{
+    ErrorKind, ErrorReply, MoveOp, RecoveryAction, Request, SessionRef, UsageGrouping,
+};
 use serde_json::{Value, json};
 
 /// What a route's request carries, taken from the path, the query and the body.
@@ -70,6 +72,17 @@ impl Input {
         self.query.get("session").map(|id| session_ref(id))
     }
 
+    /// `?since=`: a date, a date and time, `today`, `yesterday`, an age (`7d`) or
+    /// milliseconds, as `--since` takes them.
+    pub fn since(&self) -> Result<Option<u64>, ErrorReply> {
+        let Some(text) = self.query.get("since") else {
+            return Ok(None);
+        };
+        omni_proto::parse_since(text, crate::time::now_ms())
+            .map(Some)
+            .map_err(|e| invalid(format!("?since=: {e}")))
+    }
+
     /// A true/false query parameter.
     pub fn flag(&self, name: &str) -> Result<bool, ErrorReply> {
         match self.query.get(name).map(String::as_str) {
@@ -88,6 +101,25 @@ pub fn session_ref(id: &str) -> SessionRef {
         "current" => SessionRef::Current,
         id => SessionRef::Id(id.to_string()),
     }
+}
+
+/// `GET /v1/usage`: `?by=session|model|day`, `?since=`, `?session=`.
+pub fn usage(input: Input) -> Result<Request, ErrorReply> {
+    let by = match input.query.get("by").map(String::as_str) {
+        None | Some("session") => UsageGrouping::Session,
+        Some("model") => UsageGrouping::Model,
+        Some("day") => UsageGrouping::Day,
+        Some(other) => {
+            return Err(invalid(format!(
+                "?by= takes session, model or day, not {other:?}"
+            )));
+        }
+    };
+    Ok(Request::Usage {
+        since_ms: input.since()?,
+        by,
+        session: input.query_session(),
+    })
 }
 
 /// undo, redo, back.

@@ -7,7 +7,7 @@ use omni_proto::{ErrorReply, MoveOp, Request};
 use serde_json::{Value, json};
 
 use super::input::{
-    Input, checkout, head_move, new_session, object, recover, set_model, tool_result,
+    Input, checkout, head_move, new_session, object, recover, set_model, tool_result, usage,
 };
 
 /// How a route answers.
@@ -305,6 +305,26 @@ pub const ROUTES: &[Route] = &[
                 session: i.session(),
             })
         },
+    },
+    Route {
+        method: "GET",
+        path: "/v1/usage",
+        summary: "Stored answers' tokens (input, cached, output, thinking) and cost, per session, model or day",
+        query: &[
+            ("by", "session (the default), model or day"),
+            (
+                "since",
+                "only answers from then on: 2026-11-01, 2026-11-01T14:30, today, yesterday, 7d, 24h, or ms since the epoch",
+            ),
+            (
+                "session",
+                "only this session's (an id, a prefix or current)",
+            ),
+        ],
+        body: None,
+        reply: "UsageReport",
+        answer: Answer::Json(200),
+        build: usage,
     },
     Route {
         method: "GET",

@@ -141,27 +141,41 @@ impl SessionRecord {
 }
 
 impl SessionRecord {
-    /// Adds one answer's tokens to the session's totals for its model (`PROVIDER/MODEL`).
-    /// An answer without usage counts as an answer with no tokens.
+    /// Adds one answer's tokens to the session's totals for its model.
     pub fn count_usage(&mut self, info: &ModelInfo) {
-        let model = format!("{}/{}", info.provider, info.model);
-        let index = match self.usage.iter().position(|u| u.model == model) {
-            Some(index) => index,
-            None => {
-                self.usage.push(ModelUsage {
-                    model,
-                    ..ModelUsage::default()
-                });
-                self.usage.len() - 1
-            }
+        ModelUsage::count(&mut self.usage, info);
+    }
+}
+
+impl ModelUsage {
+    /// Adds one answer's tokens to `totals`, in the entry of its model (`PROVIDER/MODEL`).
+    /// An answer without usage counts as an answer with no tokens.
+    pub fn count(totals: &mut Vec<ModelUsage>, info: &ModelInfo) {
+        let mut one = ModelUsage {
+            model: format!("{}/{}", info.provider, info.model),
+            answers: 1,
+            ..ModelUsage::default()
         };
-        let totals = &mut self.usage[index];
-        totals.answers += 1;
         if let Some(usage) = info.usage {
-            totals.input += u64::from(usage.prompt_tokens);
-            totals.cached += u64::from(usage.cached_tokens);
-            totals.output += u64::from(usage.answer_tokens);
-            totals.thinking += u64::from(usage.thought_tokens);
+            one.input = u64::from(usage.prompt_tokens);
+            one.cached = u64::from(usage.cached_tokens);
+            one.output = u64::from(usage.answer_tokens);
+            one.thinking = u64::from(usage.thought_tokens);
+        }
+        Self::add(totals, &one);
+    }
+
+    /// Adds `more` to `totals`, in the entry of its model.
+    pub fn add(totals: &mut Vec<ModelUsage>, more: &ModelUsage) {
+        match totals.iter_mut().find(|u| u.model == more.model) {
+            Some(entry) => {
+                entry.answers += more.answers;
+                entry.input += more.input;
+                entry.cached += more.cached;
+                entry.output += more.output;
+                entry.thinking += more.thinking;
+            }
+            None => totals.push(more.clone()),
         }
     }
 }

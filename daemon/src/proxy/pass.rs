@@ -16,6 +16,7 @@ use super::forward::{Forward, Head, Whole};
 use super::record::{Place, Source, Turn};
 use super::{record, relay, respond};
 use crate::exchange::{self, Outcome, Setup};
+use crate::model::ModelInfo;
 use crate::provider::Redactor;
 use crate::services::{Live, ProxyTally};
 
@@ -125,11 +126,22 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
     let outcome = exchange::run(&mut forward, &setup).await;
     watcher.abort();
     let client_gone = matches!(outcome, Outcome::Interrupted(()));
+    let attempts = match &outcome {
+        Outcome::Completed { attempts, .. } | Outcome::Failed { attempts, .. } => *attempts,
+        Outcome::Interrupted(()) => 0,
+    };
     let head = settle(&proxy, &mut forward, outcome, started, &events).await;
     if let (Some(head), Some(sender)) = (head, forward.head.take()) {
         let _ = sender.send(head);
     }
-    end_stream(&proxy, forward, &events, client_gone).await;
+    let made = Made { attempts, started };
+    end_stream(&proxy, forward, &events, client_gone, made).await;
+}
+
+/// How a relayed answer was made: the attempts it took and when the first began.
+struct Made {
+    attempts: u32,
+    started: std::time::Instant,
 }
 
 /// What a request's outcome tells: it is logged and counted, and the client's head is
@@ -193,13 +205,14 @@ async fn end_stream(
     mut forward: Forward,
     events: &mpsc::Sender<Bytes>,
     client_gone: bool,
+    made: Made,
 ) {
     let streamed = forward.events.is_some() && forward.head.is_none();
     if forward.complete {
         // Recordings take their turn in the order their answers ended; the next request
         // of the conversation waits for this one to be recorded.
         let turn = proxy.recording.lock().await;
-        keep(proxy, &mut forward).await;
+        keep(proxy, &mut forward, made).await;
         drop(turn);
         forward.delivered.release(events).await;
     }
@@ -211,15 +224,39 @@ async fn end_stream(
 /// Records a streamed conversation that completed, and returns once it is durable. A
 /// failure is logged, and the client still gets its answer: what the model said is not
 /// withheld because omnid could not keep a copy.
-async fn keep(proxy: &Proxy, forward: &mut Forward) {
+async fn keep(proxy: &Proxy, forward: &mut Forward, made: Made) {
     let answer = forward.delivered.answer.parts.clone();
     let turns = std::mem::take(&mut forward.turns);
-    match record::record(&proxy.daemon, &forward.source, turns, answer).await {
+    let info = answer_info(forward, &made);
+    match record::record(&proxy.daemon, &forward.source, turns, answer, info).await {
         Ok((session, nodes)) => {
             tracing::debug!(%session, ?nodes, "recorded a conversation through the proxy")
         }
         Err(error) => tracing::warn!(
             "a conversation through the proxy was answered but could not be recorded: {error}"
         ),
+    }
+}
+
+/// The relayed answer's model, usage, attempts and time, as a node keeps them.
+fn answer_info(forward: &Forward, made: &Made) -> ModelInfo {
+    let answer = &forward.delivered.answer;
+    let source = &forward.source;
+    let (provider, model) = match source.model.as_deref().and_then(|m| m.split_once('/')) {
+        Some((provider, model)) => (provider.to_string(), model.to_string()),
+        None => (
+            source.api.to_string(),
+            source.model.clone().unwrap_or_default(),
+        ),
+    };
+    ModelInfo {
+        model,
+        model_version: answer.model_version.clone(),
+        finish_reason: answer.finish_reason.clone(),
+        usage: answer.usage,
+        attempts: made.attempts,
+        latency_ms: made.started.elapsed().as_millis() as u64,
+        interrupted: false,
+        provider,
     }
 }

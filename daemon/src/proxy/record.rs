@@ -13,7 +13,8 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use crate::api::Daemon;
-use crate::model::{Part, PartContent, Role};
+use crate::model::{ModelInfo, Part, PartContent, Role};
+use crate::session::actor::RecordedTurn;
 use crate::session::tree::NodeId;
 use crate::store::ChainHash;
 
@@ -123,6 +124,7 @@ pub async fn record(
     source: &Source,
     mut turns: Vec<Turn>,
     answer: Vec<Part>,
+    made: ModelInfo,
 ) -> Result<(Uuid, Vec<NodeId>), String> {
     let asked = turns.len();
     turns.push((Role::Model, answer));
@@ -138,12 +140,21 @@ pub async fn record(
         }
     };
     let actor = daemon.sessions.actor(session).map_err(|e| e.to_string())?;
-    let fresh = turns
+    let mut fresh: Vec<RecordedTurn> = turns
         .split_off(recorded)
         .into_iter()
         .zip(hashes.into_iter().skip(recorded))
-        .map(|((role, parts), hash)| (role, parts, hash))
+        .map(|((role, parts), chain)| RecordedTurn {
+            role,
+            parts,
+            chain,
+            model: None,
+        })
         .collect();
+    // The last turn is the answer relayed just now; what came before, the client's own.
+    if let Some(answer) = fresh.last_mut() {
+        answer.model = Some(made);
+    }
     let nodes = actor
         .record(parent, fresh)
         .await

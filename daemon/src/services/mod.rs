@@ -20,6 +20,7 @@ pub use live::{Live, Swap};
 
 use crate::diag::Diagnostics;
 use crate::store::Store;
+use crate::usage::UsageToday;
 
 /// Counts `status` and systemd's `STATUS=` report.
 #[derive(Debug)]
@@ -127,4 +128,6 @@ pub struct Services {
     pub current: CurrentSession,
     /// What `status` counts.
     pub counters: Counters,
+    /// Today's answers' tokens, for `status`.
+    pub usage_today: UsageToday,
 }

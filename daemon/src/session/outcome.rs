@@ -93,6 +93,8 @@ pub struct Answer {
     pub model: ModelInfo,
     /// Function calls in it, which now wait for results.
     pub pending_calls: Vec<PendingCall>,
+    /// The session's tokens per model, this answer included.
+    pub session_usage: Vec<crate::model::ModelUsage>,
 }
 
 /// A head move a client asks for.

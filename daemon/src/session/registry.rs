@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::SessionError;
 use super::actor::{ActorHandle, Loaded};
 use super::integrity::{Damaged, build_tree, check_record, indexed};
-use crate::model::SessionRecord;
+use crate::model::{Role, SessionRecord};
 use crate::services::Services;
 use crate::store::{Change, Recorded, StoreError};
 use crate::time::now_ms;
@@ -250,6 +250,14 @@ impl Registry {
             });
         }
         let links = store.links(&id, record.nodes).map_err(&bad)?;
+        let mut record = record;
+        if record.usage.is_empty() && links.iter().any(|link| link.role == Role::Model) {
+            // A record from before token totals were kept: its answers are counted once,
+            // and the next commit keeps the totals.
+            let mut nodes = store.nodes(&id).map_err(&bad)?;
+            nodes.truncate(record.nodes as usize);
+            record.usage = crate::usage::of_session(&record, &nodes);
+        }
         let tree = build_tree(&record, indexed(&links)).map_err(|reason| {
             self.damaged.mark(id, &reason);
             SessionError::Damaged {

@@ -5,7 +5,7 @@ use omni_proto::{ErrorKind, ErrorReply, Event, Reply, SessionRef};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::session;
-use crate::api::convert::session_ref;
+use crate::api::convert::{self, session_ref};
 use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 use crate::session::SessionError;
@@ -30,7 +30,10 @@ pub async fn handle(
             received = watching.recv() => received,
         };
         match received {
-            Ok(event) => responder.event(event.into()).await,
+            Ok(event) => {
+                let prices = &daemon.services.live.get().config.prices;
+                responder.event(convert::event(event, prices)).await
+            }
             Err(RecvError::Lagged(missed)) => {
                 responder.event(Event::Missed { events: missed }).await
             }

@@ -19,3 +19,4 @@ pub(super) mod set_model;
 pub(super) mod status;
 pub(super) mod stream;
 pub(super) mod tool_result;
+pub(super) mod usage;

@@ -18,8 +18,18 @@ pub async fn handle(
     let id = daemon.sessions.resolve(session_ref(session))?;
     let actor = daemon.sessions.actor(id)?;
     let (events, incoming) = mpsc::unbounded_channel();
-    match with_events(responder, incoming, actor.recover(action.into(), events)).await? {
+    match with_events(
+        responder,
+        &daemon.services.live.get().config.prices,
+        incoming,
+        actor.recover(action.into(), events),
+    )
+    .await?
+    {
         RecoverOutcome::Moved(recovered) => Ok(Reply::Recovered(recovered.into())),
-        RecoverOutcome::Answered(answer) => Ok(Reply::Answered(answer.into())),
+        RecoverOutcome::Answered(answer) => Ok(Reply::Answered(crate::api::convert::answer(
+            answer,
+            &daemon.services.live.get().config.prices,
+        ))),
     }
 }

@@ -30,9 +30,26 @@ pub async fn handle(
     let answer = match prompt {
         Some(prompt) => {
             let sent = actor.send(prompt.text, prompt.replace, events);
-            with_events(responder, incoming, sent).await?
+            with_events(
+                responder,
+                &daemon.services.live.get().config.prices,
+                incoming,
+                sent,
+            )
+            .await?
         }
-        None => with_events(responder, incoming, actor.retry(events)).await?,
+        None => {
+            with_events(
+                responder,
+                &daemon.services.live.get().config.prices,
+                incoming,
+                actor.retry(events),
+            )
+            .await?
+        }
     };
-    Ok(Reply::Answered(answer.into()))
+    Ok(Reply::Answered(crate::api::convert::answer(
+        answer,
+        &daemon.services.live.get().config.prices,
+    )))
 }

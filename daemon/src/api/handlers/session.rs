@@ -19,6 +19,6 @@ pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply
         damaged,
         choices,
         daemon.services.store.origin(&record.id),
-        &daemon.services.live.get().config.provider,
+        &daemon.services.live.get().config,
     )))
 }

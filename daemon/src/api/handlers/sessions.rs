@@ -31,7 +31,7 @@ pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
                     damaged.get(&record.id),
                     choices,
                     daemon.services.store.origin(&record.id),
-                    &live.config.provider,
+                    &live.config,
                 )
             }
             Err(error) => {
@@ -128,7 +128,8 @@ impl Loaded {
                         .map_err(store_error)?
                 };
                 moves.truncate(record.moves as usize);
-                views::history(&record, &tree, nodes, &moves, active_only)
+                let prices = &daemon.services.live.get().config.prices;
+                views::history(&record, &tree, nodes, &moves, active_only, prices)
             }
             Loaded::Damaged {
                 id,

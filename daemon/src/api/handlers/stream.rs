@@ -4,13 +4,16 @@ use std::future::Future;
 
 use tokio::sync::mpsc;
 
+use crate::api::convert::event;
 use crate::api::responder::Responder;
+use crate::config::Prices;
 use crate::session::outcome::SessionEvent;
 
 /// Runs `work`, which sends session events into the channel whose receiver is `incoming`,
 /// writing each to the client (as a wire event) as it arrives; returns `work`'s result once every event is out.
 pub async fn with_events<T>(
     responder: &mut Responder<'_>,
+    prices: &Prices,
     mut incoming: mpsc::UnboundedReceiver<SessionEvent>,
     work: impl Future<Output = T>,
 ) -> T {
@@ -18,12 +21,12 @@ pub async fn with_events<T>(
     let result = loop {
         tokio::select! {
             biased;
-            Some(event) = incoming.recv() => responder.event(event.into()).await,
+            Some(received) = incoming.recv() => responder.event(event(received, prices)).await,
             result = &mut work => break result,
         }
     };
-    while let Ok(event) = incoming.try_recv() {
-        responder.event(event.into()).await;
+    while let Ok(received) = incoming.try_recv() {
+        responder.event(event(received, prices)).await;
     }
     result
 }

@@ -21,11 +21,21 @@ pub async fn handle(
     let actor = daemon.sessions.actor(id)?;
     let (events, incoming) = mpsc::unbounded_channel();
     let work = actor.tool_result(call_id, name, response_json, events);
-    match with_events(responder, incoming, work).await? {
+    match with_events(
+        responder,
+        &daemon.services.live.get().config.prices,
+        incoming,
+        work,
+    )
+    .await?
+    {
         ToolOutcome::Stored(calls) => Ok(Reply::ToolResultStored {
             session: id.to_string(),
             calls: calls.into_iter().map(Into::into).collect(),
         }),
-        ToolOutcome::Answered(answer) => Ok(Reply::Answered((*answer).into())),
+        ToolOutcome::Answered(answer) => Ok(Reply::Answered(crate::api::convert::answer(
+            *answer,
+            &daemon.services.live.get().config.prices,
+        ))),
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod diag;
 pub mod status;
+pub mod usage;
 
 use omni_proto::{
     Branch, BranchList, Entry, HistoryView, RecoveryAction, RecoveryPreview, RevertReason,
@@ -10,6 +11,7 @@ use omni_proto::{
 };
 
 use crate::api::reverts::revert_reasons;
+use crate::config::{Config, Prices};
 use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
 use crate::provider::ProviderConfig;
 use crate::session::calls::pending_calls;
@@ -40,8 +42,10 @@ pub fn history(
     nodes: Vec<NodeRecord>,
     moves: &[MoveRecord],
     active_only: bool,
+    prices: &Prices,
 ) -> HistoryView {
     let reasons = revert_reasons(tree, &nodes, moves);
+    let usage = usage::totals(&crate::usage::of_session(record, &nodes), prices);
     let entries = nodes
         .into_iter()
         .filter_map(|node| {
@@ -54,6 +58,7 @@ pub fn history(
         head: tree.head(),
         entries,
         damaged: None,
+        usage,
     }
 }
 
@@ -83,6 +88,7 @@ pub fn damaged_history(
         head: head.unwrap_or(0),
         entries,
         damaged: Some(reason.to_string()),
+        usage: omni_proto::UsageTotals::default(),
     }
 }
 
@@ -143,9 +149,9 @@ pub fn summary(
     damaged: Option<String>,
     recovery_choices: Vec<RecoveryPreview>,
     origin: Option<String>,
-    providers: &ProviderConfig,
+    config: &Config,
 ) -> SessionSummary {
-    let (model, fallback) = models_in_effect(record, providers);
+    let (model, fallback) = models_in_effect(record, &config.provider);
     SessionSummary {
         model,
         fallback,
@@ -167,6 +173,7 @@ pub fn summary(
         has_tools: record.tools_json.is_some(),
         damaged,
         origin,
+        usage: usage::totals(&record.usage, &config.prices),
     }
 }
 
@@ -190,6 +197,7 @@ pub fn unreadable_summary(id: &uuid::Uuid, reason: &str) -> SessionSummary {
         origin: None,
         model: String::new(),
         fallback: Vec::new(),
+        usage: omni_proto::UsageTotals::default(),
     }
 }
 

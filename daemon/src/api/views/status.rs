@@ -81,6 +81,22 @@ pub fn status(daemon: &Daemon) -> DaemonStatus {
             })
             .collect(),
         proxy: proxy_status(&services.counters.proxy),
+        usage_today: usage_today(daemon),
+    }
+}
+
+/// Today's tokens and cost; none when the store cannot be read (status still answers).
+fn usage_today(daemon: &Daemon) -> omni_proto::UsageTotals {
+    let services = &daemon.services;
+    match services
+        .usage_today
+        .totals(&services.store, crate::time::now_ms())
+    {
+        Ok(totals) => super::usage::totals(&totals, &services.live.get().config.prices),
+        Err(error) => {
+            tracing::warn!(%error, "cannot read today's usage from the store");
+            omni_proto::UsageTotals::default()
+        }
     }
 }
 

@@ -110,15 +110,18 @@ impl Assembler {
         }
         let mut update = StreamUpdate {
             model_version: chunk.model,
-            usage: chunk.usage.map(|u| Usage {
-                prompt_tokens: narrow(u.prompt_tokens),
-                answer_tokens: narrow(u.completion_tokens),
-                thought_tokens: narrow(
-                    u.completion_tokens_details
-                        .map_or(0, |d| d.reasoning_tokens),
-                ),
-                total_tokens: narrow(u.total_tokens),
-                cached_tokens: narrow(u.prompt_tokens_details.map_or(0, |d| d.cached_tokens)),
+            usage: chunk.usage.map(|u| {
+                // OpenAI counts reasoning inside the completion; Omni keeps them apart.
+                let reasoning = u
+                    .completion_tokens_details
+                    .map_or(0, |d| d.reasoning_tokens);
+                Usage {
+                    prompt_tokens: narrow(u.prompt_tokens),
+                    answer_tokens: narrow(u.completion_tokens.saturating_sub(reasoning)),
+                    thought_tokens: narrow(reasoning),
+                    total_tokens: narrow(u.total_tokens),
+                    cached_tokens: narrow(u.prompt_tokens_details.map_or(0, |d| d.cached_tokens)),
+                }
             }),
             ..StreamUpdate::default()
         };

@@ -80,14 +80,15 @@ fn push(update: &mut StreamUpdate, kind: fn(String) -> PartContent, text: &Value
 
 fn usage(usage: &Value) -> Option<Usage> {
     let count = |name: &str| narrow(usage[name].as_u64().unwrap_or(0));
+    // The output counts reasoning too; Omni keeps the two apart.
+    let reasoning = usage["output_tokens_details"]["reasoning_tokens"]
+        .as_u64()
+        .unwrap_or(0);
+    let output = usage["output_tokens"].as_u64().unwrap_or(0);
     usage.is_object().then(|| Usage {
         prompt_tokens: count("input_tokens"),
-        answer_tokens: count("output_tokens"),
-        thought_tokens: narrow(
-            usage["output_tokens_details"]["reasoning_tokens"]
-                .as_u64()
-                .unwrap_or(0),
-        ),
+        answer_tokens: narrow(output.saturating_sub(reasoning)),
+        thought_tokens: narrow(reasoning),
         total_tokens: count("total_tokens"),
         cached_tokens: narrow(
             usage["input_tokens_details"]["cached_tokens"]

@@ -141,6 +141,9 @@ impl Actor {
             let moved = self.tree.set_head(mv.to);
             debug_assert!(moved.is_ok());
         }
+        if let Some(info) = node.as_ref().and_then(|node| node.model.as_ref()) {
+            self.ctx.usage_today.count(info, now_ms());
+        }
         self.record = record;
         if self.client_made {
             self.ctx.current.set(self.record.id);

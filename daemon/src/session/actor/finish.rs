@@ -198,6 +198,7 @@ impl Actor {
             text,
             model,
             pending_calls,
+            session_usage: self.record.usage.clone(),
         })
     }
 }

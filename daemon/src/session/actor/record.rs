@@ -4,7 +4,7 @@
 //! in the store's `chains` index, written after the session record, and the whole
 //! recording is made durable by one commit at its end (one shared sync).
 
-use crate::model::{MoveKind, NodeRecord, Part, Role};
+use crate::model::{ModelInfo, MoveKind, NodeRecord, Part, Role};
 use crate::session::SessionError;
 use crate::session::tree::NodeId;
 use crate::time::now_ms;
@@ -12,8 +12,18 @@ use crate::time::now_ms;
 use super::{Actor, HeadMove, RedoEffect, Write};
 use crate::store::{ChainHash, Recorded};
 
-/// A turn to record: who said it, its parts, and the hash of the conversation up to it.
-pub type RecordedTurn = (Role, Vec<Part>, ChainHash);
+/// A turn to record.
+#[derive(Debug)]
+pub struct RecordedTurn {
+    /// Who said it.
+    pub role: Role,
+    /// What was said.
+    pub parts: Vec<Part>,
+    /// The hash of the conversation up to it.
+    pub chain: ChainHash,
+    /// For the answer the proxy relayed: the model, its usage, attempts and time.
+    pub model: Option<ModelInfo>,
+}
 
 impl Actor {
     /// Appends `turns` under `parent`, each with the hash of the conversation up to it;
@@ -33,7 +43,13 @@ impl Actor {
         let mut recorded = Vec::with_capacity(turns.len());
         let mut under = parent;
         let last = turns.len();
-        for (index, (role, parts, chain)) in turns.into_iter().enumerate() {
+        for (index, turn) in turns.into_iter().enumerate() {
+            let RecordedTurn {
+                role,
+                parts,
+                chain,
+                model,
+            } = turn;
             let id = self.tree.len() + 1;
             let node = NodeRecord {
                 id,
@@ -41,7 +57,7 @@ impl Actor {
                 role,
                 parts,
                 created_at_ms: now_ms(),
-                model: None,
+                model,
             };
             let kind = match role {
                 Role::User => MoveKind::Prompt,

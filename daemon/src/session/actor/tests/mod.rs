@@ -163,6 +163,7 @@ impl World {
             tracker: TaskTracker::new(),
             current: CurrentSession::new(None),
             counters: Counters::default(),
+            usage_today: crate::usage::UsageToday::new(crate::time::now_ms()),
         });
         let sessions = Registry::new(services.clone());
         Self {
