@@ -186,7 +186,13 @@ fn today_counts_proxied_answers_and_reads_the_same_after_a_restart() {
         before,
         "read from the store once, not counted twice"
     );
-    omni.fake().push([answer("after", 1, 0, 1, 0)]);
-    send(&omni, &session, "after the restart");
-    assert_eq!(tokens(&today(&omni)), [3, 301, 50, 31, 5]);
+    // At a terminal the answer's footer shows the session's running total.
+    omni.fake().push([answer("at a terminal", 1000, 0, 10, 0)]);
+    let (ok, screen) = omni.ctl_at_terminal(&format!("send -s {session} hello"), "");
+    assert!(ok, "{screen}");
+    assert!(
+        screen.contains("session 1,100 in · 20 out · cost 0.0011]"),
+        "{screen}"
+    );
+    assert_eq!(tokens(&today(&omni)), [3, 1300, 50, 40, 5]);
 }
