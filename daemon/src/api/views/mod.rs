@@ -2,6 +2,8 @@
 //! summaries. Pure functions over the stored records and the tree.
 
 pub mod diag;
+pub mod export;
+pub mod markdown;
 pub mod status;
 
 use omni_proto::{
