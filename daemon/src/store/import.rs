@@ -104,3 +104,62 @@ impl Store {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Part, Role};
+
+    fn node(id: u64, parent: u64) -> NodeRecord {
+        NodeRecord {
+            id,
+            parent,
+            role: if id % 2 == 1 { Role::User } else { Role::Model },
+            parts: vec![Part::text(format!("turn {id}"))],
+            created_at_ms: id,
+            model: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_whole_session_is_written_with_its_index_counted_and_its_hash_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(store.session_count(), 0);
+        // 300 nodes: two index chunks; node 200 forks from node 100.
+        let nodes: Vec<NodeRecord> = (1..=300)
+            .map(|id| node(id, if id == 200 { 100 } else { id - 1 }))
+            .collect();
+        let id = Uuid::new_v4();
+        let mut record = SessionRecord::new(id, 1);
+        (record.nodes, record.head) = (300, 300);
+        let import = Import {
+            session: &record,
+            nodes: &nodes,
+            moves: &[],
+            origin: "import (omni: /tmp/x.json)",
+            hash: [7; 32],
+        };
+        store.import(&import).await.unwrap();
+        assert_eq!(store.session_count(), 1);
+        assert_eq!(store.imported(&[7; 32]).unwrap(), Some(id));
+        assert_eq!(store.imported(&[8; 32]).unwrap(), None);
+        assert_eq!(store.nodes(&id).unwrap(), nodes);
+        assert_eq!(store.session(&id).unwrap(), Some(record));
+        assert_eq!(
+            store.origin(&id).as_deref(),
+            Some("import (omni: /tmp/x.json)")
+        );
+        let db = store.db.get().unwrap();
+        assert_eq!(
+            db.links.scan_prefix(id.as_bytes()).count(),
+            2,
+            "both index chunks written with the nodes"
+        );
+        let links = store.links(&id, 300).unwrap();
+        assert_eq!(links.len(), 300);
+        assert_eq!(links[199].parent, 100);
+        assert_eq!(links[298].parent, 298);
+        assert_eq!(links[298].role, Role::User);
+    }
+}
