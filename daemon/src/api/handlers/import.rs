@@ -10,6 +10,7 @@ use crate::api::convert::store_error;
 use crate::api::state::Daemon;
 use crate::api::views::export::{content_hash, exported, records};
 use crate::model::SessionRecord;
+use crate::session::{build_tree, places};
 use crate::store::{ContentHash, Import};
 use crate::text::first_line;
 
@@ -59,6 +60,9 @@ pub async fn handle(
     let (id, new_id) = free_id(daemon, &session)?;
     let (record, nodes, moves) = records(&session, id, |text| first_line(text, 80))
         .map_err(|why| invalid(format!("{}: {why}", source.file)))?;
+    // The tree a load would build: what cannot load is refused before it is stored.
+    build_tree(&record, places(&nodes))
+        .map_err(|why| invalid(format!("{}: the tree does not hold: {why}", source.file)))?;
     let import = Import {
         session: &record,
         nodes: &nodes,
