@@ -8,7 +8,8 @@ use uuid::Uuid;
 
 use crate::api::convert::store_error;
 use crate::api::state::Daemon;
-use crate::api::views::export::{content_hash, exported, records};
+use crate::api::views::export::{content_hash, exported};
+use crate::api::views::import::records;
 use crate::model::SessionRecord;
 use crate::session::{build_tree, places};
 use crate::store::{ContentHash, Import};

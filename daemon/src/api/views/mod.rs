@@ -3,6 +3,7 @@
 
 pub mod diag;
 pub mod export;
+pub mod import;
 pub mod markdown;
 pub mod status;
 
