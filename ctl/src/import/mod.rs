@@ -111,8 +111,8 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Option<Source> {
     omni::looks_like(path, bytes).then_some(Source::Omni)
 }
 
-/// The files under `paths`: files as given, folders walked (hidden entries skipped) for
-/// files whose names a format reads, in name order.
+/// The files under `paths`: files as given, folders walked (hidden entries and symbolic
+/// links skipped) for files whose names a format reads, in name order.
 pub fn files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<ReadError>) {
     let (mut found, mut errors) = (Vec::new(), Vec::new());
     for path in paths {
@@ -148,9 +148,13 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>, errors: &mut Vec<ReadError>) {
         if hidden {
             continue;
         }
-        if path.is_dir() {
+        // Not followed: a link to a folder could lead back up and never end.
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
             walk(&path, found, errors);
-        } else if is_session_file(&path) {
+        } else if meta.is_file() && is_session_file(&path) {
             found.push(path);
         }
     }
@@ -162,4 +166,35 @@ fn is_session_file(path: &Path) -> bool {
         path.extension().and_then(|e| e.to_str()),
         Some("json" | "jsonl")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_are_walked_for_session_files_without_following_links_or_hidden_entries() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        let write = |name: &str| {
+            let path = root.join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+            }
+            std::fs::write(&path, "{}").unwrap_or_else(|e| panic!("{e}"));
+        };
+        write("a.json");
+        write("deep/b.jsonl");
+        write("notes.txt");
+        write(".hidden/c.json");
+        std::os::unix::fs::symlink(root, root.join("deep/loop")).unwrap_or_else(|e| panic!("{e}"));
+        let (found, errors) = files(&[root.to_path_buf(), root.join("missing.json")]);
+        assert_eq!(found, vec![root.join("a.json"), root.join("deep/b.jsonl")]);
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].to_string().contains("missing.json"),
+            "{}",
+            errors[0]
+        );
+    }
 }
