@@ -245,6 +245,35 @@ pub enum Command {
         #[command(flatten)]
         session: SessionArg,
     },
+    /// Write a session as Markdown (the path to the head), JSON (the whole tree) or JSON
+    /// lines, to stdout or a file
+    Export {
+        #[command(flatten)]
+        session: SessionArg,
+        /// md (a readable document), json (every node, move and the head; see
+        /// docs/export.schema.json) or jsonl (the session, then one node per line)
+        #[arg(long, value_name = "FORMAT", default_value = "md", value_parser = crate::commands::export_format)]
+        format: omni_proto::ExportFormat,
+        /// Write to FILE (with your permissions) instead of stdout
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Replace FILE if it exists
+        #[arg(long)]
+        force: bool,
+        /// Markdown: the turns out of the context too, struck through
+        #[arg(long)]
+        all: bool,
+    },
+    /// Import sessions from files or folders: Omni's own exports, or other tools' session
+    /// files; the same content imported twice is added once
+    Import {
+        /// Files or folders (walked for .json and .jsonl files)
+        #[arg(value_name = "PATH", required = true)]
+        paths: Vec<PathBuf>,
+        /// The files' format [default: recognised from each file]
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        from: Option<crate::import::Source>,
+    },
     /// Print shell completions for omnictl
     Completions {
         /// The shell

@@ -4,6 +4,7 @@ mod chat;
 mod cli;
 mod commands;
 mod error;
+mod import;
 mod output;
 mod render;
 

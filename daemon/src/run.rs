@@ -78,6 +78,7 @@ pub async fn run(
         services: services.clone(),
         sessions,
         warnings: Throttle::new(5, Duration::from_secs(10)),
+        uploads: Default::default(),
     });
     let describe = {
         let daemon = daemon.clone();

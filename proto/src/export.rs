@@ -121,3 +121,121 @@ pub struct ExportedMove {
     /// For `redo`: the move it took back.
     pub redoes: Option<u64>,
 }
+
+/// The formats `omnictl export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// The active path as a readable document.
+    Markdown,
+    /// The whole tree as one [`ExportedSession`].
+    Json,
+    /// One JSON object per line: the session (without nodes), then one node per line.
+    Jsonl,
+}
+
+impl ExportFormat {
+    /// Every format, for help and errors.
+    pub const ALL: [ExportFormat; 3] = [Self::Markdown, Self::Json, Self::Jsonl];
+
+    /// The name users type (`md`, `json`, `jsonl`), also the file extension.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Markdown => "md",
+            Self::Json => "json",
+            Self::Jsonl => "jsonl",
+        }
+    }
+
+    /// The format a user's name means (`markdown` is taken for `md`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "md" | "markdown" => Some(Self::Markdown),
+            "json" => Some(Self::Json),
+            "jsonl" | "ndjson" => Some(Self::Jsonl),
+            _ => None,
+        }
+    }
+
+    /// The media type of a download in this format.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            Self::Markdown => "text/markdown; charset=utf-8",
+            Self::Json => "application/json",
+            Self::Jsonl => "application/x-ndjson",
+        }
+    }
+}
+
+/// What an import did with one session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ImportOutcome {
+    /// The session's id in this store (the new one, or the one holding the same content).
+    pub session: String,
+    /// Its title.
+    pub title: String,
+    /// Nodes it holds.
+    pub nodes: u64,
+    /// `false`: the same content was imported before and nothing was added.
+    pub added: bool,
+    /// The file's id was taken by a different session, so it got a new one.
+    pub new_id: bool,
+}
+
+/// The first line of a JSON lines export: the session without its nodes, marked as such.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ExportedSessionLine {
+    /// Always `"session"`.
+    pub kind: String,
+    /// The session, its `nodes` empty (each follows on a line of its own).
+    #[serde(flatten)]
+    pub session: ExportedSession,
+}
+
+/// The JSON Schema of an export (`docs/export.schema.json`), generated from these types.
+pub fn export_schema() -> serde_json::Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(ExportedSession))
+        .unwrap_or(serde_json::Value::Null);
+    schema["description"] = format!(
+        "One session exported by `omnictl export --format json` (format \"{EXPORT_FORMAT}\", \
+         version {EXPORT_VERSION}): every node on every branch, the move log and the head. \
+         `--format jsonl` writes the same object without its nodes (plus \"kind\": \
+         \"session\") on the first line, then one node (ExportedNode) per line."
+    )
+    .into();
+    schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `docs/export.schema.json` is the generated schema; `OMNI_WRITE_SCHEMA=1 cargo test
+    /// -p omni-proto export_schema` writes it after a change to the types.
+    #[test]
+    fn the_checked_in_export_schema_is_the_generated_one() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/export.schema.json");
+        let generated = format!(
+            "{}\n",
+            serde_json::to_string_pretty(&export_schema()).unwrap_or_default()
+        );
+        if std::env::var_os("OMNI_WRITE_SCHEMA").is_some() {
+            std::fs::write(&path, &generated).unwrap_or_default();
+        }
+        let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            checked_in == generated,
+            "docs/export.schema.json differs from the export types; run \
+             `OMNI_WRITE_SCHEMA=1 cargo test -p omni-proto export_schema` and commit the result"
+        );
+    }
+
+    #[test]
+    fn format_names_read_back() {
+        for format in ExportFormat::ALL {
+            assert_eq!(ExportFormat::parse(format.name()), Some(format));
+        }
+        assert_eq!(ExportFormat::parse("pdf"), None);
+    }
+}

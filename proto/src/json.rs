@@ -30,6 +30,7 @@ pub fn event_name(event: &Event) -> &'static str {
         Event::Resumed { .. } => "resumed",
         Event::ToolResultStored { .. } => "tool_result_stored",
         Event::Missed { .. } => "missed",
+        Event::ExportData(_) => "export_data",
     }
 }
 
@@ -75,6 +76,7 @@ pub fn event(event: &Event) -> Value {
             object(&json!({"session": session, "calls": calls}))
         }
         Event::Missed { events } => object(&json!({"events": events})),
+        Event::ExportData(piece) => object(&json!({"bytes": piece.len()})),
     };
     body.insert("event".into(), json!(event_name(event)));
     Value::Object(body)
@@ -112,6 +114,13 @@ pub fn reply(reply: &Reply) -> Value {
             turn,
             kept,
         } => json!({"session": session, "turn": turn, "kept": kept}),
+        Reply::Exported {
+            session,
+            name,
+            bytes,
+        } => json!({"session": session, "name": name, "bytes": bytes}),
+        Reply::ImportStaged { upload, bytes } => json!({"upload": upload, "bytes": bytes}),
+        Reply::Imported(outcome) => json!(outcome),
     }
 }
 

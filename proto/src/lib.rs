@@ -30,7 +30,8 @@ pub use client::{Client, ClientError};
 pub use demo::{DEMO_TAGS, DemoTag};
 pub use error::{ErrorKind, ErrorReply, FrameError};
 pub use export::{
-    EXPORT_FORMAT, EXPORT_VERSION, ExportedMove, ExportedMoveKind, ExportedNode, ExportedSession,
+    EXPORT_FORMAT, EXPORT_VERSION, ExportFormat, ExportedMove, ExportedMoveKind, ExportedNode,
+    ExportedSession, ExportedSessionLine, ImportOutcome, export_schema,
 };
 pub use limits::{MAX_FRAME_LEN, PROTOCOL_VERSION};
 pub use message::{

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorReply;
+use crate::export::{ExportFormat, ImportOutcome};
 use crate::ops::MoveOp;
 use crate::recovery::{ErrorSummary, Recovered, RecoveryAction, ReplayOutcome};
 use crate::status::DaemonStatus;
@@ -203,6 +204,37 @@ pub enum Request {
         /// Only this session's answers.
         session: Option<SessionRef>,
     },
+    /// Sends a session's export back as [`Event::ExportData`] pieces, then
+    /// [`Reply::Exported`]. The daemon writes nothing: the client does, with its user's
+    /// permissions.
+    Export {
+        /// The session.
+        session: SessionRef,
+        /// Markdown, JSON or JSON lines.
+        format: ExportFormat,
+        /// Markdown: reverted turns too, struck through (JSON formats hold every node).
+        all: bool,
+    },
+    /// Stages one piece of an import too big for one frame; the [`Request::Import`] naming
+    /// the same `upload` adds its own bytes after the staged ones and imports the whole.
+    ImportPart {
+        /// A name the client chose for this upload (random, so no two clients share one).
+        upload: String,
+        /// The next piece of the session's JSON.
+        data: Vec<u8>,
+    },
+    /// Imports one session (Omni's export JSON, [`crate::ExportedSession`]) as one atomic
+    /// store change; the same content imported again adds nothing.
+    Import {
+        /// The staged pieces that come before `data`, if any.
+        upload: Option<String>,
+        /// The session's JSON (or its last piece).
+        data: Vec<u8>,
+        /// The tool it came from (`omni`, `claude-code`, `gemini-cli`, `codex`).
+        tool: String,
+        /// The file it was read from, for its origin.
+        file: String,
+    },
 }
 
 /// One message from the daemon about a request.
@@ -282,6 +314,8 @@ pub enum Event {
         /// The prompts' nodes, oldest first.
         prompts: Vec<u64>,
     },
+    /// The next piece of a session's export (split anywhere).
+    ExportData(Vec<u8>),
 }
 
 /// The successful outcome of a request.
@@ -353,4 +387,22 @@ pub enum Reply {
     },
     /// Tokens and cost, summed as asked.
     Usage(crate::usage::UsageReport),
+    /// An export was sent (as [`Event::ExportData`] pieces).
+    Exported {
+        /// The session's id.
+        session: String,
+        /// A file name for it (`omni-<title>-<id>.md`).
+        name: String,
+        /// Its size in bytes (all pieces together).
+        bytes: u64,
+    },
+    /// A piece of an import was staged.
+    ImportStaged {
+        /// The upload's name.
+        upload: String,
+        /// Bytes staged so far.
+        bytes: u64,
+    },
+    /// A session was imported (or was there already).
+    Imported(ImportOutcome),
 }

@@ -1,14 +1,11 @@
 //! `omnictl logs path | list | export`: the diagnostic records.
 
-use std::fs::OpenOptions;
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use omni_proto::{Event, Reply, Request, SessionRef};
 use serde_json::json;
 
-use super::{Ctx, unexpected};
+use super::{Ctx, outfile, unexpected};
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
@@ -74,8 +71,7 @@ pub async fn export(
         None => None,
     };
     if let Some(Target::File(path)) = &target {
-        refuse_to_replace(path, force)?;
-        refuse_daemon_files(ctx, path).await?;
+        outfile::check(ctx, path, force).await?;
     }
     let request = Request::ExportLogs {
         session: session.session.clone().map(SessionRef::Id),
@@ -110,7 +106,7 @@ pub async fn export(
         }
         Target::File(path) => path,
     };
-    write_bundle(&path, &bundle, force)?;
+    outfile::write(&path, &bundle, force, "the bundle")?;
     if ctx.json {
         output::json(&json!({ "path": path, "errors": errors, "bytes": bytes }));
     } else {
@@ -120,103 +116,5 @@ pub async fn export(
             if errors == 1 { "" } else { "s" }
         );
     }
-    Ok(())
-}
-
-fn refuse_to_replace(path: &Path, force: bool) -> Result<(), CtlError> {
-    if !force && std::fs::symlink_metadata(path).is_ok() {
-        return Err(CtlError::usage(format!(
-            "{} already exists; pass --force to replace it, or choose another -o",
-            path.display()
-        )));
-    }
-    Ok(())
-}
-
-/// Refuses a target inside omnid's data or log directory (the daemon says where they
-/// are), however the path reaches it (`..`, symlinks): `--force` replaces the user's own
-/// files, never the store or the daemon's logs.
-async fn refuse_daemon_files(ctx: &mut Ctx, path: &Path) -> Result<(), CtlError> {
-    let status = match ctx.ask(Request::Status).await? {
-        Reply::Status(status) => status,
-        other => return Err(unexpected(other)),
-    };
-    let owned = [
-        ("data", Path::new(&status.data_dir)),
-        ("log", Path::new(&status.log_dir)),
-    ];
-    for place in landing_places(path) {
-        for (what, dir) in owned {
-            if place.starts_with(resolved(dir)) || place.starts_with(dir) {
-                return Err(CtlError::usage(format!(
-                    "{} is inside omnid's {what} directory ({}); omnictl never writes there. \
-                     Choose a path outside it with -o",
-                    path.display(),
-                    dir.display()
-                )));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Every place writing to `path` may touch, symlinks resolved: the path as given (made
-/// absolute), the file in its resolved directory (what a rename replaces), and, when it
-/// exists, what it points to.
-fn landing_places(path: &Path) -> Vec<PathBuf> {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut places = vec![resolved(&absolute)];
-    if let (Some(dir), Some(name)) = (absolute.parent(), absolute.file_name()) {
-        places.push(resolved(dir).join(name));
-    }
-    places.push(absolute);
-    places
-}
-
-/// A path with its symlinks and `..` resolved, when it exists; else as it is.
-fn resolved(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// Writes the bundle whole: a new file, or (with `force`) a file written aside and renamed
-/// over the old one, so a failure never leaves half a bundle in place.
-fn write_bundle(path: &Path, bytes: &[u8], force: bool) -> Result<(), CtlError> {
-    let failed = |e: std::io::Error| {
-        CtlError::failure(format!(
-            "cannot write the bundle to {}: {e}",
-            path.display()
-        ))
-    };
-    if !force {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(path)
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::AlreadyExists => CtlError::usage(format!(
-                    "{} already exists; pass --force to replace it, or choose another -o",
-                    path.display()
-                )),
-                _ => failed(e),
-            })?;
-        return file
-            .write_all(bytes)
-            .and_then(|()| file.sync_all())
-            .map_err(|e| {
-                let _ = std::fs::remove_file(path);
-                failed(e)
-            });
-    }
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut aside = tempfile::NamedTempFile::new_in(dir).map_err(failed)?;
-    aside
-        .write_all(bytes)
-        .and_then(|()| aside.as_file().sync_all())
-        .map_err(failed)?;
-    aside.persist(path).map_err(|e| failed(e.error))?;
     Ok(())
 }

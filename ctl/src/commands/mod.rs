@@ -5,11 +5,14 @@ pub mod branches;
 mod cancel;
 mod demo;
 mod docs;
+mod export;
 mod history;
+mod import;
 pub mod logs;
 pub mod model;
 pub mod moves;
 pub mod new;
+mod outfile;
 mod recover;
 mod replay;
 pub mod resume;
@@ -23,6 +26,7 @@ pub mod usage;
 mod ctx;
 
 pub use ctx::{Ctx, unexpected};
+pub use export::format as export_format;
 
 use omni_proto::MoveOp;
 
@@ -134,6 +138,22 @@ async fn dispatch_read(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> 
         }
         Command::Logs { command } => logs_command(ctx, command).await,
         Command::Replay { error } => replay::run(ctx, error).await,
+        Command::Export {
+            session,
+            format,
+            output,
+            force,
+            all,
+        } => {
+            let asked = export::Asked {
+                format,
+                all,
+                output: output.as_deref(),
+                force,
+            };
+            export::run(ctx, &session, asked).await
+        }
+        Command::Import { paths, from } => import::run(ctx, &paths, from).await,
         // Run before a daemon is needed (`run`), or from `main.rs` (`chat`).
         Command::Demo { .. }
         | Command::Completions { .. }

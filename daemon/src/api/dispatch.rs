@@ -80,5 +80,20 @@ pub async fn dispatch(
         Request::Replay { error } => replay::handle(daemon, &error).await,
         Request::Cancel { session } => cancel::handle(daemon, &session).await,
         Request::Attach { session } => attach::handle(daemon, &session, responder).await,
+        Request::Export {
+            session,
+            format,
+            all,
+        } => export::handle(daemon, &session, format, all, responder).await,
+        Request::ImportPart { upload, data } => import::stage(daemon, &upload, &data),
+        Request::Import {
+            upload,
+            data,
+            tool,
+            file,
+        } => {
+            let source = import::Source { tool, file };
+            import::handle(daemon, upload.as_deref(), data, source).await
+        }
     }
 }

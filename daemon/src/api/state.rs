@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::api::throttle::Throttle;
+use crate::api::uploads::Uploads;
 use crate::resilience::BreakerState;
 use crate::services::Services;
 use crate::session::registry::Registry;
@@ -17,6 +18,8 @@ pub struct Daemon {
     pub sessions: Registry,
     /// Keeps warnings about misbehaving clients from flooding the log.
     pub warnings: Throttle,
+    /// Imports arriving in pieces, and the lock that makes imports one at a time.
+    pub uploads: Uploads,
 }
 
 impl Daemon {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use omni_proto::{
-    ErrorKind, ErrorReply, MoveOp, RecoveryAction, Request, SessionRef, UsageGrouping,
+    ErrorKind, ErrorReply, ExportFormat, MoveOp, RecoveryAction, Request, SessionRef, UsageGrouping,
 };
 use serde_json::{Value, json};
 
@@ -210,6 +210,36 @@ pub fn recover(input: Input) -> Result<Request, ErrorReply> {
     Ok(Request::Recover {
         session: input.session(),
         action,
+    })
+}
+
+/// `GET /v1/sessions/{id}/export?format=&all=`.
+pub fn export(input: Input) -> Result<Request, ErrorReply> {
+    let name = input.query.get("format").map_or("md", String::as_str);
+    let format = ExportFormat::parse(name)
+        .ok_or_else(|| invalid(format!("unknown format {name:?}; one of md, json, jsonl")))?;
+    Ok(Request::Export {
+        session: input.session(),
+        format,
+        all: input.flag("all")?,
+    })
+}
+
+/// `POST /v1/import {"session": {...}, "file": "..."}`.
+pub fn import(input: Input) -> Result<Request, ErrorReply> {
+    let session = &input.body["session"];
+    if !session.is_object() {
+        return Err(invalid(
+            "\"session\" must be an exported session (a JSON object)",
+        ));
+    }
+    let data = serde_json::to_vec(session).map_err(|e| invalid(e.to_string()))?;
+    let file = input.optional_string("file")?;
+    Ok(Request::Import {
+        upload: None,
+        data,
+        tool: "omni".into(),
+        file: file.unwrap_or_else(|| "http".into()),
     })
 }
 

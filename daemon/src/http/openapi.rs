@@ -3,8 +3,8 @@
 //! checked in as `docs/openapi.json`; a test fails when the two differ.
 
 use omni_proto::{
-    Answer, BranchList, DaemonStatus, ErrorKind, ErrorSummary, HistoryView, MoveOutcome,
-    PendingCall, Recovered, ReplayOutcome, SessionSummary, UsageReport,
+    Answer, BranchList, DaemonStatus, ErrorKind, ErrorSummary, ExportedSession, HistoryView,
+    ImportOutcome, MoveOutcome, PendingCall, Recovered, ReplayOutcome, SessionSummary, UsageReport,
 };
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
@@ -40,6 +40,8 @@ fn components() -> Map<String, Value> {
     generator.subschema_for::<ErrorSummary>();
     generator.subschema_for::<PendingCall>();
     generator.subschema_for::<UsageReport>();
+    generator.subschema_for::<ExportedSession>();
+    generator.subschema_for::<ImportOutcome>();
     let kind = generator.subschema_for::<ErrorKind>();
     let mut schemas = generator.take_definitions(true);
     let wrappers = [
@@ -121,7 +123,7 @@ fn responses(route: &Route) -> Value {
             json!({"200": {"description": format!("Server-sent events until the client disconnects: first `attached` (the session's summary, below), then {EVENTS}"), "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
         }
         How::Download => {
-            json!({"200": {"description": "The bundle, as a file", "content": {"application/json": {"schema": {"type": "object"}}}}})
+            json!({"200": {"description": "A file: the diagnostic bundle (JSON), or a session's export (Markdown, JSON: the ExportedSession schema, or JSON lines)", "content": {"application/json": {"schema": {"type": "object"}}, "text/markdown": {"schema": {"type": "string"}}, "application/x-ndjson": {"schema": {"type": "string"}}}}})
         }
     };
     let mut all = ok.as_object().cloned().unwrap_or_default();

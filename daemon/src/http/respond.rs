@@ -10,7 +10,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream::{self, Stream};
-use omni_proto::{ErrorKind, ErrorReply, Event, Reply, Request, json};
+use omni_proto::{ErrorKind, ErrorReply, Event, ExportFormat, Reply, Request, json};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
@@ -78,10 +78,10 @@ fn start(daemon: &Arc<Daemon>, request: Request) -> Running {
 }
 
 impl Running {
-    /// The outcome, the events skipped (or, for a bundle, collected into bytes).
+    /// The outcome, the events skipped (or, for a download, collected into bytes).
     async fn finish(mut self, collect: &mut Vec<u8>) -> Result<Reply, ErrorReply> {
         while let Some(event) = self.events.recv().await {
-            if let Event::BundleData(piece) = event {
+            if let Event::BundleData(piece) | Event::ExportData(piece) = event {
                 collect.extend_from_slice(&piece);
             }
         }
@@ -145,7 +145,12 @@ pub async fn answer(
         Answer::Download => {
             let mut bundle = Vec::new();
             match running.finish(&mut bundle).await {
-                Ok(Reply::Bundle { name, .. }) => download(&name, bundle),
+                Ok(Reply::Bundle { name, .. }) => download(&name, "application/json", bundle),
+                Ok(Reply::Exported { name, .. }) => {
+                    let format = name.rsplit('.').next().and_then(ExportFormat::parse);
+                    let media = format.map_or("application/json", ExportFormat::media_type);
+                    download(&name, media, bundle)
+                }
                 Ok(other) => json_response(StatusCode::OK, &json::reply(&other)),
                 Err(error) => error_response(&error),
             }
@@ -169,15 +174,12 @@ pub fn document(document: Value) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], text).into_response()
 }
 
-fn download(name: &str, bytes: Vec<u8>) -> Response {
+fn download(name: &str, media_type: &'static str, bytes: Vec<u8>) -> Response {
     let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
         .unwrap_or_else(|_| HeaderValue::from_static("attachment"));
     (
         [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            ),
+            (header::CONTENT_TYPE, HeaderValue::from_static(media_type)),
             (header::CONTENT_DISPOSITION, disposition),
         ],
         bytes,

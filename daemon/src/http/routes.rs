@@ -7,7 +7,8 @@ use omni_proto::{ErrorReply, MoveOp, Request};
 use serde_json::{Value, json};
 
 use super::input::{
-    Input, checkout, head_move, new_session, object, recover, set_model, tool_result, usage,
+    Input, checkout, export, head_move, import, new_session, object, recover, set_model,
+    tool_result, usage,
 };
 
 /// How a route answers.
@@ -325,6 +326,40 @@ pub const ROUTES: &[Route] = &[
         reply: "UsageReport",
         answer: Answer::Json(200),
         build: usage,
+    },
+    Route {
+        method: "GET",
+        path: "/v1/sessions/{id}/export",
+        summary: "The session as a file download: Markdown (the path to the head; `all=true` adds reverted turns struck through), JSON (the whole tree, schema `docs/export.schema.json`) or JSON lines (the session, then one node per line)",
+        query: &[
+            ("format", "md (the default), json or jsonl"),
+            (
+                "all",
+                "true: Markdown shows reverted turns too, struck through",
+            ),
+        ],
+        body: None,
+        reply: "",
+        answer: Answer::Download,
+        build: export,
+    },
+    Route {
+        method: "POST",
+        path: "/v1/import",
+        summary: "Import one session in Omni's export format (up to 16 MiB here; `omnictl import` sends bigger ones in pieces). The same content imported again adds nothing",
+        query: &[],
+        body: Some(|| {
+            object(
+                json!({
+                    "session": {"$ref": "#/components/schemas/ExportedSession"},
+                    "file": {"type": "string", "description": "Where it came from, for the session's origin (default: http)"}
+                }),
+                &["session"],
+            )
+        }),
+        reply: "ImportOutcome",
+        answer: Answer::Json(200),
+        build: import,
     },
     Route {
         method: "GET",

@@ -27,6 +27,8 @@ pub struct Db {
     pub chains: sled::Tree,
     /// Where a session came from, for those not made by a client of omnid's own.
     pub origins: sled::Tree,
+    /// Content hashes of imported sessions → the session holding that content.
+    pub imports: sled::Tree,
     pub syncer: GroupSync,
 }
 
@@ -45,6 +47,7 @@ impl Db {
         let links = db.open_tree("links")?;
         let chains = db.open_tree("chains")?;
         let origins = db.open_tree("origins")?;
+        let imports = db.open_tree("imports")?;
         let disk = DiskSync::new(db.clone(), dir).map_err(|e| open::explain_io(dir, &e))?;
         if !existed {
             // The marker (and the new files' names) are durable before anything else.
@@ -58,6 +61,7 @@ impl Db {
             links,
             chains,
             origins,
+            imports,
             syncer: GroupSync::new(move || disk.sync()),
         })
     }

@@ -133,6 +133,26 @@ pub(super) fn with_node(
     Ok(Some((key, value)))
 }
 
+/// Every chunk of a whole session written at once (an import): `nodes` are numbered
+/// from 1 in order.
+pub(super) fn chunks_of(session: &Uuid, nodes: &[NodeRecord]) -> Vec<Chunk> {
+    nodes
+        .chunks(PER_CHUNK as usize)
+        .enumerate()
+        .map(|(chunk, group)| {
+            let mut value = vec![LINKS_FORMAT];
+            for node in group {
+                let link = Link {
+                    parent: node.parent,
+                    role: node.role,
+                };
+                push_entry(&mut value, node.id, link);
+            }
+            (child_key(session, chunk as u64), value)
+        })
+        .collect()
+}
+
 impl Store {
     /// The parent and role of each of a session's first `count` nodes, read from the
     /// index (a few hundred bytes per 256 nodes); an index that holds fewer is rebuilt

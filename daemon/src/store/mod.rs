@@ -10,6 +10,7 @@
 //! | `links`    | session id ‖ chunk (u64 BE)        | parents and roles |
 //! | `chains`   | sha-256 of a conversation to a turn | (session, node) |
 //! | `origins`  | session id (16 bytes)              | where it came from |
+//! | `imports`  | sha-256 of an imported session's content | its session id |
 //!
 //! Big-endian numbers keep each session's nodes and moves in order under its prefix. Every
 //! value starts with a format-version byte; sled's default tree holds the store's marker
@@ -30,6 +31,7 @@ mod formats;
 mod group_sync;
 mod handles;
 mod health;
+mod import;
 mod legacy;
 mod links;
 mod open;
@@ -50,6 +52,7 @@ use health::Health;
 pub use chains::ChainHash;
 pub use error::StoreError;
 pub use health::Failing;
+pub use import::{ContentHash, Import};
 pub use links::Link;
 pub use open::STORE_FORMAT;
 

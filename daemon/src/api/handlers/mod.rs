@@ -5,7 +5,9 @@
 pub(super) mod attach;
 pub(super) mod branches;
 pub(super) mod cancel;
+pub(super) mod export;
 pub(super) mod history;
+pub(super) mod import;
 pub(super) mod logs;
 pub(super) mod moves;
 pub(super) mod new_session;

@@ -2,6 +2,9 @@
 //! summaries. Pure functions over the stored records and the tree.
 
 pub mod diag;
+pub mod export;
+pub mod import;
+pub mod markdown;
 pub mod status;
 pub mod usage;
 

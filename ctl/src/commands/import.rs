@@ -1,0 +1,150 @@
+//! `omnictl import PATH...`: reads session files here, with this user's permissions (files
+//! as given, folders walked), and sends each session to omnid, which writes it as one
+//! atomic change. A session bigger than a frame travels in staged pieces. What a file
+//! cannot give is reported with its file (and line), and the rest is still imported.
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use omni_proto::{ExportedSession, ImportOutcome, Reply, Request};
+use serde_json::json;
+
+use super::{Ctx, unexpected};
+use crate::error::CtlError;
+use crate::import::{self, Source};
+use crate::output;
+
+/// The size of each piece of a session sent (well under the 16 MiB frame limit).
+const PIECE: usize = 8 * 1024 * 1024;
+
+/// What the run did, for its last line.
+#[derive(Default)]
+struct Tally {
+    outcomes: Vec<ImportOutcome>,
+    problems: Vec<String>,
+}
+
+pub async fn run(ctx: &mut Ctx, paths: &[PathBuf], from: Option<Source>) -> Result<(), CtlError> {
+    let (files, unreadable) = import::files(paths);
+    let mut tally = Tally::default();
+    tally
+        .problems
+        .extend(unreadable.iter().map(ToString::to_string));
+    for file in &files {
+        import_file(ctx, file, from, &mut tally).await;
+    }
+    report(ctx, &tally);
+    if tally.problems.is_empty() {
+        return Ok(());
+    }
+    Err(CtlError::failure(format!(
+        "{} problem{} (above); everything else was imported",
+        tally.problems.len(),
+        if tally.problems.len() == 1 { "" } else { "s" }
+    )))
+}
+
+async fn import_file(ctx: &mut Ctx, file: &Path, from: Option<Source>, tally: &mut Tally) {
+    let (source, read) = match import::read(file, from) {
+        Ok(found) => found,
+        Err(error) => {
+            note(&mut tally.problems, error.to_string());
+            return;
+        }
+    };
+    for warning in &read.warnings {
+        note(&mut tally.problems, warning.to_string());
+    }
+    let name = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    for session in &read.sessions {
+        match send(ctx, session, source, &name).await {
+            Ok(outcome) => {
+                if !ctx.json {
+                    output::line(&describe(&outcome));
+                }
+                tally.outcomes.push(outcome);
+            }
+            Err(error) => note(&mut tally.problems, format!("{}: {error}", file.display())),
+        }
+    }
+}
+
+/// Prints a problem at once (so it is seen next to its file) and keeps it for the count.
+fn note(problems: &mut Vec<String>, problem: String) {
+    eprintln!("omnictl: {problem}");
+    problems.push(problem);
+}
+
+/// Sends one session: whole when it fits a frame, else staged piece by piece.
+async fn send(
+    ctx: &mut Ctx,
+    session: &ExportedSession,
+    source: Source,
+    file: &Path,
+) -> Result<ImportOutcome, CtlError> {
+    let data = serde_json::to_vec(session)
+        .map_err(|e| CtlError::failure(format!("cannot encode the session: {e}")))?;
+    let mut pieces: Vec<&[u8]> = data.chunks(PIECE).collect();
+    let last = pieces.pop().unwrap_or_default().to_vec();
+    let upload = (!pieces.is_empty()).then(upload_name);
+    if let Some(name) = &upload {
+        for piece in pieces {
+            let request = Request::ImportPart {
+                upload: name.clone(),
+                data: piece.to_vec(),
+            };
+            match ctx.ask(request).await? {
+                Reply::ImportStaged { .. } => {}
+                other => return Err(unexpected(other)),
+            }
+        }
+    }
+    let request = Request::Import {
+        upload,
+        data: last,
+        tool: source.tool().into(),
+        file: file.display().to_string(),
+    };
+    match ctx.ask(request).await? {
+        Reply::Imported(outcome) => Ok(outcome),
+        other => Err(unexpected(other)),
+    }
+}
+
+/// A name no other upload shares: this process and the time in nanoseconds.
+fn upload_name() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("omnictl-{}-{nanos}", std::process::id())
+}
+
+fn describe(outcome: &ImportOutcome) -> String {
+    let what = match (outcome.added, outcome.new_id) {
+        (false, _) => "already here",
+        (true, true) => "imported (its id was taken: a new one)",
+        (true, false) => "imported",
+    };
+    format!(
+        "{}  {what}: {} ({} nodes)",
+        outcome.session, outcome.title, outcome.nodes
+    )
+}
+
+fn report(ctx: &Ctx, tally: &Tally) {
+    let added = tally.outcomes.iter().filter(|o| o.added).count();
+    let known = tally.outcomes.len() - added;
+    if ctx.json {
+        output::json(&json!({
+            "sessions": tally.outcomes,
+            "imported": added,
+            "already_here": known,
+            "problems": tally.problems,
+        }));
+    } else {
+        eprintln!(
+            "omnictl: {added} session{} imported, {known} already here",
+            if added == 1 { "" } else { "s" }
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! `ImportPart` and `Import`: a session in Omni's export format (Omni's own, or what
+//! omnictl's readers made of another tool's file) written as a new session in one ordered
+//! store change. The same content imported again adds nothing (its content hash is kept
+//! in the store); an export imported here keeps its id unless a different session holds it.
+
+use omni_proto::{ErrorKind, ErrorReply, ExportedSession, ImportOutcome, Reply};
+use uuid::Uuid;
+
+use crate::api::convert::store_error;
+use crate::api::state::Daemon;
+use crate::api::views::export::{content_hash, exported};
+use crate::api::views::import::records;
+use crate::model::SessionRecord;
+use crate::session::{build_tree, places};
+use crate::store::{ContentHash, Import};
+use crate::text::first_line;
+
+/// The tools an import may name as its source.
+const TOOLS: [&str; 4] = ["omni", "claude-code", "gemini-cli", "codex"];
+
+/// The longest file name an origin keeps.
+const MAX_FILE_NAME: usize = 1024;
+
+fn invalid(message: impl Into<String>) -> ErrorReply {
+    ErrorReply::new(ErrorKind::InvalidRequest, message)
+}
+
+pub fn stage(daemon: &Daemon, upload: &str, data: &[u8]) -> Result<Reply, ErrorReply> {
+    let bytes = daemon.uploads.stage(upload, data)?;
+    Ok(Reply::ImportStaged {
+        upload: upload.to_string(),
+        bytes,
+    })
+}
+
+/// What the session's source and file say of it, checked.
+pub struct Source {
+    pub tool: String,
+    pub file: String,
+}
+
+pub async fn handle(
+    daemon: &Daemon,
+    upload: Option<&str>,
+    data: Vec<u8>,
+    source: Source,
+) -> Result<Reply, ErrorReply> {
+    let bytes = match upload {
+        Some(name) => daemon.uploads.take(name, &data)?,
+        None => data,
+    };
+    let origin = origin(&source)?;
+    let session: ExportedSession = serde_json::from_slice(&bytes)
+        .map_err(|e| invalid(format!("{}: not an Omni session: {e}", source.file)))?;
+    drop(bytes);
+    let hash = content_hash(&session);
+    let _one_at_a_time = daemon.uploads.importing.lock().await;
+    if let Some(record) = already_imported(daemon, &session, &hash)? {
+        return Ok(outcome(&record, false, false));
+    }
+    let (id, new_id) = free_id(daemon, &session)?;
+    let (record, nodes, moves) = records(&session, id, |text| first_line(text, 80))
+        .map_err(|why| invalid(format!("{}: {why}", source.file)))?;
+    // The tree a load would build: what cannot load is refused before it is stored.
+    build_tree(&record, places(&nodes))
+        .map_err(|why| invalid(format!("{}: the tree does not hold: {why}", source.file)))?;
+    let import = Import {
+        session: &record,
+        nodes: &nodes,
+        moves: &moves,
+        origin: &origin,
+        hash,
+    };
+    daemon
+        .services
+        .store
+        .import(&import)
+        .await
+        .map_err(store_error)?;
+    Ok(outcome(&record, true, new_id))
+}
+
+fn origin(source: &Source) -> Result<String, ErrorReply> {
+    if !TOOLS.contains(&source.tool.as_str()) {
+        return Err(invalid(format!(
+            "unknown source tool {:?}; one of {}",
+            source.tool,
+            TOOLS.join(", ")
+        )));
+    }
+    let file: String = source
+        .file
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_FILE_NAME)
+        .collect();
+    Ok(format!("import ({}: {file})", source.tool))
+}
+
+/// The session already holding this content: one an earlier import made, or the very
+/// session the export came from (same id, same content).
+fn already_imported(
+    daemon: &Daemon,
+    session: &ExportedSession,
+    hash: &ContentHash,
+) -> Result<Option<SessionRecord>, ErrorReply> {
+    let store = &daemon.services.store;
+    if let Some(id) = store.imported(hash).map_err(store_error)? {
+        if let Some(record) = store.session(&id).map_err(store_error)? {
+            return Ok(Some(record));
+        }
+    }
+    let Ok(id) = Uuid::parse_str(&session.id) else {
+        return Ok(None);
+    };
+    let Some(record) = store.session(&id).map_err(store_error)? else {
+        return Ok(None);
+    };
+    let mut nodes = store.nodes(&id).map_err(store_error)?;
+    nodes.truncate(record.nodes as usize);
+    let mut moves = store.moves(&id).map_err(store_error)?;
+    moves.truncate(record.moves as usize);
+    let here = exported(&record, nodes, moves, None);
+    Ok((content_hash(&here) == *hash).then_some(record))
+}
+
+/// The export's own id when it is a UUID no session holds; else a new one (and whether
+/// the export's id was taken).
+fn free_id(daemon: &Daemon, session: &ExportedSession) -> Result<(Uuid, bool), ErrorReply> {
+    let Ok(id) = Uuid::parse_str(&session.id) else {
+        return Ok((Uuid::new_v4(), false));
+    };
+    match daemon.services.store.session(&id) {
+        Ok(None) => Ok((id, false)),
+        Ok(Some(_)) | Err(_) => Ok((Uuid::new_v4(), true)),
+    }
+}
+
+fn outcome(record: &SessionRecord, added: bool, new_id: bool) -> Reply {
+    Reply::Imported(ImportOutcome {
+        session: record.id.to_string(),
+        title: record.title.clone(),
+        nodes: record.nodes,
+        added,
+        new_id,
+    })
+}

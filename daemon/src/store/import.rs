@@ -1,0 +1,165 @@
+//! A whole session written at once (an import): its origin, every node with its index
+//! chunks, every move, the record last, then the content hash that makes importing the
+//! same content again add nothing. One ordered change like any other (see
+//! [`Store::apply`]): sled recovers a prefix of its log, and readers go by the record, so
+//! a crash part-way leaves nothing visible.
+
+use uuid::Uuid;
+
+use super::formats::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT};
+use super::{Store, StoreError, child_key, codec, links, space};
+use crate::model::{MoveRecord, NodeRecord, SessionRecord};
+
+/// The sha-256 of an imported session's content (see the import handler for what it
+/// covers).
+pub type ContentHash = [u8; 32];
+
+/// Format of the `imports` tree's values.
+const IMPORTS_FORMAT: u8 = 1;
+
+/// One session to write whole.
+pub struct Import<'a> {
+    /// Its record, counting exactly `nodes` and `moves`.
+    pub session: &'a SessionRecord,
+    /// Every node, numbered from 1 in order.
+    pub nodes: &'a [NodeRecord],
+    /// Every move, numbered from 1 in order.
+    pub moves: &'a [MoveRecord],
+    /// Where it came from (`import (omni: FILE)`).
+    pub origin: &'a str,
+    /// Its content hash.
+    pub hash: ContentHash,
+}
+
+impl Store {
+    /// The session an earlier import of this content created, if any.
+    pub fn imported(&self, hash: &ContentHash) -> Result<Option<Uuid>, StoreError> {
+        let Some(value) = self.db.get()?.imports.get(hash)? else {
+            return Ok(None);
+        };
+        codec::decode::<Uuid>(&value, "import", IMPORTS_FORMAT).map(Some)
+    }
+
+    /// Writes a new session whole and waits until it is durable; it is counted as a new
+    /// session. The record goes after its nodes and moves and the hash after the record.
+    pub async fn import(&self, import: &Import<'_>) -> Result<(), StoreError> {
+        let id = import.session.id;
+        let origin = codec::encode(&import.origin.to_string(), IMPORTS_FORMAT)?;
+        let nodes = import
+            .nodes
+            .iter()
+            .map(|n| Ok((child_key(&id, n.id), codec::encode(n, NODE_FORMAT)?)))
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let moves = import
+            .moves
+            .iter()
+            .map(|m| Ok((child_key(&id, m.seq), codec::encode(m, MOVE_FORMAT)?)))
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let record = codec::encode(import.session, SESSION_FORMAT)?;
+        let hash_value = codec::encode(&id, IMPORTS_FORMAT)?;
+        let chunks = links::chunks_of(&id, import.nodes);
+        let size: usize = nodes
+            .iter()
+            .chain(&moves)
+            .map(|(_, v)| v.len())
+            .sum::<usize>()
+            + chunks.iter().map(|(_, v)| v.len()).sum::<usize>()
+            + record.len();
+        if let Err(free) = space::check(&self.dir, self.options.min_free_bytes, size as u64) {
+            let error = StoreError::DiskFull {
+                dir: self.dir.clone(),
+                free,
+                reserve: self.options.min_free_bytes,
+            };
+            self.health.failed(error.to_string(), true);
+            return Err(error);
+        }
+        let db = self.db.get()?;
+        {
+            let mut count = self.count.lock();
+            let write = || -> Result<(), sled::Error> {
+                db.origins.insert(id.as_bytes(), origin)?;
+                for (key, value) in &nodes {
+                    db.nodes.insert(&key[..], &value[..])?;
+                }
+                for (key, value) in chunks {
+                    db.links.insert(&key[..], value)?;
+                }
+                for (key, value) in &moves {
+                    db.moves.insert(&key[..], &value[..])?;
+                }
+                db.sessions.insert(id.as_bytes(), record)?;
+                db.imports.insert(&import.hash[..], hash_value)?;
+                Ok(())
+            };
+            write().map_err(|e| self.failed(&db, StoreError::Sled(e)))?;
+            if let Some(known) = count.as_mut() {
+                *known += 1;
+            }
+        }
+        self.commits
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.sync().await?;
+        self.acknowledged.note(import.session);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Part, Role};
+
+    fn node(id: u64, parent: u64) -> NodeRecord {
+        NodeRecord {
+            id,
+            parent,
+            role: if id % 2 == 1 { Role::User } else { Role::Model },
+            parts: vec![Part::text(format!("turn {id}"))],
+            created_at_ms: id,
+            model: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_whole_session_is_written_with_its_index_counted_and_its_hash_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(store.session_count(), 0);
+        // 300 nodes: two index chunks; node 200 forks from node 100.
+        let nodes: Vec<NodeRecord> = (1..=300)
+            .map(|id| node(id, if id == 200 { 100 } else { id - 1 }))
+            .collect();
+        let id = Uuid::new_v4();
+        let mut record = SessionRecord::new(id, 1);
+        (record.nodes, record.head) = (300, 300);
+        let import = Import {
+            session: &record,
+            nodes: &nodes,
+            moves: &[],
+            origin: "import (omni: /tmp/x.json)",
+            hash: [7; 32],
+        };
+        store.import(&import).await.unwrap();
+        assert_eq!(store.session_count(), 1);
+        assert_eq!(store.imported(&[7; 32]).unwrap(), Some(id));
+        assert_eq!(store.imported(&[8; 32]).unwrap(), None);
+        assert_eq!(store.nodes(&id).unwrap(), nodes);
+        assert_eq!(store.session(&id).unwrap(), Some(record));
+        assert_eq!(
+            store.origin(&id).as_deref(),
+            Some("import (omni: /tmp/x.json)")
+        );
+        let db = store.db.get().unwrap();
+        assert_eq!(
+            db.links.scan_prefix(id.as_bytes()).count(),
+            2,
+            "both index chunks written with the nodes"
+        );
+        let links = store.links(&id, 300).unwrap();
+        assert_eq!(links.len(), 300);
+        assert_eq!(links[199].parent, 100);
+        assert_eq!(links[298].parent, 298);
+        assert_eq!(links[298].role, Role::User);
+    }
+}
