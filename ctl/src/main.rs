@@ -4,6 +4,9 @@ mod chat;
 mod cli;
 mod commands;
 mod error;
+// Called by `omnictl import`; until that command is wired, only the tests reach it.
+#[allow(dead_code, unused_imports)]
+mod import;
 mod output;
 mod render;
 

@@ -1,0 +1,207 @@
+//! Readers of other tools' history files, for `omnictl import`: Claude Code's project files,
+//! gemini-cli's saved chats, checkpoints and session files, Codex CLI's rollout files, and
+//! Omni's own JSON export. Each reader is a pure function from one file's bytes to the
+//! sessions it holds (in Omni's export shape, [`ExportedSession`]) and the warnings met on
+//! the way: a malformed line is reported with its number and skipped, never half-read.
+//! [`detect`] tells a file's tool from its content; [`walk`] finds the files of a folder.
+
+mod claude_code;
+mod codex;
+mod gemini_cli;
+mod gemini_parts;
+mod gemini_session;
+mod lines;
+mod omni;
+mod tree;
+mod walk;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use omni_proto::ExportedSession;
+
+pub use walk::{Found, walk};
+
+/// The tools whose files can be imported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tool {
+    /// Omni's own JSON export (`omnictl export --format json`).
+    Omni,
+    /// Claude Code's project files (`~/.claude/projects/*/*.jsonl`).
+    ClaudeCode,
+    /// gemini-cli's saved chats, checkpoints and session files (`~/.gemini/tmp/`).
+    GeminiCli,
+    /// Codex CLI's rollout files (`~/.codex/sessions/**/rollout-*.jsonl`).
+    Codex,
+}
+
+impl Tool {
+    /// Every tool, in the order `--from` lists them.
+    pub const ALL: [Tool; 4] = [Tool::Omni, Tool::ClaudeCode, Tool::GeminiCli, Tool::Codex];
+
+    /// The name used in origins (`import (claude-code: FILE)`) and by `--from`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Omni => "omni",
+            Tool::ClaudeCode => "claude-code",
+            Tool::GeminiCli => "gemini-cli",
+            Tool::Codex => "codex",
+        }
+    }
+
+    /// The tool named `name` (as [`Tool::name`] spells it).
+    pub fn from_name(name: &str) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|tool| tool.name() == name)
+    }
+}
+
+impl fmt::Display for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Something wrong in a file that was skipped while the rest was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// The file.
+    pub file: PathBuf,
+    /// The line (from 1), when the problem is on one.
+    pub line: Option<usize>,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file.display(), self.message),
+            None => write!(f, "{}: {}", self.file.display(), self.message),
+        }
+    }
+}
+
+/// What one file held.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Read {
+    /// The sessions read, whole (none when the file held no conversation).
+    pub sessions: Vec<ExportedSession>,
+    /// What was skipped, and why.
+    pub warnings: Vec<Warning>,
+}
+
+/// Why a file could not be read at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// No reader recognises the file's content.
+    #[error("{}: not a file of any tool omnictl imports (omni, claude-code, gemini-cli, codex)", .0.display())]
+    Unrecognised(PathBuf),
+    /// The file is of the tool named but cannot be read as a whole.
+    #[error("{}: not a {tool} file: {reason}", file.display())]
+    Malformed {
+        /// The file.
+        file: PathBuf,
+        /// The tool it was read as.
+        tool: Tool,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Reads one file's `bytes` (read from `path`) as `from`'s, or as the tool [`detect`] finds.
+pub fn read_file(path: &Path, bytes: &[u8], from: Option<Tool>) -> Result<Read, ImportError> {
+    let tool = match from {
+        Some(tool) => tool,
+        None => detect(path, bytes).ok_or_else(|| ImportError::Unrecognised(path.to_path_buf()))?,
+    };
+    let source = Source { path, tool };
+    match tool {
+        Tool::Omni => omni::read(&source, bytes),
+        Tool::ClaudeCode => claude_code::read(&source, bytes),
+        Tool::GeminiCli => gemini_cli::read(&source, bytes),
+        Tool::Codex => codex::read(&source, bytes),
+    }
+}
+
+/// The tool whose file `bytes` is, judged from its content (the first records), or `None`.
+pub fn detect(path: &Path, bytes: &[u8]) -> Option<Tool> {
+    let text = String::from_utf8_lossy(bytes);
+    let first = lines::first_records(&text, 8);
+    if omni::looks_like(&text) {
+        Some(Tool::Omni)
+    } else if first.iter().any(codex::looks_like) {
+        Some(Tool::Codex)
+    } else if first.iter().any(claude_code::looks_like) {
+        Some(Tool::ClaudeCode)
+    } else if gemini_cli::looks_like(path, &text, &first) {
+        Some(Tool::GeminiCli)
+    } else {
+        None
+    }
+}
+
+/// The file being read and as which tool's, for origins and warnings.
+pub(crate) struct Source<'a> {
+    /// The file's path as given.
+    pub path: &'a Path,
+    /// The tool it is read as.
+    pub tool: Tool,
+}
+
+impl Source<'_> {
+    /// `import (<tool>: <file>)`, the origin every imported session carries.
+    pub fn origin(&self) -> String {
+        format!("import ({}: {})", self.tool, self.path.display())
+    }
+
+    /// A warning about line `line` (from 1) of this file.
+    pub fn warn(&self, line: Option<usize>, message: impl Into<String>) -> Warning {
+        Warning {
+            file: self.path.to_path_buf(),
+            line,
+            message: message.into(),
+        }
+    }
+
+    /// The error for a file that cannot be read as this tool's at all.
+    pub fn malformed(&self, reason: impl Into<String>) -> ImportError {
+        ImportError::Malformed {
+            file: self.path.to_path_buf(),
+            tool: self.tool,
+            reason: reason.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! What the readers' tests compare: a session's shape in a line per node.
+
+    use omni_proto::{ExportedSession, PartContent};
+
+    /// `(id, parent, role, summary of parts)` for every node.
+    pub fn outline(session: &ExportedSession) -> Vec<(u64, u64, &'static str, String)> {
+        session
+            .nodes
+            .iter()
+            .map(|node| {
+                let parts: Vec<String> = node.parts.iter().map(|p| part(&p.content)).collect();
+                (node.id, node.parent, node.role.as_str(), parts.join(" | "))
+            })
+            .collect()
+    }
+
+    fn part(content: &PartContent) -> String {
+        match content {
+            PartContent::Text(text) => text.clone(),
+            PartContent::Thought(text) => format!("thought: {text}"),
+            PartContent::FunctionCall { id, name, .. } => {
+                format!("call {name} {}", id.as_deref().unwrap_or("-"))
+            }
+            PartContent::FunctionResponse { id, name, .. } => {
+                format!("result {name} {}", id.as_deref().unwrap_or("-"))
+            }
+            PartContent::Other { json } => format!("other {json}"),
+        }
+    }
+}

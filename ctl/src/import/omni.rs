@@ -1,0 +1,104 @@
+//! Omni's own JSON export (`omnictl export --format json`): one [`ExportedSession`], or a
+//! list of them. It is read as written, so export then import gives the same tree; a
+//! session without an origin (one held through omnid itself) gets the import's origin.
+
+use omni_proto::{EXPORT_FORMAT, EXPORT_VERSION, ExportedSession};
+use serde_json::Value;
+
+use super::{ImportError, Read, Source};
+
+/// Whether `text` is an Omni export (its `format` names it).
+pub(crate) fn looks_like(text: &str) -> bool {
+    let trimmed = text.trim_start();
+    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        return false;
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(list)) => !list.is_empty() && list.iter().all(is_export),
+        Ok(value) => is_export(&value),
+        Err(_) => false,
+    }
+}
+
+fn is_export(value: &Value) -> bool {
+    value["format"] == EXPORT_FORMAT
+}
+
+/// Reads one export file.
+pub(crate) fn read(source: &Source<'_>, bytes: &[u8]) -> Result<Read, ImportError> {
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|error| source.malformed(format!("not JSON ({error})")))?;
+    let list = match value {
+        Value::Array(list) => list,
+        single => vec![single],
+    };
+    let mut sessions = Vec::with_capacity(list.len());
+    for item in list {
+        if !is_export(&item) {
+            return Err(source.malformed(format!("its format is not {EXPORT_FORMAT:?}")));
+        }
+        let version = item["version"].as_u64().unwrap_or(0);
+        if version > u64::from(EXPORT_VERSION) {
+            return Err(source.malformed(format!(
+                "export version {version} is newer than this omnictl reads ({EXPORT_VERSION})"
+            )));
+        }
+        let mut session: ExportedSession = serde_json::from_value(item)
+            .map_err(|error| source.malformed(format!("not an Omni export ({error})")))?;
+        session.origin.get_or_insert_with(|| source.origin());
+        sessions.push(session);
+    }
+    Ok(Read {
+        sessions,
+        warnings: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::import::{ImportError, Tool, detect, read_file};
+
+    const CLAUDE: &[u8] =
+        include_bytes!("../../../tests/fixtures/import/claude-code/branches.jsonl");
+
+    #[test]
+    fn an_export_reads_back_as_the_same_session() {
+        let read = read_file(Path::new("c.jsonl"), CLAUDE, None).expect("reads");
+        let session = read.sessions[0].clone();
+        let json = serde_json::to_vec_pretty(&session).expect("serialises");
+        assert_eq!(detect(Path::new("export.json"), &json), Some(Tool::Omni));
+        let back = read_file(Path::new("export.json"), &json, None).expect("reads back");
+        assert_eq!(back.sessions, [session], "the origin it had is kept too");
+        let mut own = read.sessions[0].clone();
+        own.origin = None;
+        let json = serde_json::to_vec(&[own]).expect("serialises");
+        let back = read_file(Path::new("e.json"), &json, None).expect("reads back");
+        assert_eq!(
+            back.sessions[0].origin.as_deref(),
+            Some("import (omni: e.json)")
+        );
+    }
+
+    #[test]
+    fn a_newer_export_or_a_forced_wrong_tool_is_refused_by_name() {
+        let newer = r#"{"format":"omni.session","version":99}"#;
+        let error = read_file(Path::new("n.json"), newer.as_bytes(), None).expect_err("refused");
+        assert!(error.to_string().contains("version 99 is newer"), "{error}");
+        let error =
+            read_file(Path::new("c.jsonl"), CLAUDE, Some(Tool::Codex)).expect_err("refused");
+        assert!(
+            matches!(
+                error,
+                ImportError::Malformed {
+                    tool: Tool::Codex,
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        let error = read_file(Path::new("x.txt"), b"hello\n", None).expect_err("refused");
+        assert!(matches!(error, ImportError::Unrecognised(_)), "{error}");
+    }
+}
