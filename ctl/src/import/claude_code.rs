@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::lines::{self, Record, text_or_json, time_ms};
 use super::tree::{NewNode, SessionMeta, TreeBuilder, model_info, part, tokens};
-use super::{ImportError, Read, Source, Warning};
+use super::{ImportError, Input, Read, Warning};
 
 /// The model Claude Code names on the notices it writes as answers (API errors, ...).
 const SYNTHETIC: &str = "<synthetic>";
@@ -32,7 +32,7 @@ pub(crate) fn looks_like(record: &Value) -> bool {
 }
 
 /// Reads one project file as one session.
-pub(crate) fn read(source: &Source<'_>, bytes: &[u8]) -> Result<Read, ImportError> {
+pub(crate) fn read(source: &Input<'_>, bytes: &[u8]) -> Result<Read, ImportError> {
     let text = String::from_utf8_lossy(bytes);
     let (records, mut warnings) = lines::records(source, &text);
     if !records.iter().any(|r| looks_like(&r.value)) {
@@ -66,7 +66,7 @@ fn is_message(record: &Value) -> bool {
 
 /// The state of one file's reading.
 struct Reader<'a> {
-    source: &'a Source<'a>,
+    source: &'a Input<'a>,
     tree: TreeBuilder,
     warnings: Vec<Warning>,
     /// The API message id of each answer node, to join an answer's records.
@@ -83,7 +83,7 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn new(source: &'a Source<'a>) -> Self {
+    fn new(source: &'a Input<'a>) -> Self {
         Self {
             source,
             tree: TreeBuilder::default(),

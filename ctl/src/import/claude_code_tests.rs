@@ -3,7 +3,7 @@ use std::path::Path;
 use omni_proto::{PartContent, Usage};
 
 use crate::import::testing::outline;
-use crate::import::{Tool, read_file};
+use crate::import::{Source, read_file};
 
 const BRANCHES: &[u8] = include_bytes!("../../../tests/fixtures/import/claude-code/branches.jsonl");
 const REAL: &[u8] =
@@ -158,7 +158,7 @@ fn a_file_of_only_a_subagent_is_its_session() {
 fn a_file_written_by_claude_code_reads_with_its_branch() {
     assert_eq!(
         crate::import::detect(Path::new("x.jsonl"), REAL),
-        Some(Tool::ClaudeCode)
+        Some(Source::ClaudeCode)
     );
     let read = read(REAL);
     let [session] = read.sessions.as_slice() else {

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::lines::{self, Record, text_or_json, time_ms};
 use super::tree::{NewNode, SessionMeta, TreeBuilder, model_info, part, tokens};
-use super::{ImportError, Read, Source};
+use super::{ImportError, Input, Read};
 
 /// Prefixes of the user-role messages Codex writes itself.
 const INJECTED: [&str; 6] = [
@@ -43,7 +43,7 @@ pub(crate) fn looks_like(record: &Value) -> bool {
 }
 
 /// Reads one rollout file as one session.
-pub(crate) fn read(source: &Source<'_>, bytes: &[u8]) -> Result<Read, ImportError> {
+pub(crate) fn read(source: &Input<'_>, bytes: &[u8]) -> Result<Read, ImportError> {
     let text = String::from_utf8_lossy(bytes);
     let (records, warnings) = lines::records(source, &text);
     if !records.iter().any(|r| looks_like(&r.value)) {

@@ -3,7 +3,7 @@ use std::path::Path;
 use omni_proto::{PartContent, Usage};
 
 use crate::import::testing::outline;
-use crate::import::{Tool, detect, read_file};
+use crate::import::{Source, detect, read_file};
 
 const ROLLOUT: &[u8] = include_bytes!(
     "../../../tests/fixtures/import/codex/rollout-2025-06-02T08-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl"
@@ -106,7 +106,10 @@ fn a_bad_line_and_a_torn_last_line_are_reported() {
 
 #[test]
 fn a_rollout_written_by_codex_reads() {
-    assert_eq!(detect(Path::new("rollout.jsonl"), REAL), Some(Tool::Codex));
+    assert_eq!(
+        detect(Path::new("rollout.jsonl"), REAL),
+        Some(Source::Codex)
+    );
     let read = read(REAL);
     let [session] = read.sessions.as_slice() else {
         panic!("one session: {read:?}")

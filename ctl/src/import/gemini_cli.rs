@@ -17,7 +17,7 @@ use super::gemini_parts::{parts_of, role_of};
 use super::gemini_session;
 use super::lines::time_ms;
 use super::tree::{NewNode, SessionMeta, TreeBuilder};
-use super::{ImportError, Read, Source};
+use super::{ImportError, Input, Read};
 
 /// Whether a file is gemini-cli's: judged from its first JSON Lines records (a session
 /// file's metadata line) or, for a whole-JSON file, its shape.
@@ -68,7 +68,7 @@ fn shape(value: &Value) -> Option<Shape<'_>> {
 }
 
 /// Reads one gemini-cli file.
-pub(crate) fn read(source: &Source<'_>, bytes: &[u8]) -> Result<Read, ImportError> {
+pub(crate) fn read(source: &Input<'_>, bytes: &[u8]) -> Result<Read, ImportError> {
     let text = String::from_utf8_lossy(bytes);
     let trimmed = text.trim_start();
     let whole = if trimmed.starts_with('{') || trimmed.starts_with('[') {
@@ -84,7 +84,7 @@ pub(crate) fn read(source: &Source<'_>, bytes: &[u8]) -> Result<Read, ImportErro
 }
 
 /// A saved chat or a checkpoint: one straight line of contents.
-fn contents(source: &Source<'_>, list: &[Value]) -> Read {
+fn contents(source: &Input<'_>, list: &[Value]) -> Read {
     let mut tree = TreeBuilder::default();
     let mut warnings = Vec::new();
     let mut cursor = 0;

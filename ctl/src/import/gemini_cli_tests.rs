@@ -3,7 +3,7 @@ use std::path::Path;
 use omni_proto::PartContent;
 
 use crate::import::testing::outline;
-use crate::import::{Tool, detect, read_file};
+use crate::import::{Source, detect, read_file};
 
 const SAVED: &[u8] =
     include_bytes!("../../../tests/fixtures/import/gemini-cli/checkpoint-files%20chat.json");
@@ -14,7 +14,7 @@ const RESTORE: &[u8] = include_bytes!(
 #[test]
 fn a_saved_chat_reads_with_its_tag_as_title() {
     let path = Path::new("tmp/f3b1/checkpoint-files%20chat.json");
-    assert_eq!(detect(path, SAVED), Some(Tool::GeminiCli));
+    assert_eq!(detect(path, SAVED), Some(Source::GeminiCli));
     let read = read_file(path, SAVED, None).expect("a saved chat reads");
     let session = &read.sessions[0];
     assert_eq!(
@@ -50,7 +50,7 @@ fn an_older_saved_chat_is_a_bare_list() {
     let list =
         r#"[{"role":"user","parts":[{"text":"Hi"}]},{"role":"model","parts":[{"text":"Hello"}]}]"#;
     let path = Path::new("checkpoint-old.json");
-    assert_eq!(detect(path, list.as_bytes()), Some(Tool::GeminiCli));
+    assert_eq!(detect(path, list.as_bytes()), Some(Source::GeminiCli));
     let read = read_file(path, list.as_bytes(), None).expect("reads");
     assert_eq!(outline(&read.sessions[0]).len(), 2);
     assert_eq!(read.sessions[0].title, "old");
@@ -59,7 +59,7 @@ fn an_older_saved_chat_is_a_bare_list() {
 #[test]
 fn a_restore_checkpoint_reads_its_client_history() {
     let path = Path::new("checkpoints/2025-06-03T09-00-00_000Z-hello.txt-write_file.json");
-    assert_eq!(detect(path, RESTORE), Some(Tool::GeminiCli));
+    assert_eq!(detect(path, RESTORE), Some(Source::GeminiCli));
     let read = read_file(path, RESTORE, None).expect("a checkpoint reads");
     let outline = outline(&read.sessions[0]);
     assert_eq!(outline[1], (2, 1, "model", "call write_file -".to_string()));

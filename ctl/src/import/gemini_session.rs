@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::gemini_parts::{parts_of, role_of};
 use super::lines::{self, time_ms};
 use super::tree::{NewNode, SessionMeta, TreeBuilder, model_info, part, tokens};
-use super::{ImportError, Read, Source};
+use super::{ImportError, Input, Read};
 
 /// Whether `record` is a session's metadata (its first line, or the whole first format).
 pub(crate) fn is_metadata(record: &Value) -> bool {
@@ -25,7 +25,7 @@ pub(crate) fn is_metadata(record: &Value) -> bool {
 }
 
 /// Reads a session file of the JSON Lines format.
-pub(crate) fn read_lines(source: &Source<'_>, text: &str) -> Result<Read, ImportError> {
+pub(crate) fn read_lines(source: &Input<'_>, text: &str) -> Result<Read, ImportError> {
     let (records, mut warnings) = lines::records(source, text);
     if !records.iter().any(|r| is_metadata(&r.value)) {
         return Err(source.malformed("no session metadata line (sessionId, projectHash)"));
@@ -52,7 +52,7 @@ pub(crate) fn read_lines(source: &Source<'_>, text: &str) -> Result<Read, Import
 }
 
 /// Reads a session file of the first format: one JSON document.
-pub(crate) fn read_whole(source: &Source<'_>, whole: Option<&Value>) -> Read {
+pub(crate) fn read_whole(source: &Input<'_>, whole: Option<&Value>) -> Read {
     let mut reader = Reader::default();
     if let Some(value) = whole {
         reader.set(value);
@@ -199,7 +199,7 @@ impl Reader {
         self.cursor = node;
     }
 
-    fn finish(self, source: &Source<'_>) -> Option<omni_proto::ExportedSession> {
+    fn finish(self, source: &Input<'_>) -> Option<omni_proto::ExportedSession> {
         let text = |key: &str| {
             self.meta
                 .get(key)

@@ -3,7 +3,7 @@ use std::path::Path;
 use omni_proto::Usage;
 
 use crate::import::testing::outline;
-use crate::import::{Tool, detect, read_file};
+use crate::import::{Source, detect, read_file};
 
 const SESSION: &[u8] = include_bytes!(
     "../../../tests/fixtures/import/gemini-cli/session-2025-06-04T12-00-9d6f2a10.jsonl"
@@ -15,7 +15,7 @@ fn path() -> &'static Path {
 
 #[test]
 fn a_rewind_leaves_a_branch_and_updates_replace_a_message() {
-    assert_eq!(detect(path(), SESSION), Some(Tool::GeminiCli));
+    assert_eq!(detect(path(), SESSION), Some(Source::GeminiCli));
     let read = read_file(path(), SESSION, None).expect("a session file reads");
     let [session] = read.sessions.as_slice() else {
         panic!("one session: {read:?}")
@@ -82,7 +82,7 @@ fn the_first_format_is_one_json_document() {
         {"id":"a","timestamp":"2025-05-01T09:00:01Z","type":"user","content":"Hello"},
         {"id":"b","timestamp":"2025-05-01T09:00:02Z","type":"gemini","content":"Hi","model":"gemini-2.5-pro"}]}"#;
     let path = Path::new("chats/session-2025-05-01T09-00-s1.json");
-    assert_eq!(detect(path, whole.as_bytes()), Some(Tool::GeminiCli));
+    assert_eq!(detect(path, whole.as_bytes()), Some(Source::GeminiCli));
     let read = read_file(path, whole.as_bytes(), None).expect("reads");
     let session = &read.sessions[0];
     assert_eq!(outline(session).len(), 2);
@@ -99,8 +99,12 @@ fn a_replaced_conversation_keeps_what_it_repeats() {
     ]
     .join("\n")
         + "\n";
-    let read =
-        read_file(Path::new("s.jsonl"), text.as_bytes(), Some(Tool::GeminiCli)).expect("reads");
+    let read = read_file(
+        Path::new("s.jsonl"),
+        text.as_bytes(),
+        Some(Source::GeminiCli),
+    )
+    .expect("reads");
     let outline = outline(&read.sessions[0]);
     assert_eq!(outline.len(), 3, "{outline:?}");
     assert_eq!((outline[2].1, outline[2].3.as_str()), (1, "summary"));

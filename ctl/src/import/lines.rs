@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{Source, Warning};
+use super::{Input, Warning};
 
 /// One parsed line.
 pub(crate) struct Record {
@@ -16,7 +16,7 @@ pub(crate) struct Record {
 }
 
 /// Every line of `text` that parses as a JSON object, with a warning for each that does not.
-pub(crate) fn records(source: &Source<'_>, text: &str) -> (Vec<Record>, Vec<Warning>) {
+pub(crate) fn records(source: &Input<'_>, text: &str) -> (Vec<Record>, Vec<Warning>) {
     let mut records = Vec::new();
     let mut warnings = Vec::new();
     let ends_whole = text.ends_with('\n');
@@ -77,12 +77,12 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::import::Tool;
+    use crate::import::Source;
 
-    fn source() -> Source<'static> {
-        Source {
+    fn source() -> Input<'static> {
+        Input {
             path: Path::new("f.jsonl"),
-            tool: Tool::Codex,
+            tool: Source::Codex,
         }
     }
 

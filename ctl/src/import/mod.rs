@@ -22,9 +22,9 @@ use omni_proto::ExportedSession;
 
 pub use walk::{Found, walk};
 
-/// The tools whose files can be imported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Tool {
+/// The formats `omnictl import` reads: the tools whose files can be imported (`--from`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Source {
     /// Omni's own JSON export (`omnictl export --format json`).
     Omni,
     /// Claude Code's project files (`~/.claude/projects/*/*.jsonl`).
@@ -35,29 +35,34 @@ pub enum Tool {
     Codex,
 }
 
-impl Tool {
+impl Source {
     /// Every tool, in the order `--from` lists them.
-    pub const ALL: [Tool; 4] = [Tool::Omni, Tool::ClaudeCode, Tool::GeminiCli, Tool::Codex];
+    pub const ALL: [Source; 4] = [
+        Source::Omni,
+        Source::ClaudeCode,
+        Source::GeminiCli,
+        Source::Codex,
+    ];
 
-    /// The name used in origins (`import (claude-code: FILE)`) and by `--from`.
-    pub fn name(self) -> &'static str {
+    /// The tool's name as origins carry it (`import (claude-code: FILE)`) and `--from` takes.
+    pub fn tool(self) -> &'static str {
         match self {
-            Tool::Omni => "omni",
-            Tool::ClaudeCode => "claude-code",
-            Tool::GeminiCli => "gemini-cli",
-            Tool::Codex => "codex",
+            Source::Omni => "omni",
+            Source::ClaudeCode => "claude-code",
+            Source::GeminiCli => "gemini-cli",
+            Source::Codex => "codex",
         }
     }
 
-    /// The tool named `name` (as [`Tool::name`] spells it).
-    pub fn from_name(name: &str) -> Option<Tool> {
-        Tool::ALL.into_iter().find(|tool| tool.name() == name)
+    /// The tool named `name` (as [`Source::tool`] spells it).
+    pub fn from_name(name: &str) -> Option<Source> {
+        Source::ALL.into_iter().find(|source| source.tool() == name)
     }
 }
 
-impl fmt::Display for Tool {
+impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.tool())
     }
 }
 
@@ -67,7 +72,7 @@ pub struct Warning {
     /// The file.
     pub file: PathBuf,
     /// The line (from 1), when the problem is on one.
-    pub line: Option<usize>,
+    pub line: Option<u64>,
     /// What is wrong, in words.
     pub message: String,
 }
@@ -102,53 +107,53 @@ pub enum ImportError {
         /// The file.
         file: PathBuf,
         /// The tool it was read as.
-        tool: Tool,
+        tool: Source,
         /// What is wrong.
         reason: String,
     },
 }
 
 /// Reads one file's `bytes` (read from `path`) as `from`'s, or as the tool [`detect`] finds.
-pub fn read_file(path: &Path, bytes: &[u8], from: Option<Tool>) -> Result<Read, ImportError> {
+pub fn read_file(path: &Path, bytes: &[u8], from: Option<Source>) -> Result<Read, ImportError> {
     let tool = match from {
         Some(tool) => tool,
         None => detect(path, bytes).ok_or_else(|| ImportError::Unrecognised(path.to_path_buf()))?,
     };
-    let source = Source { path, tool };
+    let source = Input { path, tool };
     match tool {
-        Tool::Omni => omni::read(&source, bytes),
-        Tool::ClaudeCode => claude_code::read(&source, bytes),
-        Tool::GeminiCli => gemini_cli::read(&source, bytes),
-        Tool::Codex => codex::read(&source, bytes),
+        Source::Omni => omni::read(&source, bytes),
+        Source::ClaudeCode => claude_code::read(&source, bytes),
+        Source::GeminiCli => gemini_cli::read(&source, bytes),
+        Source::Codex => codex::read(&source, bytes),
     }
 }
 
 /// The tool whose file `bytes` is, judged from its content (the first records), or `None`.
-pub fn detect(path: &Path, bytes: &[u8]) -> Option<Tool> {
+pub fn detect(path: &Path, bytes: &[u8]) -> Option<Source> {
     let text = String::from_utf8_lossy(bytes);
     let first = lines::first_records(&text, 8);
     if omni::looks_like(&text) {
-        Some(Tool::Omni)
+        Some(Source::Omni)
     } else if first.iter().any(codex::looks_like) {
-        Some(Tool::Codex)
+        Some(Source::Codex)
     } else if first.iter().any(claude_code::looks_like) {
-        Some(Tool::ClaudeCode)
+        Some(Source::ClaudeCode)
     } else if gemini_cli::looks_like(path, &text, &first) {
-        Some(Tool::GeminiCli)
+        Some(Source::GeminiCli)
     } else {
         None
     }
 }
 
 /// The file being read and as which tool's, for origins and warnings.
-pub(crate) struct Source<'a> {
+pub(crate) struct Input<'a> {
     /// The file's path as given.
     pub path: &'a Path,
     /// The tool it is read as.
-    pub tool: Tool,
+    pub tool: Source,
 }
 
-impl Source<'_> {
+impl Input<'_> {
     /// `import (<tool>: <file>)`, the origin every imported session carries.
     pub fn origin(&self) -> String {
         format!("import ({}: {})", self.tool, self.path.display())
@@ -158,7 +163,7 @@ impl Source<'_> {
     pub fn warn(&self, line: Option<usize>, message: impl Into<String>) -> Warning {
         Warning {
             file: self.path.to_path_buf(),
-            line,
+            line: line.map(|line| line as u64),
             message: message.into(),
         }
     }

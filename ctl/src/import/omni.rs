@@ -5,7 +5,7 @@
 use omni_proto::{EXPORT_FORMAT, EXPORT_VERSION, ExportedSession};
 use serde_json::Value;
 
-use super::{ImportError, Read, Source};
+use super::{ImportError, Input, Read};
 
 /// Whether `text` is an Omni export (its `format` names it).
 pub(crate) fn looks_like(text: &str) -> bool {
@@ -25,7 +25,7 @@ fn is_export(value: &Value) -> bool {
 }
 
 /// Reads one export file.
-pub(crate) fn read(source: &Source<'_>, bytes: &[u8]) -> Result<Read, ImportError> {
+pub(crate) fn read(source: &Input<'_>, bytes: &[u8]) -> Result<Read, ImportError> {
     let value: Value = serde_json::from_slice(bytes)
         .map_err(|error| source.malformed(format!("not JSON ({error})")))?;
     let list = match value {
@@ -58,7 +58,7 @@ pub(crate) fn read(source: &Source<'_>, bytes: &[u8]) -> Result<Read, ImportErro
 mod tests {
     use std::path::Path;
 
-    use crate::import::{ImportError, Tool, detect, read_file};
+    use crate::import::{ImportError, Source, detect, read_file};
 
     const CLAUDE: &[u8] =
         include_bytes!("../../../tests/fixtures/import/claude-code/branches.jsonl");
@@ -68,7 +68,7 @@ mod tests {
         let read = read_file(Path::new("c.jsonl"), CLAUDE, None).expect("reads");
         let session = read.sessions[0].clone();
         let json = serde_json::to_vec_pretty(&session).expect("serialises");
-        assert_eq!(detect(Path::new("export.json"), &json), Some(Tool::Omni));
+        assert_eq!(detect(Path::new("export.json"), &json), Some(Source::Omni));
         let back = read_file(Path::new("export.json"), &json, None).expect("reads back");
         assert_eq!(back.sessions, [session], "the origin it had is kept too");
         let mut own = read.sessions[0].clone();
@@ -87,12 +87,12 @@ mod tests {
         let error = read_file(Path::new("n.json"), newer.as_bytes(), None).expect_err("refused");
         assert!(error.to_string().contains("version 99 is newer"), "{error}");
         let error =
-            read_file(Path::new("c.jsonl"), CLAUDE, Some(Tool::Codex)).expect_err("refused");
+            read_file(Path::new("c.jsonl"), CLAUDE, Some(Source::Codex)).expect_err("refused");
         assert!(
             matches!(
                 error,
                 ImportError::Malformed {
-                    tool: Tool::Codex,
+                    tool: Source::Codex,
                     ..
                 }
             ),

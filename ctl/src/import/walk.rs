@@ -7,7 +7,7 @@ use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use super::{Tool, Warning, detect};
+use super::{Source, Warning, detect};
 
 /// How much of a JSON Lines file tells its tool (its first records).
 const SNIFF_BYTES: u64 = 256 * 1024;
@@ -18,7 +18,7 @@ pub struct Found {
     /// The file.
     pub path: PathBuf,
     /// Whose file it is.
-    pub tool: Tool,
+    pub tool: Source,
 }
 
 /// The importable files below `folder`, in path order, and what could not be looked at.
@@ -53,7 +53,7 @@ pub fn walk(folder: &Path) -> (Vec<Found>, Vec<Warning>) {
 }
 
 /// The tool of one file, judged from its name's extension and its content.
-fn tool_of(path: &Path, warnings: &mut Vec<Warning>) -> Option<Tool> {
+fn tool_of(path: &Path, warnings: &mut Vec<Warning>) -> Option<Source> {
     let extension = path.extension()?.to_str()?;
     let limit = match extension {
         "jsonl" => SNIFF_BYTES,
@@ -89,7 +89,7 @@ mod tests {
     fn every_fixture_is_found_with_its_tool() {
         let (found, warnings) = walk(Path::new(FIXTURES));
         assert!(warnings.is_empty(), "{warnings:?}");
-        let named: Vec<(String, Tool)> = found
+        let named: Vec<(String, Source)> = found
             .iter()
             .map(|f| {
                 let name = f.path.strip_prefix(FIXTURES).unwrap_or(&f.path);
@@ -98,19 +98,19 @@ mod tests {
             .collect();
         for (name, tool) in &named {
             let expected = match name.split('/').next() {
-                Some("claude-code") => Tool::ClaudeCode,
-                Some("codex") => Tool::Codex,
-                Some("gemini-cli") => Tool::GeminiCli,
+                Some("claude-code") => Source::ClaudeCode,
+                Some("codex") => Source::Codex,
+                Some("gemini-cli") => Source::GeminiCli,
                 _ => panic!("a file outside the tools' folders: {name}"),
             };
             assert_eq!(*tool, expected, "{name}");
         }
         let count = |tool| named.iter().filter(|(_, t)| *t == tool).count();
         assert!(
-            count(Tool::ClaudeCode) >= 2 && count(Tool::Codex) >= 2,
+            count(Source::ClaudeCode) >= 2 && count(Source::Codex) >= 2,
             "{named:?}"
         );
-        assert!(count(Tool::GeminiCli) >= 3, "{named:?}");
+        assert!(count(Source::GeminiCli) >= 3, "{named:?}");
     }
 
     #[test]
@@ -133,7 +133,7 @@ mod tests {
             found,
             [Found {
                 path: rollout,
-                tool: Tool::Codex
+                tool: Source::Codex
             }]
         );
     }
