@@ -11,9 +11,10 @@
 
 use std::path::Path;
 
+use omni_proto::Role;
 use serde_json::Value;
 
-use super::gemini_parts::{parts_of, role_of};
+use super::gemini_parts::{is_ignored_prompt, parts_of, role_of};
 use super::gemini_session;
 use super::lines::time_ms;
 use super::tree::{NewNode, SessionMeta, TreeBuilder};
@@ -88,6 +89,7 @@ fn contents(source: &Input<'_>, list: &[Value]) -> Read {
     let mut tree = TreeBuilder::default();
     let mut warnings = Vec::new();
     let mut cursor = 0;
+    let mut skipped_context = false;
     for (index, content) in list.iter().enumerate() {
         let parts = parts_of(&content["parts"]);
         if parts.is_empty() {
@@ -96,6 +98,15 @@ fn contents(source: &Input<'_>, list: &[Value]) -> Read {
             continue;
         }
         let role = role_of(content["role"].as_str().unwrap_or_default(), &parts);
+        // The context gemini-cli sends first, and the model's thanks for it, are no turns.
+        if role == Role::User && is_ignored_prompt(&parts) {
+            skipped_context |= cursor == 0;
+            continue;
+        }
+        if role == Role::Model && skipped_context && cursor == 0 {
+            skipped_context = false;
+            continue;
+        }
         let at_ms = time_ms(&content["timestamp"]).unwrap_or(0);
         cursor = tree.push(
             None,

@@ -72,3 +72,16 @@ fn a_json_file_of_another_kind_is_not_taken_for_a_chat() {
     assert_eq!(detect(Path::new("logs.json"), logs.as_bytes()), None);
     assert!(read_file(Path::new("logs.json"), logs.as_bytes(), None).is_err());
 }
+
+#[test]
+fn the_context_a_saved_chat_starts_with_is_no_turn() {
+    let list = r#"{"history":[
+        {"role":"user","parts":[{"text":"<session_context>\nThis is the Gemini CLI.</session_context>"}]},
+        {"role":"model","parts":[{"text":"Got it. Thanks for the context!"}]},
+        {"role":"user","parts":[{"text":"Hi"}]},
+        {"role":"model","parts":[{"text":"Hello"}]}]}"#;
+    let read = read_file(Path::new("checkpoint-ctx.json"), list.as_bytes(), None).expect("reads");
+    let outline = outline(&read.sessions[0]);
+    assert_eq!(outline[0], (1, 0, "user", "Hi".to_string()));
+    assert_eq!(outline.len(), 2);
+}

@@ -65,3 +65,24 @@ pub(crate) fn role_of(role: &str, parts: &[Part]) -> Role {
         _ => Role::User,
     }
 }
+
+/// What gemini-cli itself leaves out of the conversation when it resumes one: the context
+/// it sends first (`<session_context>`, `<hook_context>`) and slash or `?` commands.
+pub(crate) fn is_ignored_prompt(parts: &[Part]) -> bool {
+    let text: String = parts
+        .iter()
+        .filter_map(|part| match &part.content {
+            PartContent::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let text = text.trim();
+    let only_text = parts
+        .iter()
+        .all(|part| matches!(part.content, PartContent::Text(_)));
+    only_text
+        && (text.is_empty()
+            || ["/", "?", "<session_context>", "<hook_context>"]
+                .iter()
+                .any(|prefix| text.starts_with(prefix)))
+}

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use omni_proto::{Part, PartContent, Role, Usage};
 use serde_json::Value;
 
-use super::gemini_parts::{parts_of, role_of};
+use super::gemini_parts::{is_ignored_prompt, parts_of, role_of};
 use super::lines::{self, time_ms};
 use super::tree::{NewNode, SessionMeta, TreeBuilder, model_info, part, tokens};
 use super::{ImportError, Input, Read};
@@ -70,8 +70,8 @@ struct Reader {
     cursor: u64,
     /// The metadata as merged so far.
     meta: serde_json::Map<String, Value>,
-    /// The tool-results node that follows each answer with tool calls, by the answer's id.
-    results: HashMap<String, u64>,
+    /// The tool-results node that follows each answer with tool calls, by the answer's node.
+    results: HashMap<u64, u64>,
 }
 
 impl Reader {
@@ -100,36 +100,38 @@ impl Reader {
 
     /// The message `id` and everything after it leave the conversation.
     fn rewind(&mut self, id: &str) {
-        self.cursor = self
-            .tree
-            .node_of(id)
+        let node = ["user", "gemini"]
+            .iter()
+            .find_map(|kind| self.tree.node_of(&key(kind, id)));
+        self.cursor = node
             .and_then(|node| self.tree.node_mut(node).map(|n| n.parent))
             .unwrap_or(0);
     }
 
     fn message(&mut self, record: &Value) {
-        let id = record["id"].as_str().unwrap_or_default();
+        let kind = record["type"].as_str().unwrap_or_default();
         let at_ms = time_ms(&record["timestamp"]).unwrap_or(0);
-        let (role, parts) = match record["type"].as_str().unwrap_or_default() {
+        let (role, parts) = match kind {
             "user" => {
                 let parts = parts_of(&record["content"]);
+                if is_ignored_prompt(&parts) {
+                    return;
+                }
                 (role_of("user", &parts), parts)
             }
             "gemini" => (Role::Model, answer_parts(record)),
             _ => return,
         };
-        if parts.is_empty() {
-            return;
-        }
-        if role == Role::Tool && self.at_results() {
+        if parts.is_empty() || (role == Role::Tool && self.at_results()) {
             return;
         }
         let model = (role == Role::Model).then(|| {
             let name = record["model"].as_str().unwrap_or("unknown");
             model_info("gemini", name, usage(&record["tokens"]))
         });
+        let key = key(kind, record["id"].as_str().unwrap_or_default());
         let node = self.place(
-            id,
+            &key,
             NewNode {
                 role,
                 parts,
@@ -138,34 +140,40 @@ impl Reader {
             },
         );
         self.cursor = node;
-        self.tool_results(id, node, record, at_ms);
+        self.tool_results(node, record, at_ms);
     }
 
-    /// Whether the cursor is at tool results already read from an answer's `toolCalls`
-    /// (a conversation replaced after a compression repeats them as a user message).
+    /// Whether function results are already read where the cursor is: the results of an
+    /// answer's `toolCalls` (a conversation written again after a resume or a compression
+    /// repeats them as user messages). The cursor moves onto them.
     fn at_results(&mut self) -> bool {
+        if let Some(&results) = self.results.get(&self.cursor) {
+            self.cursor = results;
+        }
         self.tree
             .node_mut(self.cursor)
             .is_some_and(|node| node.role == Role::Tool)
     }
 
-    /// Adds the message, or replaces it when its id was read before on the same path.
-    fn place(&mut self, id: &str, new: NewNode) -> u64 {
+    /// Adds the message, or replaces it when it was read before on the same path (an
+    /// update of the record, or the conversation written again).
+    fn place(&mut self, key: &str, new: NewNode) -> u64 {
         let cursor = self.cursor;
-        let results_at_cursor = self.results.get(id) == Some(&cursor);
-        if let Some(node) = self.tree.node_of(id)
-            && let Some(existing) = self.tree.node_mut(node)
-            && (existing.parent == cursor || node == cursor || results_at_cursor)
-        {
-            existing.parts = new.parts;
-            existing.model = new.model.or(existing.model.take());
-            return node;
+        if let Some(node) = self.tree.node_of(key) {
+            let below_its_results = self.results.get(&node) == Some(&cursor);
+            if let Some(existing) = self.tree.node_mut(node)
+                && (existing.parent == cursor || node == cursor || below_its_results)
+            {
+                existing.parts = new.parts;
+                existing.model = new.model.or(existing.model.take());
+                return node;
+            }
         }
-        self.tree.push(Some(id), self.cursor, new)
+        self.tree.push(Some(key), cursor, new)
     }
 
     /// The results of an answer's tool calls, as the node after it.
-    fn tool_results(&mut self, id: &str, answer: u64, record: &Value, at_ms: u64) {
+    fn tool_results(&mut self, answer: u64, record: &Value, at_ms: u64) {
         let calls = record["toolCalls"]
             .as_array()
             .map(Vec::as_slice)
@@ -177,25 +185,25 @@ impl Reader {
         if parts.is_empty() {
             return;
         }
-        if let Some(&node) = self.results.get(id)
+        if let Some(&node) = self.results.get(&answer)
             && let Some(existing) = self.tree.node_mut(node)
-            && existing.parent == answer
         {
             existing.parts = parts;
             self.cursor = node;
             return;
         }
+        let role = Role::Tool;
         let node = self.tree.push(
             None,
             answer,
             NewNode {
-                role: Role::Tool,
+                role,
                 parts,
                 at_ms,
                 model: None,
             },
         );
-        self.results.insert(id.to_string(), node);
+        self.results.insert(answer, node);
         self.cursor = node;
     }
 
@@ -218,7 +226,8 @@ impl Reader {
     }
 }
 
-/// An answer's parts: its thoughts, its text, then its tool calls.
+/// An answer's parts: its thoughts, its content, then the tool calls its content does
+/// not already hold.
 fn answer_parts(record: &Value) -> Vec<Part> {
     let thoughts = record["thoughts"]
         .as_array()
@@ -227,14 +236,21 @@ fn answer_parts(record: &Value) -> Vec<Part> {
         .map(|t| {
             let subject = t["subject"].as_str().unwrap_or_default();
             let description = t["description"].as_str().unwrap_or_default();
-            part(PartContent::Thought(
-                format!("**{subject}** {description}").trim().to_string(),
-            ))
+            let text = format!("**{subject}** {description}").trim().to_string();
+            part(PartContent::Thought(text))
         });
-    let calls = record["toolCalls"]
+    let content = parts_of(&record["content"]);
+    let in_content = |id: Option<&str>| {
+        content.iter().any(|part| match &part.content {
+            PartContent::FunctionCall { id: Some(seen), .. } => Some(seen.as_str()) == id,
+            _ => false,
+        })
+    };
+    let calls: Vec<Part> = record["toolCalls"]
         .as_array()
         .into_iter()
         .flatten()
+        .filter(|call| !in_content(call["id"].as_str()))
         .map(|call| {
             part(PartContent::FunctionCall {
                 id: call["id"].as_str().map(str::to_string),
@@ -243,11 +259,9 @@ fn answer_parts(record: &Value) -> Vec<Part> {
                     .get("args")
                     .map_or_else(|| "{}".to_string(), Value::to_string),
             })
-        });
-    thoughts
-        .chain(parts_of(&record["content"]))
-        .chain(calls)
-        .collect()
+        })
+        .collect();
+    thoughts.chain(content).chain(calls).collect()
 }
 
 /// gemini-cli's token counts (`input`, `output`, `cached`, `thoughts`, `total`).
@@ -264,3 +278,9 @@ fn usage(tokens_of: &Value) -> Option<Usage> {
 #[cfg(test)]
 #[path = "gemini_session_tests.rs"]
 mod tests;
+
+/// The tree's key of a message: gemini-cli gives an answer and the function results
+/// written after it the same id.
+fn key(kind: &str, id: &str) -> String {
+    format!("{kind}:{id}")
+}

@@ -110,3 +110,42 @@ fn a_replaced_conversation_keeps_what_it_repeats() {
     assert_eq!((outline[2].1, outline[2].3.as_str()), (1, "summary"));
     assert_eq!(read.sessions[0].head, 3);
 }
+
+const REAL: &[u8] = include_bytes!("../../../tests/fixtures/import/gemini-cli/real-resumed.jsonl");
+
+#[test]
+fn a_session_written_by_gemini_cli_and_resumed_reads_once() {
+    let path = Path::new("chats/session-2026-11-25T01-33-32217669.jsonl");
+    assert_eq!(detect(path, REAL), Some(Source::GeminiCli));
+    let read = read_file(path, REAL, None).expect("reads");
+    let [session] = read.sessions.as_slice() else {
+        panic!("one session: {read:?}")
+    };
+    assert_eq!(
+        outline(session),
+        [
+            (1, 0, "user", "List the files here".to_string()),
+            (
+                2,
+                1,
+                "model",
+                "call list_directory list_directory__call-1".to_string()
+            ),
+            (
+                3,
+                2,
+                "tool",
+                "result list_directory list_directory__call-1".to_string()
+            ),
+            (4, 3, "model", "There is one file.".to_string()),
+            (5, 4, "user", "What is in a.txt?".to_string()),
+            (6, 5, "model", "It holds alpha.".to_string()),
+        ],
+        "the context it sends first is no prompt, and the conversation a resume writes \
+         again is the same one"
+    );
+    assert_eq!(session.head, 6);
+    assert_eq!(session.id, "32217669-071d-489b-90d5-217b9d1de687");
+    let lines: Vec<_> = read.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [Some(20)], "only the torn line: {:?}", read.warnings);
+}
