@@ -90,6 +90,10 @@ fn contents(source: &Input<'_>, list: &[Value]) -> Read {
     let mut warnings = Vec::new();
     let mut cursor = 0;
     let mut skipped_context = false;
+    let taken_at = source
+        .path
+        .file_name()
+        .and_then(|name| checkpoint_time(&name.to_string_lossy()));
     for (index, content) in list.iter().enumerate() {
         let parts = parts_of(&content["parts"]);
         if parts.is_empty() {
@@ -107,7 +111,7 @@ fn contents(source: &Input<'_>, list: &[Value]) -> Read {
             skipped_context = false;
             continue;
         }
-        let at_ms = time_ms(&content["timestamp"]).unwrap_or(0);
+        let at_ms = time_ms(&content["timestamp"]).or(taken_at).unwrap_or(0);
         cursor = tree.push(
             None,
             cursor,
@@ -135,6 +139,15 @@ fn contents(source: &Input<'_>, list: &[Value]) -> Read {
     };
     let sessions = tree.finish(meta, cursor).into_iter().collect();
     Read { sessions, warnings }
+}
+
+/// When a `/restore` checkpoint was taken, from its name (`2025-06-03T09-00-00_000Z-FILE-TOOL.json`:
+/// an ISO time with `:` and `.` made `-` and `_`).
+fn checkpoint_time(name: &str) -> Option<u64> {
+    let stamp = name.get(..24)?;
+    let (date, time) = stamp.split_once('T')?;
+    let time = time.replacen('-', ":", 2).replacen('_', ".", 1);
+    time_ms(&Value::from(format!("{date}T{time}")))
 }
 
 /// A saved chat's tag from its file name (gemini-cli URL-encodes it).

@@ -64,6 +64,10 @@ fn a_restore_checkpoint_reads_its_client_history() {
     let outline = outline(&read.sessions[0]);
     assert_eq!(outline[1], (2, 1, "model", "call write_file -".to_string()));
     assert_eq!(read.sessions[0].title, "");
+    assert_eq!(
+        read.sessions[0].created_at_ms, 1_748_941_200_000,
+        "the time in its name"
+    );
 }
 
 #[test]
