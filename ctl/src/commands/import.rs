@@ -1,7 +1,10 @@
 //! `omnictl import PATH...`: reads session files here, with this user's permissions (files
 //! as given, folders walked), and sends each session to omnid, which writes it as one
-//! atomic change. A session bigger than a frame travels in staged pieces. What a file
-//! cannot give is reported with its file (and line), and the rest is still imported.
+//! atomic change. A session bigger than a frame travels in staged pieces. A line a reader
+//! skipped (a torn last line, the usual crash artefact, or a malformed one) is a warning
+//! naming its file and line: the rest is imported and the exit status stays 0. A file that
+//! cannot be read at all, or a session omnid refuses, is a problem: reported, the rest
+//! still imported, and the exit status 1.
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -21,15 +24,16 @@ const PIECE: usize = 8 * 1024 * 1024;
 #[derive(Default)]
 struct Tally {
     outcomes: Vec<ImportOutcome>,
+    warnings: Vec<String>,
     problems: Vec<String>,
 }
 
 pub async fn run(ctx: &mut Ctx, paths: &[PathBuf], from: Option<Source>) -> Result<(), CtlError> {
     let (files, unreadable) = import::files(paths);
     let mut tally = Tally::default();
-    tally
-        .problems
-        .extend(unreadable.iter().map(ToString::to_string));
+    for problem in &unreadable {
+        note(&mut tally.problems, problem.to_string());
+    }
     for file in &files {
         import_file(ctx, file, from, &mut tally).await;
     }
@@ -53,11 +57,17 @@ async fn import_file(ctx: &mut Ctx, file: &Path, from: Option<Source>, tally: &m
         }
     };
     for warning in &read.warnings {
-        note(&mut tally.problems, warning.to_string());
+        note(&mut tally.warnings, format!("warning: {warning}"));
     }
     let name = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
-    for session in &read.sessions {
-        match send(ctx, session, source, &name).await {
+    let written = modified_ms(file);
+    for mut session in read.sessions {
+        // A file that keeps no times (gemini-cli's saved chats) dates from its last write.
+        if session.created_at_ms == 0 {
+            session.created_at_ms = written;
+        }
+        session.updated_at_ms = session.updated_at_ms.max(session.created_at_ms);
+        match send(ctx, &session, source, &name).await {
             Ok(outcome) => {
                 if !ctx.json {
                     output::line(&describe(&outcome));
@@ -67,6 +77,15 @@ async fn import_file(ctx: &mut Ctx, file: &Path, from: Option<Source>, tally: &m
             Err(error) => note(&mut tally.problems, format!("{}: {error}", file.display())),
         }
     }
+}
+
+/// When the file was last written, ms since the epoch (0 if the system cannot say).
+fn modified_ms(file: &Path) -> u64 {
+    std::fs::metadata(file)
+        .and_then(|meta| meta.modified())
+        .ok()
+        .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |age| age.as_millis() as u64)
 }
 
 /// Prints a problem at once (so it is seen next to its file) and keeps it for the count.
@@ -139,11 +158,17 @@ fn report(ctx: &Ctx, tally: &Tally) {
             "sessions": tally.outcomes,
             "imported": added,
             "already_here": known,
+            "warnings": tally.warnings,
             "problems": tally.problems,
         }));
     } else {
+        let warned = match tally.warnings.len() {
+            0 => String::new(),
+            1 => ", 1 line skipped (above)".to_string(),
+            n => format!(", {n} lines skipped (above)"),
+        };
         eprintln!(
-            "omnictl: {added} session{} imported, {known} already here",
+            "omnictl: {added} session{} imported, {known} already here{warned}",
             if added == 1 { "" } else { "s" }
         );
     }

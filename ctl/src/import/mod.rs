@@ -1,33 +1,44 @@
-//! Reading sessions out of files for `omnictl import`: Omni's own export (omni.rs) and the
-//! session files of other tools, each turned into Omni's export format
-//! ([`ExportedSession`]), which the daemon imports. Reading happens here, on the client,
-//! with the user's permissions; the daemon never opens a path a client names.
-//!
-//! Each format is a pure function from a file's bytes to sessions and warnings. [`read`]
-//! picks the format (the one asked with `--from`, else [`detect`]) and calls it.
+//! Readers of other tools' history files, for `omnictl import`: Claude Code's project files,
+//! gemini-cli's saved chats, checkpoints and session files, Codex CLI's rollout files, and
+//! Omni's own JSON export. Each reader is a pure function from one file's bytes to the
+//! sessions it holds (in Omni's export shape, [`ExportedSession`]) and the warnings met on
+//! the way: a malformed line is reported with its number and skipped, never half-read.
+//! [`detect`] tells a file's tool from its content; [`walk`] finds the files of a folder.
+//! Reading happens here, on the client, with the user's permissions; the daemon never
+//! opens a path a client names.
 
+mod claude_code;
+mod codex;
+mod gemini_cli;
+mod gemini_parts;
+mod gemini_session;
+mod lines;
 mod omni;
+mod tree;
+mod walk;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use omni_proto::ExportedSession;
 
-/// The formats `omnictl import` reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub use walk::walk;
+
+/// The formats `omnictl import` reads: the tools whose files can be imported (`--from`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Source {
-    /// Omni's own export (`omnictl export --format json` or `jsonl`).
+    /// Omni's own JSON export (`omnictl export --format json`).
     Omni,
-    /// Claude Code's session files (`~/.claude/projects/*/*.jsonl`).
+    /// Claude Code's project files (`~/.claude/projects/*/*.jsonl`).
     ClaudeCode,
-    /// gemini-cli's saved chats, checkpoints and session files (`~/.gemini/`).
+    /// gemini-cli's saved chats, checkpoints and session files (`~/.gemini/tmp/`).
     GeminiCli,
     /// Codex CLI's rollout files (`~/.codex/sessions/**/rollout-*.jsonl`).
     Codex,
 }
 
 impl Source {
-    /// The tool's name as origins carry it (`import (claude-code: FILE)`).
+    /// The tool's name as origins carry it (`import (claude-code: FILE)`) and `--from` takes.
     pub fn tool(self) -> &'static str {
         match self {
             Source::Omni => "omni",
@@ -38,14 +49,20 @@ impl Source {
     }
 }
 
-/// Something a reader skipped or doubted; the rest of the file is still imported.
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.tool())
+    }
+}
+
+/// Something wrong in a file that was skipped while the rest was read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
     /// The file.
     pub file: PathBuf,
-    /// The line (from 1), for line-based formats.
+    /// The line (from 1), when the problem is on one.
     pub line: Option<u64>,
-    /// What is wrong.
+    /// What is wrong, in words.
     pub message: String,
 }
 
@@ -58,143 +75,172 @@ impl fmt::Display for Warning {
     }
 }
 
-/// What a file gave.
-#[derive(Debug, Default)]
+/// What one file held.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Read {
-    /// The sessions, in Omni's export format.
+    /// The sessions read, whole (none when the file held no conversation).
     pub sessions: Vec<ExportedSession>,
-    /// What was skipped.
+    /// What was skipped, and why.
     pub warnings: Vec<Warning>,
 }
 
-/// Why a whole file could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadError {
-    /// The file.
-    pub file: PathBuf,
-    /// Why.
-    pub message: String,
+/// Why a file could not be read at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// The file cannot be opened or read.
+    #[error("{}: cannot be read ({reason})", file.display())]
+    Unreadable {
+        /// The file.
+        file: PathBuf,
+        /// What the system said.
+        reason: String,
+    },
+    /// No reader recognises the file's content.
+    #[error("{}: not a file of any tool omnictl imports (omni, claude-code, gemini-cli, codex)", .0.display())]
+    Unrecognised(PathBuf),
+    /// The file is of the tool named but cannot be read as a whole.
+    #[error("{}: not a {tool} file: {reason}", file.display())]
+    Malformed {
+        /// The file.
+        file: PathBuf,
+        /// The tool it was read as.
+        tool: Source,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
-impl fmt::Display for ReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.file.display(), self.message)
-    }
-}
-
-impl std::error::Error for ReadError {}
-
-/// Reads one file in the format `from` (or the one it looks like) and says which it was.
-pub fn read(path: &Path, from: Option<Source>) -> Result<(Source, Read), ReadError> {
-    let failed = |message: String| ReadError {
-        file: path.to_path_buf(),
-        message,
-    };
-    let bytes = std::fs::read(path).map_err(|e| failed(e.to_string()))?;
-    let source = match from.or_else(|| detect(path, &bytes)) {
-        Some(source) => source,
-        None => {
-            return Err(failed(
-                "not a session file omnictl knows; name its format with --from".into(),
-            ));
-        }
-    };
-    let read = match source {
-        Source::Omni => omni::read(path, &bytes),
-        other => Err(format!("reading {} files is not built yet", other.tool())),
-    };
-    read.map(|read| (source, read)).map_err(failed)
-}
-
-/// The format a file looks like, from its name and first bytes.
-pub fn detect(path: &Path, bytes: &[u8]) -> Option<Source> {
-    omni::looks_like(path, bytes).then_some(Source::Omni)
-}
-
-/// The files under `paths`: files as given, folders walked (hidden entries and symbolic
-/// links skipped) for files whose names a format reads, in name order.
-pub fn files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<ReadError>) {
-    let (mut found, mut errors) = (Vec::new(), Vec::new());
+/// The files `paths` name: files as given, folders walked for the files of a tool (see
+/// [`walk`]); what cannot be looked at is reported.
+pub fn files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Warning>) {
+    let (mut found, mut warnings) = (Vec::new(), Vec::new());
     for path in paths {
         match std::fs::metadata(path) {
-            Ok(meta) if meta.is_dir() => walk(path, &mut found, &mut errors),
+            Ok(meta) if meta.is_dir() => {
+                let (files, problems) = walk(path);
+                found.extend(files.into_iter().map(|file| file.path));
+                warnings.extend(problems);
+            }
             Ok(_) => found.push(path.clone()),
-            Err(e) => errors.push(ReadError {
+            Err(error) => warnings.push(Warning {
                 file: path.clone(),
-                message: e.to_string(),
+                line: None,
+                message: format!("cannot be read ({error})"),
             }),
         }
     }
-    (found, errors)
+    (found, warnings)
 }
 
-fn walk(dir: &Path, found: &mut Vec<PathBuf>, errors: &mut Vec<ReadError>) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => {
-            errors.push(ReadError {
-                file: dir.to_path_buf(),
-                message: e.to_string(),
-            });
-            return;
+/// Reads the file at `path` as `from`'s, or as the tool it looks like; says which it was.
+pub fn read(path: &Path, from: Option<Source>) -> Result<(Source, Read), ImportError> {
+    let bytes = std::fs::read(path).map_err(|error| ImportError::Unreadable {
+        file: path.to_path_buf(),
+        reason: error.to_string(),
+    })?;
+    let tool = match from {
+        Some(tool) => tool,
+        None => {
+            detect(path, &bytes).ok_or_else(|| ImportError::Unrecognised(path.to_path_buf()))?
         }
     };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
-    paths.sort();
-    for path in paths {
-        let hidden = path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
-        if hidden {
-            continue;
+    read_file(path, &bytes, Some(tool)).map(|read| (tool, read))
+}
+
+/// Reads one file's `bytes` (read from `path`) as `from`'s, or as the tool [`detect`] finds.
+pub fn read_file(path: &Path, bytes: &[u8], from: Option<Source>) -> Result<Read, ImportError> {
+    let tool = match from {
+        Some(tool) => tool,
+        None => detect(path, bytes).ok_or_else(|| ImportError::Unrecognised(path.to_path_buf()))?,
+    };
+    let source = Input { path, tool };
+    match tool {
+        Source::Omni => omni::read(&source, bytes),
+        Source::ClaudeCode => claude_code::read(&source, bytes),
+        Source::GeminiCli => gemini_cli::read(&source, bytes),
+        Source::Codex => codex::read(&source, bytes),
+    }
+}
+
+/// The tool whose file `bytes` is, judged from its content (the first records), or `None`.
+pub fn detect(path: &Path, bytes: &[u8]) -> Option<Source> {
+    let text = String::from_utf8_lossy(bytes);
+    let first = lines::first_records(&text, 8);
+    if omni::looks_like(&text) {
+        Some(Source::Omni)
+    } else if first.iter().any(codex::looks_like) {
+        Some(Source::Codex)
+    } else if first.iter().any(claude_code::looks_like) {
+        Some(Source::ClaudeCode)
+    } else if gemini_cli::looks_like(path, &text, &first) {
+        Some(Source::GeminiCli)
+    } else {
+        None
+    }
+}
+
+/// The file being read and as which tool's, for origins and warnings.
+pub(crate) struct Input<'a> {
+    /// The file's path as given.
+    pub path: &'a Path,
+    /// The tool it is read as.
+    pub tool: Source,
+}
+
+impl Input<'_> {
+    /// `import (<tool>: <file>)`, the origin every imported session carries.
+    pub fn origin(&self) -> String {
+        format!("import ({}: {})", self.tool, self.path.display())
+    }
+
+    /// A warning about line `line` (from 1) of this file.
+    pub fn warn(&self, line: Option<usize>, message: impl Into<String>) -> Warning {
+        Warning {
+            file: self.path.to_path_buf(),
+            line: line.map(|line| line as u64),
+            message: message.into(),
         }
-        // Not followed: a link to a folder could lead back up and never end.
-        let Ok(meta) = std::fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if meta.is_dir() {
-            walk(&path, found, errors);
-        } else if meta.is_file() && is_session_file(&path) {
-            found.push(path);
+    }
+
+    /// The error for a file that cannot be read as this tool's at all.
+    pub fn malformed(&self, reason: impl Into<String>) -> ImportError {
+        ImportError::Malformed {
+            file: self.path.to_path_buf(),
+            tool: self.tool,
+            reason: reason.into(),
         }
     }
 }
 
-/// Names a format reads: `.json` and `.jsonl`.
-fn is_session_file(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("json" | "jsonl")
-    )
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod testing {
+    //! What the readers' tests compare: a session's shape in a line per node.
 
-    #[test]
-    fn folders_are_walked_for_session_files_without_following_links_or_hidden_entries() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let root = dir.path();
-        let write = |name: &str| {
-            let path = root.join(name);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+    use omni_proto::{ExportedSession, PartContent};
+
+    /// `(id, parent, role, summary of parts)` for every node.
+    pub fn outline(session: &ExportedSession) -> Vec<(u64, u64, &'static str, String)> {
+        session
+            .nodes
+            .iter()
+            .map(|node| {
+                let parts: Vec<String> = node.parts.iter().map(|p| part(&p.content)).collect();
+                (node.id, node.parent, node.role.as_str(), parts.join(" | "))
+            })
+            .collect()
+    }
+
+    fn part(content: &PartContent) -> String {
+        match content {
+            PartContent::Text(text) => text.clone(),
+            PartContent::Thought(text) => format!("thought: {text}"),
+            PartContent::FunctionCall { id, name, .. } => {
+                format!("call {name} {}", id.as_deref().unwrap_or("-"))
             }
-            std::fs::write(&path, "{}").unwrap_or_else(|e| panic!("{e}"));
-        };
-        write("a.json");
-        write("deep/b.jsonl");
-        write("notes.txt");
-        write(".hidden/c.json");
-        std::os::unix::fs::symlink(root, root.join("deep/loop")).unwrap_or_else(|e| panic!("{e}"));
-        let (found, errors) = files(&[root.to_path_buf(), root.join("missing.json")]);
-        assert_eq!(found, vec![root.join("a.json"), root.join("deep/b.jsonl")]);
-        assert_eq!(errors.len(), 1);
-        assert!(
-            errors[0].to_string().contains("missing.json"),
-            "{}",
-            errors[0]
-        );
+            PartContent::FunctionResponse { id, name, .. } => {
+                format!("result {name} {}", id.as_deref().unwrap_or("-"))
+            }
+            PartContent::Other { json } => format!("other {json}"),
+        }
     }
 }
