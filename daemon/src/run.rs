@@ -22,6 +22,7 @@ use crate::memory;
 use crate::notify;
 use crate::proxy;
 use crate::reload;
+use crate::search::SearchIndex;
 use crate::server::{self, listener};
 use crate::services::{Counters, CurrentSession, Live, Services, Swap};
 use crate::session::registry::Registry;
@@ -74,9 +75,11 @@ pub async fn run(
             return Err(error);
         }
     };
+    let search = start_search(&services);
     let daemon = Arc::new(Daemon {
         services: services.clone(),
         sessions,
+        search,
         warnings: Throttle::new(5, Duration::from_secs(10)),
     });
     let describe = {
@@ -117,6 +120,19 @@ fn check_in_background(tracker: &TaskTracker, daemon: &Arc<Daemon>) {
             tracing::error!(%error, "cannot check the sessions' records");
         }
     });
+}
+
+/// Opens the search index (rebuilding it in the background when it must be) and lets it
+/// follow the store; a daemon whose index cannot be opened serves without search.
+fn start_search(services: &Services) -> Option<Arc<SearchIndex>> {
+    let store = services.store.clone();
+    match SearchIndex::start(store.dir(), store.clone()) {
+        Ok(search) => Some(search),
+        Err(error) => {
+            tracing::error!(%error, "the search index cannot be opened; search is unavailable until the next start");
+            None
+        }
+    }
 }
 
 /// Opens the store and builds the shared services and the registry, with the current

@@ -106,6 +106,7 @@ pub fn reply(reply: &Reply) -> Value {
         } => json!({"name": name, "errors": errors, "bytes": bytes}),
         Reply::LogPath { path } => json!({"path": path}),
         Reply::Replayed(outcome) => json!(outcome),
+        Reply::Search(results) => json!(results),
         Reply::Cancelled {
             session,
             turn,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ErrorReply;
 use crate::ops::MoveOp;
 use crate::recovery::{ErrorSummary, Recovered, RecoveryAction, ReplayOutcome};
+use crate::search::{SearchQuery, SearchResults};
 use crate::status::DaemonStatus;
 use crate::view::{
     Answer, BranchList, HistoryView, MoveOutcome, Part, RetryNotice, SessionSummary,
@@ -193,6 +194,9 @@ pub enum Request {
         /// `MODEL` (of the daemon's default provider) or `PROVIDER/MODEL`.
         model: String,
     },
+    /// Full-text search over every session's nodes, every branch included; answered with
+    /// [`Reply::Search`].
+    Search(SearchQuery),
 }
 
 /// One message from the daemon about a request.
@@ -341,4 +345,6 @@ pub enum Reply {
         /// The interrupted node holding the partial answer, if anything had arrived.
         kept: Option<u64>,
     },
+    /// Search hits, best first.
+    Search(SearchResults),
 }

@@ -1,5 +1,6 @@
 //! One file per subcommand; this module connects and dispatches.
 
+mod around;
 mod attach;
 pub mod branches;
 mod cancel;
@@ -13,6 +14,7 @@ pub mod new;
 mod recover;
 mod replay;
 pub mod resume;
+pub mod search;
 mod send;
 pub mod sessions;
 pub mod status;
@@ -115,6 +117,8 @@ async fn dispatch_read(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> 
             tree,
             full,
             no_pager,
+            around,
+            context,
         } => {
             let shape = history::Shape {
                 active,
@@ -122,6 +126,7 @@ async fn dispatch_read(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> 
                 tree,
                 full,
                 pager: !no_pager,
+                around: around.map(|node| (node, context)),
             };
             history::run(ctx, &session, shape).await
         }
@@ -130,6 +135,24 @@ async fn dispatch_read(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> 
         Command::Status => status::run(ctx).await,
         Command::Logs { command } => logs_command(ctx, command).await,
         Command::Replay { error } => replay::run(ctx, error).await,
+        Command::Search {
+            query,
+            session,
+            role,
+            since,
+            limit,
+            archived,
+        } => {
+            let asked = search::Asked {
+                words: query.join(" "),
+                session,
+                role,
+                since,
+                limit,
+                archived,
+            };
+            search::run(ctx, asked).await
+        }
         // Run before a daemon is needed (`run`), or from `main.rs` (`chat`).
         Command::Demo { .. }
         | Command::Completions { .. }

@@ -68,5 +68,6 @@ pub async fn dispatch(
         Request::Replay { error } => replay::handle(daemon, &error).await,
         Request::Cancel { session } => cancel::handle(daemon, &session).await,
         Request::Attach { session } => attach::handle(daemon, &session, responder).await,
+        Request::Search(query) => search::handle(daemon, query),
     }
 }

@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 
 use crate::api::throttle::Throttle;
 use crate::resilience::BreakerState;
+use crate::search::SearchIndex;
 use crate::services::Services;
 use crate::session::registry::Registry;
 
@@ -15,6 +16,8 @@ pub struct Daemon {
     pub services: Arc<Services>,
     /// The sessions and their actors.
     pub sessions: Registry,
+    /// The full-text index (none when it could not be opened).
+    pub search: Option<Arc<SearchIndex>>,
     /// Keeps warnings about misbehaving clients from flooding the log.
     pub warnings: Throttle,
 }

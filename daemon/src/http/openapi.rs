@@ -4,7 +4,7 @@
 
 use omni_proto::{
     Answer, BranchList, DaemonStatus, ErrorKind, ErrorSummary, HistoryView, MoveOutcome,
-    PendingCall, Recovered, ReplayOutcome, SessionSummary,
+    PendingCall, Recovered, ReplayOutcome, SearchResults, SessionSummary,
 };
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
@@ -39,6 +39,7 @@ fn components() -> Map<String, Value> {
     generator.subschema_for::<ReplayOutcome>();
     generator.subschema_for::<ErrorSummary>();
     generator.subschema_for::<PendingCall>();
+    generator.subschema_for::<SearchResults>();
     let kind = generator.subschema_for::<ErrorKind>();
     let mut schemas = generator.take_definitions(true);
     let wrappers = [
