@@ -21,8 +21,15 @@ pub use open::index_dir;
 pub use query::{Hit, Query};
 pub use schema::INDEX_VERSION;
 
+use crate::model::SessionRecord;
 use crate::store::{Store, StoreError};
 use schema::Fields;
+
+/// Whether a session's nodes may be found: never one in the trash, an archived one only
+/// when asked for.
+pub fn searchable(record: &SessionRecord, archived_too: bool) -> bool {
+    record.deleted_at_ms.is_none() && (archived_too || record.archived_at_ms.is_none())
+}
 
 /// What can go wrong with the index.
 #[derive(Debug, thiserror::Error)]
@@ -162,3 +169,6 @@ impl SearchIndex {
         query::run(&self.shared, query, keep)
     }
 }
+
+#[cfg(test)]
+mod tests;

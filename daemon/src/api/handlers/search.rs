@@ -14,7 +14,7 @@ use crate::api::convert::{session_ref, store_error};
 use crate::api::reverts::revert_reasons_with;
 use crate::api::state::Daemon;
 use crate::model::SessionRecord;
-use crate::search::{Hit, Query, SearchIndex};
+use crate::search::{Hit, Query, SearchIndex, searchable};
 use crate::session::{build_tree, indexed};
 
 /// The most hits one search returns.
@@ -34,9 +34,9 @@ pub fn handle(daemon: &Daemon, asked: SearchQuery) -> Result<Reply, ErrorReply> 
         let record = records
             .entry(*id)
             .or_insert_with(|| store.session(id).ok().flatten());
-        record.as_ref().is_some_and(|r| {
-            r.deleted_at_ms.is_none() && (asked.archived || r.archived_at_ms.is_none())
-        })
+        record
+            .as_ref()
+            .is_some_and(|r| searchable(r, asked.archived))
     };
     let found = search
         .search(&query, keep)
