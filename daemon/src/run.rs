@@ -76,6 +76,7 @@ pub async fn run(
         }
     };
     let search = start_search(&services);
+    let daemon_search = search.clone();
     let daemon = Arc::new(Daemon {
         services: services.clone(),
         sessions,
@@ -108,7 +109,20 @@ pub async fn run(
     if let Some(path) = api_bound {
         let _ = std::fs::remove_file(path);
     }
-    drain(&services).await
+    drain(&services).await?;
+    flush_search(daemon_search).await;
+    Ok(())
+}
+
+/// Lets the search index commit what it was told of, so a clean stop leaves it caught up
+/// (a crash leaves that to the next start).
+async fn flush_search(search: Option<Arc<SearchIndex>>) {
+    if let Some(search) = search {
+        let flushed = tokio::task::spawn_blocking(move || search.flush()).await;
+        if let Ok(Err(error)) = flushed {
+            tracing::warn!(%error, "the search index could not commit at shutdown; the next start catches up");
+        }
+    }
 }
 
 /// Checks every session's record against the store on the blocking pool, once the daemon
