@@ -32,6 +32,17 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// Whose nodes a search looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SearchRole {
+    /// The user's prompts.
+    User,
+    /// The model's answers.
+    Model,
+    /// Function results.
+    Tool,
+}
+
 /// Which session a command is about.
 #[derive(Debug, Clone, Args)]
 pub struct SessionArg {
@@ -116,6 +127,35 @@ pub enum Command {
         /// Print long output directly instead of through $PAGER
         #[arg(long)]
         no_pager: bool,
+        /// Show only the nodes around node N (a search hit): its turns before and after
+        #[arg(long, value_name = "N", conflicts_with = "tree")]
+        around: Option<u64>,
+        /// With --around: how many nodes before and after it
+        #[arg(long, value_name = "N", default_value_t = 3, requires = "around")]
+        context: u64,
+    },
+    /// Find any sentence of any session, every branch included: ranked hits with the
+    /// session's title, the node (`checkout N`, `history --around N`), a snippet with the
+    /// matches in bold, and whether the node is reverted
+    Search {
+        /// The words; every word must match ("a phrase", a OR b, -word work too)
+        #[arg(required = true, value_name = "QUERY")]
+        query: Vec<String>,
+        /// Only this session's nodes (an id or a unique prefix)
+        #[arg(short = 's', long = "session", value_name = "ID")]
+        session: Option<String>,
+        /// Only nodes of this role
+        #[arg(long, value_enum)]
+        role: Option<SearchRole>,
+        /// Only nodes made since: a date, today, yesterday, an age (7d, 3h) or ms since the epoch
+        #[arg(long, value_name = "WHEN")]
+        since: Option<String>,
+        /// At most this many hits (1 to 1000)
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        limit: u32,
+        /// Also search archived sessions
+        #[arg(long)]
+        archived: bool,
     },
     /// Chat: prompts, answers and every command in one place (/help lists them); piped,
     /// each line is a prompt or a /command

@@ -22,6 +22,7 @@ mod reload;
 mod resilience;
 mod run;
 mod scratch;
+pub mod search;
 mod server;
 mod services;
 mod session;

@@ -22,6 +22,7 @@ use crate::memory;
 use crate::notify;
 use crate::proxy;
 use crate::reload;
+use crate::search::SearchIndex;
 use crate::server::{self, listener};
 use crate::services::{Counters, CurrentSession, Live, Services, Swap};
 use crate::session::registry::Registry;
@@ -74,9 +75,12 @@ pub async fn run(
             return Err(error);
         }
     };
+    let search = start_search(&services);
+    let daemon_search = search.clone();
     let daemon = Arc::new(Daemon {
         services: services.clone(),
         sessions,
+        search,
         warnings: Throttle::new(5, Duration::from_secs(10)),
         uploads: Default::default(),
     });
@@ -106,7 +110,20 @@ pub async fn run(
     if let Some(path) = api_bound {
         let _ = std::fs::remove_file(path);
     }
-    drain(&services).await
+    drain(&services).await?;
+    flush_search(daemon_search).await;
+    Ok(())
+}
+
+/// Lets the search index commit what it was told of, so a clean stop leaves it caught up
+/// (a crash leaves that to the next start).
+async fn flush_search(search: Option<Arc<SearchIndex>>) {
+    if let Some(search) = search {
+        let flushed = tokio::task::spawn_blocking(move || search.flush()).await;
+        if let Ok(Err(error)) = flushed {
+            tracing::warn!(%error, "the search index could not commit at shutdown; the next start catches up");
+        }
+    }
 }
 
 /// Checks every session's record against the store on the blocking pool, once the daemon
@@ -118,6 +135,19 @@ fn check_in_background(tracker: &TaskTracker, daemon: &Arc<Daemon>) {
             tracing::error!(%error, "cannot check the sessions' records");
         }
     });
+}
+
+/// Opens the search index (rebuilding it in the background when it must be) and lets it
+/// follow the store; a daemon whose index cannot be opened serves without search.
+fn start_search(services: &Services) -> Option<Arc<SearchIndex>> {
+    let store = services.store.clone();
+    match SearchIndex::start(store.dir(), store.clone()) {
+        Ok(search) => Some(search),
+        Err(error) => {
+            tracing::error!(%error, "the search index cannot be opened; search is unavailable until the next start");
+            None
+        }
+    }
 }
 
 /// Opens the store and builds the shared services and the registry, with the current

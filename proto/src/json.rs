@@ -109,6 +109,7 @@ pub fn reply(reply: &Reply) -> Value {
         Reply::LogPath { path } => json!({"path": path}),
         Reply::Replayed(outcome) => json!(outcome),
         Reply::Usage(report) => json!(report),
+        Reply::Search(results) => json!(results),
         Reply::Cancelled {
             session,
             turn,

@@ -20,6 +20,7 @@ mod limits;
 mod message;
 mod ops;
 mod recovery;
+mod search;
 mod since;
 mod socket_path;
 mod status;
@@ -41,6 +42,7 @@ pub use ops::MoveOp;
 pub use recovery::{
     ErrorSummary, PendingCall, Recovered, RecoveryAction, RecoveryPreview, ReplayOutcome,
 };
+pub use search::{Highlight, SearchHit, SearchQuery, SearchResults};
 pub use since::{SinceError, local_day, parse_since, start_of_local_day};
 pub use socket_path::{
     SOCKET_ENV, SocketPathError, config_candidates, find_config_file, resolve_socket_path,

@@ -8,6 +8,7 @@ use crate::error::ErrorReply;
 use crate::export::{ExportFormat, ImportOutcome};
 use crate::ops::MoveOp;
 use crate::recovery::{ErrorSummary, Recovered, RecoveryAction, ReplayOutcome};
+use crate::search::{SearchQuery, SearchResults};
 use crate::status::DaemonStatus;
 use crate::view::{
     Answer, BranchList, HistoryView, MoveOutcome, Part, RetryNotice, SessionSummary,
@@ -235,6 +236,9 @@ pub enum Request {
         /// The file it was read from, for its origin.
         file: String,
     },
+    /// Full-text search over every session's nodes, every branch included; answered with
+    /// [`Reply::Search`].
+    Search(SearchQuery),
 }
 
 /// One message from the daemon about a request.
@@ -405,4 +409,6 @@ pub enum Reply {
     },
     /// A session was imported (or was there already).
     Imported(ImportOutcome),
+    /// Search hits, best first.
+    Search(SearchResults),
 }

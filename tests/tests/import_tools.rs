@@ -86,6 +86,15 @@ fn a_folder_of_every_tool_s_files_comes_in_with_branches_calls_and_usage_once() 
         .unwrap()["created_at_ms"];
     assert!(saved.as_u64().unwrap() > 1_700_000_000_000, "{saved}");
 
+    // Imported turns are found by search, reverted ones marked.
+    omni_tests::proxy::eventually("the imported turns are searchable", || {
+        let found = omni.ctl(&["--json", "search", "delete one"]).ok().json();
+        found["hits"].as_array().is_some_and(|hits| {
+            hits.iter()
+                .any(|hit| hit["session"] == codex && hit["reverted"] == true)
+        })
+    });
+
     let again = omni
         .ctl(&["--json", "import", folder.to_str().unwrap()])
         .ok()

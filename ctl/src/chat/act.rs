@@ -7,7 +7,7 @@ use super::input::Input;
 use super::slash::{self, Slash};
 use super::{Chat, Flow, new_session, summary};
 use crate::cli::SessionArg;
-use crate::commands::{branches, logs, model, moves, resume, sessions, status, unexpected};
+use crate::commands::{branches, logs, model, moves, resume, search, sessions, status, unexpected};
 use crate::error::CtlError;
 use crate::output;
 use crate::render::style::Style;
@@ -46,6 +46,7 @@ impl Chat<'_> {
                 logs::export(self.ctx, &session, None, file.as_deref(), false).await?;
                 Ok(Flow::Go)
             }
+            Slash::Search(words) => self.search(words).await,
             Slash::Sessions => sessions::run(self.ctx).await.map(|()| Flow::Go),
             Slash::Status => status::run(self.ctx).await.map(|()| Flow::Go),
             Slash::Model(reference) => self.model(reference).await,
@@ -120,6 +121,24 @@ impl Chat<'_> {
                 prompt.id
             ));
         }
+        Ok(Flow::Go)
+    }
+
+    /// `/search WORDS`: hits across every session, as `omnictl search` prints them.
+    async fn search(&mut self, words: String) -> Result<Flow, CtlError> {
+        let asked = search::Asked {
+            words,
+            session: None,
+            role: None,
+            since: None,
+            limit: 20,
+            archived: false,
+        };
+        let results = search::search(self.ctx, asked).await?;
+        pager::show(
+            &search::render(&results, &Style::stdout()),
+            self.options.pager,
+        );
         Ok(Flow::Go)
     }
 

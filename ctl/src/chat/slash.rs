@@ -56,6 +56,11 @@ pub const COMMANDS: &[Spec] = &[
         "[FILE]",
         "write the diagnostic bundle of this session",
     ),
+    spec(
+        "/search",
+        "WORDS",
+        "find WORDS in every session and branch (checkout N or history --around N go there)",
+    ),
     spec("/sessions", "", "all sessions; * marks the current one"),
     spec("/switch", "ID", "continue another session"),
     spec("/new", "", "start a new session"),
@@ -97,6 +102,7 @@ pub enum Slash {
     Tree,
     Recover(Option<RecoveryAction>),
     Export(Option<PathBuf>),
+    Search(String),
     Sessions,
     Switch(String),
     New,
@@ -177,6 +183,8 @@ pub fn parse(line: &str) -> Result<Slash, String> {
             [file] => Ok(Slash::Export(Some(PathBuf::from(file)))),
             _ => Err("usage: /export [FILE]".into()),
         },
+        "/search" if args.is_empty() => Err("usage: /search WORDS".into()),
+        "/search" => Ok(Slash::Search(args.join(" "))),
         "/switch" => match args.as_slice() {
             [id] => Ok(Slash::Switch((*id).to_string())),
             _ => Err("usage: /switch ID (a session id or a unique prefix)".into()),
@@ -246,11 +254,17 @@ mod tests {
             let line = match spec.name {
                 "/checkout" => "/checkout 3".to_string(),
                 "/switch" => "/switch ab12".to_string(),
+                "/search" => "/search zebra crossing".to_string(),
                 name => name.to_string(),
             };
             assert!(parse(&line).is_ok(), "{line}");
         }
         assert!(parse("/frobnicate").is_err());
+        assert!(parse("/search").is_err());
+        assert_eq!(
+            parse("/search zebra  crossing"),
+            Ok(Slash::Search("zebra crossing".into()))
+        );
         assert!(parse("/undo now").is_err());
         assert_eq!(parse("/edit #4"), Ok(Slash::Edit(Some(4))));
         assert_eq!(

@@ -3,7 +3,7 @@
 
 use omni_proto::{Reply, Request};
 
-use super::{Ctx, unexpected};
+use super::{Ctx, around, unexpected};
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
@@ -23,6 +23,8 @@ pub struct Shape {
     pub full: bool,
     /// Through a pager when long, on a terminal.
     pub pager: bool,
+    /// Only the nodes around this one: (node, how many before and after).
+    pub around: Option<(u64, u64)>,
 }
 
 pub async fn run(ctx: &mut Ctx, session: &SessionArg, shape: Shape) -> Result<(), CtlError> {
@@ -31,7 +33,10 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg, shape: Shape) -> Result<()
         active_only: shape.active,
     };
     match ctx.ask(request).await? {
-        Reply::History(view) => {
+        Reply::History(mut view) => {
+            if let Some((node, context)) = shape.around {
+                view.entries = around::entries(&view, node, context)?;
+            }
             if ctx.json {
                 output::json(&view);
             } else if shape.tree {

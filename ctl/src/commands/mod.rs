@@ -1,5 +1,6 @@
 //! One file per subcommand; this module connects and dispatches.
 
+mod around;
 mod attach;
 pub mod branches;
 mod cancel;
@@ -16,6 +17,7 @@ mod outfile;
 mod recover;
 mod replay;
 pub mod resume;
+pub mod search;
 mod send;
 pub mod sessions;
 pub mod status;
@@ -120,6 +122,8 @@ async fn dispatch_read(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> 
             tree,
             full,
             no_pager,
+            around,
+            context,
         } => {
             let shape = history::Shape {
                 active,
@@ -127,6 +131,7 @@ async fn dispatch_read(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> 
                 tree,
                 full,
                 pager: !no_pager,
+                around: around.map(|node| (node, context)),
             };
             history::run(ctx, &session, shape).await
         }
@@ -154,6 +159,24 @@ async fn dispatch_read(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> 
             export::run(ctx, &session, asked).await
         }
         Command::Import { paths, from } => import::run(ctx, &paths, from).await,
+        Command::Search {
+            query,
+            session,
+            role,
+            since,
+            limit,
+            archived,
+        } => {
+            let asked = search::Asked {
+                words: query.join(" "),
+                session,
+                role,
+                since,
+                limit,
+                archived,
+            };
+            search::run(ctx, asked).await
+        }
         // Run before a daemon is needed (`run`), or from `main.rs` (`chat`).
         Command::Demo { .. }
         | Command::Completions { .. }

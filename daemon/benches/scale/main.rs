@@ -15,6 +15,8 @@
 //! | `rss_mb_10k_idle` | resident memory after 10,000 sessions were touched once and left idle |
 //! | `disk_ratio_100k` | bytes on disk ÷ bytes of text, for a 100,000-turn chat |
 //! | `ipc_ratio` | a request round trip through `omnid` ÷ a raw Unix-socket echo |
+//! | `commit_ratio_search` | a committed turn with the search index following the store ÷ without |
+//! | `search_p50_ms_1m` | a full-text search over 1,000,000 nodes in 1,000 sessions (top 20, with snippets) |
 
 #![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
 
@@ -22,6 +24,7 @@
 mod common;
 mod disk;
 mod memory;
+mod search;
 mod send;
 mod start;
 
@@ -60,6 +63,12 @@ fn main() {
         }
         if wanted("commit_ratio") {
             disk::commit_ratio(300).await;
+        }
+        if wanted("commit_ratio_search") {
+            search::commit_with_index(300).await;
+        }
+        if wanted("search_p50_ms_1m") {
+            search::search_1m(10).await;
         }
         if wanted("disk_ratio_100k") {
             disk::disk_ratio_100k().await;

@@ -95,5 +95,6 @@ pub async fn dispatch(
             let source = import::Source { tool, file };
             import::handle(daemon, upload.as_deref(), data, source).await
         }
+        Request::Search(query) => search::handle(daemon, query),
     }
 }

@@ -30,6 +30,22 @@ pub fn revert_reasons(
     nodes: &[NodeRecord],
     moves: &[MoveRecord],
 ) -> Vec<Option<RevertReason>> {
+    let interrupted = |id: NodeId| {
+        nodes
+            .get(id as usize - 1)
+            .and_then(|n| n.model.as_ref())
+            .is_some_and(|m| m.interrupted)
+    };
+    revert_reasons_with(tree, moves, interrupted)
+}
+
+/// [`revert_reasons`], asking `interrupted` about each node out of the context instead of
+/// reading every node (a search reads only the nodes it hit).
+pub fn revert_reasons_with(
+    tree: &Tree,
+    moves: &[MoveRecord],
+    mut interrupted: impl FnMut(NodeId) -> bool,
+) -> Vec<Option<RevertReason>> {
     let mut last_taken_out: Vec<Option<RevertReason>> = vec![None; tree.len() as usize];
     for step in moves {
         if !(tree.contains(step.from) && tree.contains(step.to)) {
@@ -46,11 +62,7 @@ pub fn revert_reasons(
             if on_path[index] {
                 return None;
             }
-            let interrupted = nodes
-                .get(index)
-                .and_then(|n| n.model.as_ref())
-                .is_some_and(|m| m.interrupted);
-            Some(if interrupted {
+            Some(if interrupted(id) {
                 RevertReason::Interrupted
             } else {
                 last_taken_out[index].unwrap_or(RevertReason::OtherBranch)

@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use crate::api::throttle::Throttle;
 use crate::api::uploads::Uploads;
 use crate::resilience::BreakerState;
+use crate::search::SearchIndex;
 use crate::services::Services;
 use crate::session::registry::Registry;
 
@@ -16,6 +17,8 @@ pub struct Daemon {
     pub services: Arc<Services>,
     /// The sessions and their actors.
     pub sessions: Registry,
+    /// The full-text index (none when it could not be opened).
+    pub search: Option<Arc<SearchIndex>>,
     /// Keeps warnings about misbehaving clients from flooding the log.
     pub warnings: Throttle,
     /// Imports arriving in pieces, and the lock that makes imports one at a time.

@@ -247,3 +247,48 @@ pub fn import(input: Input) -> Result<Request, ErrorReply> {
 pub fn object(properties: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": properties, "required": required})
 }
+
+/// `GET /v1/search?q=...&session=&role=&since=&limit=&archived=`.
+pub fn search(input: Input) -> Result<Request, ErrorReply> {
+    let text = input
+        .query
+        .get("q")
+        .filter(|q| !q.trim().is_empty())
+        .ok_or_else(|| invalid("?q= needs some words to look for"))?
+        .clone();
+    let role = match input.query.get("role").map(String::as_str) {
+        None => None,
+        Some("user") => Some(omni_proto::Role::User),
+        Some("model") => Some(omni_proto::Role::Model),
+        Some("tool") => Some(omni_proto::Role::Tool),
+        Some(other) => {
+            return Err(invalid(format!(
+                "?role= takes user, model or tool, not {other:?}"
+            )));
+        }
+    };
+    let since_ms = match input.query.get("since") {
+        None => None,
+        Some(since) => Some(
+            omni_proto::parse_since(since, crate::time::now_ms())
+                .map_err(|e| invalid(format!("?since=: {e}")))?,
+        ),
+    };
+    let limit = match input.query.get("limit") {
+        None => DEFAULT_SEARCH_LIMIT,
+        Some(limit) => limit
+            .parse()
+            .map_err(|_| invalid(format!("?limit= takes a number, not {limit:?}")))?,
+    };
+    Ok(Request::Search(omni_proto::SearchQuery {
+        text,
+        session: input.query_session(),
+        role,
+        since_ms,
+        limit,
+        archived: input.flag("archived")?,
+    }))
+}
+
+/// How many hits a search returns unless told.
+pub const DEFAULT_SEARCH_LIMIT: u32 = 20;

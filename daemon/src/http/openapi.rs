@@ -4,7 +4,8 @@
 
 use omni_proto::{
     Answer, BranchList, DaemonStatus, ErrorKind, ErrorSummary, ExportedSession, HistoryView,
-    ImportOutcome, MoveOutcome, PendingCall, Recovered, ReplayOutcome, SessionSummary, UsageReport,
+    ImportOutcome, MoveOutcome, PendingCall, Recovered, ReplayOutcome, SearchResults,
+    SessionSummary, UsageReport,
 };
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
@@ -42,6 +43,7 @@ fn components() -> Map<String, Value> {
     generator.subschema_for::<UsageReport>();
     generator.subschema_for::<ExportedSession>();
     generator.subschema_for::<ImportOutcome>();
+    generator.subschema_for::<SearchResults>();
     let kind = generator.subschema_for::<ErrorKind>();
     let mut schemas = generator.take_definitions(true);
     let wrappers = [

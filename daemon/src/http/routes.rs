@@ -7,7 +7,7 @@ use omni_proto::{ErrorReply, MoveOp, Request};
 use serde_json::{Value, json};
 
 use super::input::{
-    Input, checkout, export, head_move, import, new_session, object, recover, set_model,
+    Input, checkout, export, head_move, import, new_session, object, recover, search, set_model,
     tool_result, usage,
 };
 
@@ -360,6 +360,32 @@ pub const ROUTES: &[Route] = &[
         reply: "ImportOutcome",
         answer: Answer::Json(200),
         build: import,
+    },
+    Route {
+        method: "GET",
+        path: "/v1/search",
+        summary: "Full-text search over every session's nodes, every branch included: ranked hits with the session's title, the node, a snippet with its matches (byte ranges) and whether the node is reverted; sessions in the trash are left out, archived ones unless asked",
+        query: &[
+            (
+                "q",
+                "the words (required); every word must match; \"a phrase\", a OR b, -word",
+            ),
+            (
+                "session",
+                "only this session's nodes (an id, a prefix or current)",
+            ),
+            ("role", "only nodes of this role: user, model or tool"),
+            (
+                "since",
+                "only nodes made since: a date, today, yesterday, an age (7d, 3h) or ms since the epoch",
+            ),
+            ("limit", "at most this many hits (1 to 1000; default 20)"),
+            ("archived", "true: archived sessions too"),
+        ],
+        body: None,
+        reply: "SearchResults",
+        answer: Answer::Json(200),
+        build: search,
     },
     Route {
         method: "GET",

@@ -93,6 +93,7 @@ impl Store {
                 Ok(())
             };
             write().map_err(|e| self.failed(&db, StoreError::Sled(e)))?;
+            self.observers.applied(id);
             if let Some(known) = count.as_mut() {
                 *known += 1;
             }

@@ -34,6 +34,7 @@ mod health;
 mod import;
 mod legacy;
 mod links;
+mod observe;
 mod open;
 mod read;
 mod sled_file;
@@ -54,6 +55,7 @@ pub use error::StoreError;
 pub use health::Failing;
 pub use import::{ContentHash, Import};
 pub use links::Link;
+pub use observe::Observer;
 pub use open::STORE_FORMAT;
 
 use crate::model::{MoveRecord, NodeRecord, SessionRecord};
@@ -123,6 +125,8 @@ pub struct Store {
     count: count::SessionCount,
     /// The last counts of the sessions changed most recently, kept apart from the store.
     acknowledged: acknowledged::Acknowledged,
+    /// Who hears of durable changes (the search index).
+    observers: observe::Observers,
 }
 
 fn child_key(session: &Uuid, number: u64) -> [u8; 24] {
@@ -160,6 +164,7 @@ impl Store {
             commits: AtomicU64::new(0),
             count: count::SessionCount::default(),
             acknowledged: acknowledged::Acknowledged::start(dir),
+            observers: observe::Observers::default(),
         })
     }
 
@@ -262,6 +267,7 @@ impl Store {
             Ok(())
         };
         write().map_err(|e| self.failed(&db, StoreError::Sled(e)))?;
+        self.observers.applied(id);
         self.commits.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
@@ -274,13 +280,27 @@ impl Store {
     /// Waits until every change applied so far is durable (shared with concurrent callers).
     pub async fn sync(&self) -> Result<(), StoreError> {
         let db = self.db.get()?;
-        match db.syncer.sync().await {
+        let changed = self.observers.before_sync();
+        let synced = db.syncer.sync().await;
+        self.observers.after_sync(changed, synced.is_ok());
+        match synced {
             Ok(()) => {
                 self.health.recovered();
                 Ok(())
             }
             Err(error) => Err(self.failed(&db, StoreError::Sync(error))),
         }
+    }
+
+    /// Sets the one observer told which sessions changed, once their changes are durable
+    /// (see `observe.rs`). Returns false (and keeps the first) when one is already set.
+    pub fn observe(&self, observer: Observer) -> bool {
+        self.observers.set(observer).is_ok()
+    }
+
+    /// The data directory the store lives in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// How many syncs have run since the store was opened.

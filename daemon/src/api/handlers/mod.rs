@@ -14,6 +14,7 @@ pub(super) mod new_session;
 pub(super) mod recover;
 pub(super) mod replay;
 pub(super) mod resume;
+pub(super) mod search;
 pub(super) mod send;
 pub(super) mod session;
 pub(super) mod sessions;

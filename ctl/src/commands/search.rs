@@ -1,0 +1,129 @@
+//! `omnictl search QUERY`: ranked hits across every session and branch, each with its
+//! session's title, the node, a snippet with the matches in bold, and whether the node is
+//! reverted (and why).
+
+use omni_proto::{Reply, Request, SearchHit, SearchQuery, SearchResults, SessionRef};
+
+use super::{Ctx, unexpected};
+use crate::cli::SearchRole;
+use crate::error::CtlError;
+use crate::output;
+use crate::render::style::Style;
+use crate::render::timestamp;
+
+/// What the user asked.
+pub struct Asked {
+    pub words: String,
+    pub session: Option<String>,
+    pub role: Option<SearchRole>,
+    pub since: Option<String>,
+    pub limit: u32,
+    pub archived: bool,
+}
+
+pub async fn run(ctx: &mut Ctx, asked: Asked) -> Result<(), CtlError> {
+    let results = search(ctx, asked).await?;
+    if ctx.json {
+        output::json(&results);
+    } else {
+        output::print(&render(&results, &Style::stdout()));
+    }
+    Ok(())
+}
+
+/// Asks the daemon.
+pub async fn search(ctx: &mut Ctx, asked: Asked) -> Result<SearchResults, CtlError> {
+    let since_ms = match &asked.since {
+        Some(since) => Some(
+            omni_proto::parse_since(since, now_ms())
+                .map_err(|e| CtlError::usage(format!("--since: {e}")))?,
+        ),
+        None => None,
+    };
+    let query = SearchQuery {
+        text: asked.words,
+        session: asked.session.map(SessionRef::Id),
+        role: asked.role.map(|role| match role {
+            SearchRole::User => omni_proto::Role::User,
+            SearchRole::Model => omni_proto::Role::Model,
+            SearchRole::Tool => omni_proto::Role::Tool,
+        }),
+        since_ms,
+        limit: asked.limit,
+        archived: asked.archived,
+    };
+    match ctx.ask(Request::Search(query)).await? {
+        Reply::Search(results) => Ok(results),
+        other => Err(unexpected(other)),
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The hits as text, best first.
+pub fn render(results: &SearchResults, style: &Style) -> String {
+    let mut out = String::new();
+    if !results.complete {
+        out.push_str(&style.dim(
+            "(the search index is still being built from the store: some hits may be missing)\n",
+        ));
+    }
+    if results.hits.is_empty() {
+        out.push_str("no matches\n");
+        return out;
+    }
+    for hit in &results.hits {
+        out.push_str(&heading(hit, style));
+        out.push('\n');
+        out.push_str("    ");
+        out.push_str(&highlighted(hit, style).replace('\n', " "));
+        out.push('\n');
+    }
+    out
+}
+
+/// `title · session 1a2b3c4d · node 7 · model · 2026-11-22T10:00:00Z [reverted: undone]`.
+fn heading(hit: &SearchHit, style: &Style) -> String {
+    let title = if hit.title.is_empty() {
+        "(untitled)"
+    } else {
+        &hit.title
+    };
+    let short: String = hit.session.chars().take(8).collect();
+    let mut line = format!(
+        "{} · session {short} · node {} · {} · {}",
+        style.bold(title),
+        hit.node,
+        style.role(hit.role),
+        timestamp(hit.created_at_ms)
+    );
+    if let Some(why) = hit.why_reverted {
+        line.push_str(&style.dim(&format!(" [reverted: {}]", why.as_str())));
+    } else if hit.reverted {
+        line.push_str(&style.dim(" [reverted]"));
+    }
+    line
+}
+
+/// The snippet with its matches in bold (ranges that are not on character boundaries are
+/// shown plain).
+fn highlighted(hit: &SearchHit, style: &Style) -> String {
+    let text = &hit.snippet;
+    let mut out = String::new();
+    let mut at = 0usize;
+    for range in &hit.highlights {
+        let (start, end) = (range.start as usize, range.end as usize);
+        let (Some(before), Some(matched)) = (text.get(at..start), text.get(start..end)) else {
+            continue;
+        };
+        out.push_str(before);
+        out.push_str(&style.bold(matched));
+        at = end;
+    }
+    out.push_str(text.get(at..).unwrap_or_default());
+    out
+}

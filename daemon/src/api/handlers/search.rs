@@ -1,0 +1,154 @@
+//! `Search`: full-text search over every session's nodes. The index finds; the store says
+//! what each hit is now: its session's title, whether the session is in the trash or
+//! archived (left out), and whether the node is reverted and why (from the session's
+//! current tree and moves, read once per session hit).
+
+use std::collections::HashMap;
+
+use omni_proto::{
+    ErrorKind, ErrorReply, Highlight, Reply, RevertReason, SearchHit, SearchQuery, SearchResults,
+};
+use uuid::Uuid;
+
+use crate::api::convert::{session_ref, store_error};
+use crate::api::reverts::revert_reasons_with;
+use crate::api::state::Daemon;
+use crate::model::SessionRecord;
+use crate::search::{Hit, Query, SearchIndex, searchable};
+use crate::session::{build_tree, indexed};
+
+/// The most hits one search returns.
+pub const MAX_LIMIT: u32 = 1000;
+
+pub fn handle(daemon: &Daemon, asked: SearchQuery) -> Result<Reply, ErrorReply> {
+    let Some(search) = &daemon.search else {
+        return Err(ErrorReply::new(
+            ErrorKind::Internal,
+            "the search index could not be opened (see omnid's log); it is rebuilt at the next start",
+        ));
+    };
+    let query = query_of(daemon, &asked)?;
+    let mut records: HashMap<Uuid, Option<SessionRecord>> = HashMap::new();
+    let store = &daemon.services.store;
+    let keep = |id: &Uuid| {
+        let record = records
+            .entry(*id)
+            .or_insert_with(|| store.session(id).ok().flatten());
+        record
+            .as_ref()
+            .is_some_and(|r| searchable(r, asked.archived))
+    };
+    let found = search
+        .search(&query, keep)
+        .map_err(|e| ErrorReply::new(ErrorKind::Internal, format!("the search failed: {e}")))?;
+    Ok(Reply::Search(SearchResults {
+        hits: described(daemon, found),
+        complete: SearchIndex::complete(search),
+    }))
+}
+
+/// The index's query for what the client asked, refused when it cannot be run.
+fn query_of(daemon: &Daemon, asked: &SearchQuery) -> Result<Query, ErrorReply> {
+    if asked.text.trim().is_empty() {
+        return Err(ErrorReply::new(
+            ErrorKind::InvalidRequest,
+            "the search is empty: give some words to look for",
+        ));
+    }
+    if asked.limit == 0 || asked.limit > MAX_LIMIT {
+        return Err(ErrorReply::new(
+            ErrorKind::InvalidRequest,
+            format!("the limit must be 1 to {MAX_LIMIT}, not {}", asked.limit),
+        ));
+    }
+    let session = match &asked.session {
+        Some(session) => Some(daemon.sessions.resolve(session_ref(session))?),
+        None => None,
+    };
+    Ok(Query {
+        text: asked.text.clone(),
+        session,
+        role: asked.role.map(|role| role_name(role).to_string()),
+        since_ms: asked.since_ms,
+        limit: asked.limit as usize,
+    })
+}
+
+fn role_name(role: omni_proto::Role) -> &'static str {
+    match role {
+        omni_proto::Role::User => "user",
+        omni_proto::Role::Model => "model",
+        omni_proto::Role::Tool => "tool",
+    }
+}
+
+/// Each hit with its session's title and whether it is reverted now.
+fn described(daemon: &Daemon, hits: Vec<Hit>) -> Vec<SearchHit> {
+    let mut sessions: HashMap<Uuid, (String, Vec<Option<RevertReason>>)> = HashMap::new();
+    hits.into_iter()
+        .map(|hit| {
+            let (title, reasons) = sessions
+                .entry(hit.session)
+                .or_insert_with(|| session_now(daemon, &hit.session));
+            let why = reasons.get(hit.node as usize - 1).copied().flatten();
+            let why = why.map(|why| confirm_interrupted(daemon, &hit, why));
+            wire_hit(hit, title.clone(), why)
+        })
+        .collect()
+}
+
+/// A session's title and why each node is out of its context now (nothing is known to be
+/// out when its tree cannot be read).
+fn session_now(daemon: &Daemon, id: &Uuid) -> (String, Vec<Option<RevertReason>>) {
+    let store = &daemon.services.store;
+    let Ok(Some(record)) = store.session(id).map_err(store_error) else {
+        return (String::new(), Vec::new());
+    };
+    let tree = store
+        .links(id, record.nodes)
+        .ok()
+        .and_then(|links| build_tree(&record, indexed(&links)).ok());
+    let mut moves = store.moves(id).unwrap_or_default();
+    moves.truncate(record.moves as usize);
+    let reasons = tree
+        .map(|tree| revert_reasons_with(&tree, &moves, |_| false))
+        .unwrap_or_default();
+    (record.title, reasons)
+}
+
+/// A node out of the context that was cut short says so (read only for the nodes hit).
+fn confirm_interrupted(daemon: &Daemon, hit: &Hit, why: RevertReason) -> RevertReason {
+    let node = daemon.services.store.node(&hit.session, hit.node);
+    let interrupted = node.is_ok_and(|n| n.model.is_some_and(|m| m.interrupted));
+    if interrupted {
+        RevertReason::Interrupted
+    } else {
+        why
+    }
+}
+
+fn wire_hit(hit: Hit, title: String, why: Option<RevertReason>) -> SearchHit {
+    let role = match hit.role.as_str() {
+        "model" => omni_proto::Role::Model,
+        "tool" => omni_proto::Role::Tool,
+        _ => omni_proto::Role::User,
+    };
+    SearchHit {
+        session: hit.session.to_string(),
+        title,
+        node: hit.node,
+        role,
+        created_at_ms: hit.created_at_ms,
+        highlights: hit
+            .highlights
+            .iter()
+            .map(|r| Highlight {
+                start: r.start as u32,
+                end: r.end as u32,
+            })
+            .collect(),
+        snippet: hit.snippet,
+        reverted: why.is_some(),
+        why_reverted: why,
+    }
+}

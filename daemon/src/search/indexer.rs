@@ -1,0 +1,216 @@
+//! The indexer: one thread owning the index's writer. It catches up with the store first
+//! (every session whose indexed count differs from its record's), then takes the ids of
+//! sessions changed (sent once their changes are durable), waits a moment for more, indexes
+//! the nodes each gained and commits once per batch. The store is the truth: a session is
+//! indexed from its marker's count to its record's, so a crash between a store commit and
+//! an index commit is caught up at the next start.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use tantivy::collector::TopDocs;
+use tantivy::query::TermQuery;
+use tantivy::schema::IndexRecordOption;
+use tantivy::{IndexWriter, TantivyDocument};
+use uuid::Uuid;
+
+use super::{Job, SearchError, Shared};
+
+/// How long a batch collects changes before it is indexed and committed.
+const BATCH_WAIT: Duration = Duration::from_millis(100);
+
+/// The writer's memory budget (tantivy's minimum is 15 MB).
+pub const WRITER_BUDGET: usize = 16_000_000;
+
+/// The indexer's state: the writer and the count of indexed nodes of every session it
+/// wrote since it started (its markers may not be committed yet).
+pub struct Indexer {
+    shared: Arc<Shared>,
+    writer: IndexWriter,
+    counts: HashMap<Uuid, u64>,
+}
+
+impl Indexer {
+    pub fn new(shared: Arc<Shared>) -> Result<Self, SearchError> {
+        let writer = shared.index.writer_with_num_threads(1, WRITER_BUDGET)?;
+        Ok(Self {
+            shared,
+            writer,
+            counts: HashMap::new(),
+        })
+    }
+
+    /// Catches up with the store, then indexes changes as they come until every sender
+    /// is gone.
+    pub fn run(mut self, jobs: Receiver<Job>) {
+        if let Err(error) = self.catch_up() {
+            tracing::error!(%error, "the search index could not catch up with the store");
+        }
+        self.shared.complete.store(true, Ordering::Release);
+        while let Ok(first) = jobs.recv() {
+            let mut batch = Batch::default();
+            batch.add(first);
+            let deadline = Instant::now() + BATCH_WAIT;
+            loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match jobs.recv_timeout(left) {
+                    Ok(job) => batch.add(job),
+                    Err(RecvTimeoutError::Timeout) => break,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            if let Err(error) = self.apply(batch) {
+                tracing::error!(%error, "the search index could not be updated; the next start catches up");
+            }
+        }
+        let _ = self.writer.wait_merging_threads();
+    }
+
+    /// Indexes every session whose record counts other nodes than its marker, and commits.
+    fn catch_up(&mut self) -> Result<(), SearchError> {
+        let started = Instant::now();
+        let sessions = self.shared.store.sessions()?;
+        let mut changed = 0usize;
+        for stored in &sessions {
+            if self.index_session(&stored.id, false)? {
+                changed += 1;
+            }
+            if changed > 0 && changed % 200 == 0 {
+                self.commit()?;
+            }
+        }
+        self.commit()?;
+        tracing::info!(sessions = sessions.len(), changed, took = ?started.elapsed(), "the search index is caught up with the store");
+        Ok(())
+    }
+
+    fn apply(&mut self, batch: Batch) -> Result<(), SearchError> {
+        for session in &batch.forget {
+            self.delete(session);
+        }
+        for session in &batch.changed {
+            if !batch.forget.contains(session) {
+                self.index_session(session, batch.whole.contains(session))?;
+            }
+        }
+        self.commit()?;
+        if !batch.forget.is_empty() {
+            self.compact()?;
+        }
+        for done in batch.waiting {
+            let _ = done.send(());
+        }
+        Ok(())
+    }
+
+    /// Indexes the nodes a session gained since its marker (all of them with `whole`, or
+    /// when the index holds more than the store); forgets a session the store no longer
+    /// has. Whether anything changed.
+    fn index_session(&mut self, id: &Uuid, whole: bool) -> Result<bool, SearchError> {
+        let Some(record) = self.shared.store.session(id).ok().flatten() else {
+            let known = self.indexed_count(id)?;
+            if known.is_some() {
+                self.delete(id);
+            }
+            return Ok(known.is_some());
+        };
+        let mut from = self.indexed_count(id)?.unwrap_or(0);
+        if from == record.nodes && !whole {
+            return Ok(false);
+        }
+        if whole || from > record.nodes {
+            self.delete(id);
+            from = 0;
+        }
+        let fields = self.shared.fields;
+        for number in from + 1..=record.nodes {
+            match self.shared.store.node(id, number) {
+                Ok(node) => {
+                    self.writer.add_document(fields.node_document(id, &node))?;
+                }
+                Err(error) => {
+                    tracing::warn!(session = %id, node = number, %error, "a node cannot be read; it is left out of the search index")
+                }
+            }
+        }
+        self.writer.delete_term(fields.marker_term(id));
+        self.writer
+            .add_document(fields.marker_document(id, record.nodes))?;
+        self.counts.insert(*id, record.nodes);
+        Ok(true)
+    }
+
+    /// How many of a session's nodes are indexed (none: it is not in the index).
+    fn indexed_count(&self, id: &Uuid) -> Result<Option<u64>, SearchError> {
+        if let Some(count) = self.counts.get(id) {
+            return Ok(Some(*count));
+        }
+        let fields = self.shared.fields;
+        let searcher = self.shared.reader.searcher();
+        let query = TermQuery::new(fields.marker_term(id), IndexRecordOption::Basic);
+        let found = searcher.search(&query, &TopDocs::with_limit(1).order_by_score())?;
+        let Some((_, address)) = found.first() else {
+            return Ok(None);
+        };
+        let marker: TantivyDocument = searcher.doc(*address)?;
+        Ok(fields.u64_of(&marker, fields.indexed))
+    }
+
+    /// Deletes a session's documents and marker (committed with the batch).
+    fn delete(&mut self, id: &Uuid) {
+        let fields = self.shared.fields;
+        self.writer.delete_term(fields.session_term(id));
+        self.writer.delete_term(fields.marker_term(id));
+        self.counts.insert(*id, 0);
+    }
+
+    fn commit(&mut self) -> Result<(), SearchError> {
+        self.writer.commit()?;
+        self.shared.reader.reload()?;
+        self.shared.commits.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Rewrites every segment into one, so deleted documents leave the files, and removes
+    /// the files no longer used: what a forgotten session needs to be gone from the disk.
+    fn compact(&mut self) -> Result<(), SearchError> {
+        let segments = self.shared.index.searchable_segment_ids()?;
+        if !segments.is_empty() {
+            self.writer.merge(&segments).wait()?;
+        }
+        self.shared.reader.reload()?;
+        self.writer.garbage_collect_files().wait()?;
+        Ok(())
+    }
+}
+
+/// The jobs of one batch.
+#[derive(Default)]
+struct Batch {
+    changed: BTreeSet<Uuid>,
+    whole: BTreeSet<Uuid>,
+    forget: BTreeSet<Uuid>,
+    waiting: Vec<std::sync::mpsc::Sender<()>>,
+}
+
+impl Batch {
+    fn add(&mut self, job: Job) {
+        match job {
+            Job::Changed(ids) => self.changed.extend(ids),
+            Job::Whole(id, done) => {
+                self.forget.remove(&id);
+                self.changed.insert(id);
+                self.whole.insert(id);
+                self.waiting.push(done);
+            }
+            Job::Forget(id, done) => {
+                self.forget.insert(id);
+                self.waiting.push(done);
+            }
+            Job::Flush(done) => self.waiting.push(done),
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Full-text search over every node of every session, every branch included: a tantivy
+//! index in `DATA_DIR/search`, fed off the commit path (the store tells it which sessions
+//! changed once their changes are durable; one indexer thread batches them), rebuilt from
+//! the store when missing, damaged or of another version, and caught up at every start.
+//! The store stays the truth; the index only finds.
+
+mod indexer;
+mod open;
+mod query;
+mod schema;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Mutex};
+
+use tantivy::{Index, IndexReader, ReloadPolicy};
+use uuid::Uuid;
+
+pub use open::index_dir;
+pub use query::{Hit, Query};
+pub use schema::INDEX_VERSION;
+
+use crate::model::SessionRecord;
+use crate::store::{Store, StoreError};
+use schema::Fields;
+
+/// Whether a session's nodes may be found: never one in the trash, an archived one only
+/// when asked for.
+pub fn searchable(record: &SessionRecord, archived_too: bool) -> bool {
+    record.deleted_at_ms.is_none() && (archived_too || record.archived_at_ms.is_none())
+}
+
+/// What can go wrong with the index.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// tantivy failed.
+    #[error("search index: {0}")]
+    Index(#[from] tantivy::TantivyError),
+    /// A file of the index could not be written or read.
+    #[error("search index: {0}")]
+    Io(#[from] std::io::Error),
+    /// The store could not be read.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The indexer thread is gone (the daemon is stopping).
+    #[error("the search indexer has stopped")]
+    Stopped,
+}
+
+impl From<tantivy::directory::error::OpenDirectoryError> for SearchError {
+    fn from(error: tantivy::directory::error::OpenDirectoryError) -> Self {
+        SearchError::Index(error.into())
+    }
+}
+
+/// What the indexer is asked.
+enum Job {
+    /// These sessions' changes are durable: index what they gained.
+    Changed(Vec<Uuid>),
+    /// Index this session again, whole (an imported session), then answer.
+    Whole(Uuid, Sender<()>),
+    /// Remove this session's documents from the files for good, then answer.
+    Forget(Uuid, Sender<()>),
+    /// Answer once everything asked before is committed.
+    Flush(Sender<()>),
+}
+
+/// What the handle and the indexer share.
+struct Shared {
+    store: Arc<Store>,
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+    /// Set once the indexer has caught up with the store after the start.
+    complete: AtomicBool,
+    /// Index commits since the start.
+    commits: AtomicU64,
+}
+
+/// The search index: queries, and what purge and import ask of it.
+pub struct SearchIndex {
+    shared: Arc<Shared>,
+    jobs: Mutex<Sender<Job>>,
+}
+
+impl SearchIndex {
+    /// Opens (or rebuilds) the index in `data_dir/search` and starts its indexer, which
+    /// catches up with `store` and then follows its durable changes.
+    pub fn start(data_dir: &Path, store: Arc<Store>) -> Result<Arc<Self>, SearchError> {
+        let opened = open::open_or_rebuild(&index_dir(data_dir))?;
+        let reader = opened
+            .index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        let shared = Arc::new(Shared {
+            store: store.clone(),
+            index: opened.index,
+            reader,
+            fields: opened.fields,
+            complete: AtomicBool::new(false),
+            commits: AtomicU64::new(0),
+        });
+        let indexer = indexer::Indexer::new(shared.clone())?;
+        let (sender, receiver) = channel();
+        let observer = Mutex::new(sender.clone());
+        let observing = store.observe(Box::new(move |sessions: &[Uuid]| {
+            let sender = observer.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = sender.send(Job::Changed(sessions.to_vec()));
+        }));
+        if !observing {
+            tracing::warn!("the store already has an observer; search follows it only at starts");
+        }
+        std::thread::Builder::new()
+            .name("omni-search".into())
+            .spawn(move || indexer.run(receiver))?;
+        Ok(Arc::new(Self {
+            shared,
+            jobs: Mutex::new(sender),
+        }))
+    }
+
+    fn ask(&self, job: impl FnOnce(Sender<()>) -> Job) -> Result<(), SearchError> {
+        let (done, answered) = channel();
+        self.jobs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .send(job(done))
+            .map_err(|_| SearchError::Stopped)?;
+        answered.recv().map_err(|_| SearchError::Stopped)
+    }
+
+    /// Removes every document of a session from the index and from its files (the
+    /// segments are merged and the old files removed); returns once that is done. For
+    /// purge: call it after the session is gone from the store.
+    pub fn forget_session(&self, id: Uuid) -> Result<(), SearchError> {
+        self.ask(|done| Job::Forget(id, done))
+    }
+
+    /// Indexes a session again, whole, and returns once it is searchable: for a session
+    /// written at once (an import).
+    pub fn index_session(&self, id: Uuid) -> Result<(), SearchError> {
+        self.ask(|done| Job::Whole(id, done))
+    }
+
+    /// Returns once every change the indexer was told of before is searchable.
+    pub fn flush(&self) -> Result<(), SearchError> {
+        self.ask(Job::Flush)
+    }
+
+    /// Whether the index has caught up with the store since the start (until then a search
+    /// may miss what the store holds).
+    pub fn complete(&self) -> bool {
+        self.shared.complete.load(Ordering::Acquire)
+    }
+
+    /// Index commits since the start.
+    pub fn commits(&self) -> u64 {
+        self.shared.commits.load(Ordering::Relaxed)
+    }
+
+    /// The best hits for `query`, best first, of the sessions `keep` admits.
+    pub fn search(
+        &self,
+        query: &Query,
+        keep: impl FnMut(&Uuid) -> bool,
+    ) -> Result<Vec<Hit>, SearchError> {
+        query::run(&self.shared, query, keep)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,145 @@
+//! Running a query: the words, ranked (BM25), narrowed to a session, a role and a time;
+//! hits of sessions the caller does not keep (in the trash, archived) are skipped and more
+//! are read until enough are found. Each hit carries a snippet and where its matches are.
+
+use std::ops::{Bound, Range};
+
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, Occur, QueryParser, RangeQuery, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{TantivyDocument, Term};
+use uuid::Uuid;
+
+use super::{SearchError, Shared};
+
+/// The most characters of a snippet.
+const SNIPPET_CHARS: usize = 160;
+
+/// A search.
+#[derive(Debug, Clone)]
+pub struct Query {
+    /// The words (tantivy's query syntax: `"a phrase"`, `-word`, `a OR b`); every word
+    /// must match unless `OR` says otherwise.
+    pub text: String,
+    /// Only this session's nodes.
+    pub session: Option<Uuid>,
+    /// Only nodes of this role (`user`, `model`, `tool`).
+    pub role: Option<String>,
+    /// Only nodes made at or after this time (ms since the epoch).
+    pub since_ms: Option<u64>,
+    /// At most this many hits.
+    pub limit: usize,
+}
+
+/// One node that matches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// Its session.
+    pub session: Uuid,
+    /// Its number in the session.
+    pub node: u64,
+    /// `user`, `model` or `tool`.
+    pub role: String,
+    /// When it was made.
+    pub created_at_ms: u64,
+    /// Its relevance (higher is better).
+    pub score: f32,
+    /// A piece of its text around the best match.
+    pub snippet: String,
+    /// The matches in `snippet`, as byte ranges.
+    pub highlights: Vec<Range<usize>>,
+}
+
+pub(super) fn run(
+    shared: &Shared,
+    query: &Query,
+    mut keep: impl FnMut(&Uuid) -> bool,
+) -> Result<Vec<Hit>, SearchError> {
+    let fields = shared.fields;
+    let mut parser = QueryParser::for_index(&shared.index, vec![fields.text]);
+    parser.set_conjunction_by_default();
+    let (words, _) = parser.parse_query_lenient(&query.text);
+    let mut clauses = vec![(Occur::Must, words.box_clone())];
+    if let Some(session) = &query.session {
+        clauses.push((Occur::Must, term(fields.session_term(session))));
+    }
+    if let Some(role) = &query.role {
+        clauses.push((Occur::Must, term(Term::from_field_text(fields.role, role))));
+    }
+    if let Some(since) = query.since_ms {
+        let from = Bound::Included(Term::from_field_u64(fields.time, since));
+        clauses.push((
+            Occur::Must,
+            Box::new(RangeQuery::new(from, Bound::Unbounded)),
+        ));
+    }
+    let whole = BooleanQuery::new(clauses);
+    let searcher = shared.reader.searcher();
+    let mut snippets = SnippetGenerator::create(&searcher, &*words, fields.text)?;
+    snippets.set_max_num_chars(SNIPPET_CHARS);
+    let mut hits = Vec::new();
+    let mut offset = 0;
+    let page = (query.limit * 2).max(20);
+    while hits.len() < query.limit {
+        let collector = TopDocs::with_limit(page)
+            .and_offset(offset)
+            .order_by_score();
+        let found = searcher.search(&whole, &collector)?;
+        for (score, address) in &found {
+            let document: TantivyDocument = searcher.doc(*address)?;
+            let Some(hit) = hit_of(shared, &snippets, &document, *score) else {
+                continue;
+            };
+            if keep(&hit.session) {
+                hits.push(hit);
+                if hits.len() == query.limit {
+                    break;
+                }
+            }
+        }
+        if found.len() < page {
+            break;
+        }
+        offset += page;
+    }
+    Ok(hits)
+}
+
+fn term(term: Term) -> Box<dyn tantivy::query::Query> {
+    Box::new(TermQuery::new(term, IndexRecordOption::Basic))
+}
+
+fn hit_of(
+    shared: &Shared,
+    snippets: &SnippetGenerator,
+    document: &TantivyDocument,
+    score: f32,
+) -> Option<Hit> {
+    let fields = shared.fields;
+    let session = Uuid::parse_str(fields.text_of(document, fields.session)?).ok()?;
+    let snippet = snippets.snippet_from_doc(document);
+    let (snippet, highlights) = if snippet.fragment().is_empty() {
+        let text = fields.text_of(document, fields.text).unwrap_or_default();
+        (opening(text), Vec::new())
+    } else {
+        (
+            snippet.fragment().to_string(),
+            snippet.highlighted().to_vec(),
+        )
+    };
+    Some(Hit {
+        session,
+        node: fields.u64_of(document, fields.node)?,
+        role: fields.text_of(document, fields.role)?.to_string(),
+        created_at_ms: fields.u64_of(document, fields.time).unwrap_or(0),
+        score,
+        snippet,
+        highlights,
+    })
+}
+
+/// The start of a text, when no match is in it (a query of filters and negations only).
+fn opening(text: &str) -> String {
+    text.chars().take(SNIPPET_CHARS).collect()
+}

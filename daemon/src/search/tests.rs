@@ -1,0 +1,151 @@
+//! The index against a real store in a temporary directory: it follows durable commits,
+//! indexes a session written at once, and forgets a session for good (its documents merged
+//! away). Catching up at a start is tested end to end (`tests/tests/search.rs`).
+
+#![allow(clippy::unwrap_used)] // in tests a panic is the failure report
+
+use std::sync::Arc;
+
+use uuid::Uuid;
+
+use super::*;
+use crate::model::{MoveKind, MoveRecord, NodeRecord, Part, Role, SessionRecord};
+use crate::store::Change;
+
+/// Appends one node (and the move to it) to `record`'s session, durably or not.
+async fn turn(store: &Store, record: &mut SessionRecord, text: &str, durable: bool) {
+    let id = record.nodes + 1;
+    record.nodes = id;
+    record.moves = id;
+    record.head = id;
+    let node = NodeRecord {
+        id,
+        parent: id - 1,
+        role: if id % 2 == 1 { Role::User } else { Role::Model },
+        parts: vec![Part::text(text)],
+        created_at_ms: 1_000 * id,
+        model: None,
+    };
+    let mv = MoveRecord {
+        seq: id,
+        kind: MoveKind::Prompt,
+        from: id - 1,
+        to: id,
+        at_ms: 1,
+        prev_redoable: None,
+        redoes: None,
+    };
+    let change = Change {
+        session: record,
+        node: Some(&node),
+        mv: Some(&mv),
+        recorded: None,
+    };
+    if durable {
+        store.commit(&change).await.unwrap();
+    } else {
+        store.apply(&change).unwrap();
+    }
+}
+
+fn query(text: &str) -> Query {
+    Query {
+        text: text.into(),
+        session: None,
+        role: None,
+        since_ms: None,
+        limit: 10,
+    }
+}
+
+fn nodes_found(search: &SearchIndex, text: &str) -> Vec<u64> {
+    let hits = search.search(&query(text), |_| true).unwrap();
+    hits.iter().map(|h| h.node).collect()
+}
+
+#[tokio::test]
+async fn durable_commits_are_found_with_snippets_and_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let search = SearchIndex::start(dir.path(), store.clone()).unwrap();
+    let mut record = SessionRecord::new(Uuid::new_v4(), 1);
+    turn(&store, &mut record, "the aardvark digs", true).await;
+    turn(&store, &mut record, "an aardvark answer", true).await;
+    // Applied, then made durable by a later sync: the index hears of it then.
+    turn(&store, &mut record, "aardvark pending", false).await;
+    store.sync().await.unwrap();
+    search.flush().unwrap();
+    let mut found = nodes_found(&search, "aardvark");
+    found.sort();
+    assert_eq!(found, [1, 2, 3]);
+    assert_eq!(nodes_found(&search, "pending"), [3]);
+    let hit = &search.search(&query("digs"), |_| true).unwrap()[0];
+    assert_eq!(&hit.snippet[hit.highlights[0].clone()], "digs");
+    assert_eq!((hit.role.as_str(), hit.created_at_ms), ("user", 1_000));
+
+    // Filters: role, time, session.
+    let mut only = query("aardvark");
+    only.role = Some("model".into());
+    assert_eq!(search.search(&only, |_| true).unwrap().len(), 1);
+    only.role = None;
+    only.since_ms = Some(2_500);
+    assert_eq!(search.search(&only, |_| true).unwrap()[0].node, 3);
+    only.since_ms = None;
+    only.session = Some(Uuid::new_v4());
+    assert!(search.search(&only, |_| true).unwrap().is_empty());
+    assert!(
+        search
+            .search(&query("aardvark"), |_| false)
+            .unwrap()
+            .is_empty(),
+        "a session the caller does not keep is left out"
+    );
+}
+
+#[tokio::test]
+async fn forgetting_a_session_merges_its_documents_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let search = SearchIndex::start(dir.path(), store.clone()).unwrap();
+    let mut kept = SessionRecord::new(Uuid::new_v4(), 1);
+    let mut gone = SessionRecord::new(Uuid::new_v4(), 1);
+    for n in 0..3 {
+        turn(&store, &mut kept, &format!("kept pangolin {n}"), true).await;
+        search.flush().unwrap(); // a segment per flush
+        turn(&store, &mut gone, &format!("gone pangolin {n}"), true).await;
+        search.flush().unwrap();
+    }
+    assert_eq!(nodes_found(&search, "gone").len(), 3);
+    search.forget_session(gone.id).unwrap();
+    assert!(nodes_found(&search, "gone").is_empty());
+    assert_eq!(nodes_found(&search, "kept").len(), 3);
+    let searcher = search.shared.reader.searcher();
+    let term = tantivy::Term::from_field_text(search.shared.fields.text, "gone");
+    assert_eq!(
+        searcher.doc_freq(&term).unwrap(),
+        0,
+        "no segment holds the word"
+    );
+    for segment in searcher.segment_readers() {
+        assert_eq!(
+            segment.num_deleted_docs(),
+            0,
+            "deleted documents merged away"
+        );
+    }
+
+    // A session written at once is indexed whole on request.
+    search.index_session(gone.id).unwrap();
+    assert_eq!(nodes_found(&search, "gone").len(), 3);
+}
+
+#[test]
+fn the_trash_is_never_searched_and_the_archive_only_when_asked() {
+    let mut record = SessionRecord::new(Uuid::new_v4(), 1);
+    assert!(searchable(&record, false));
+    record.archived_at_ms = Some(5);
+    assert!(!searchable(&record, false));
+    assert!(searchable(&record, true));
+    record.deleted_at_ms = Some(6);
+    assert!(!searchable(&record, true));
+}
