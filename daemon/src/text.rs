@@ -36,6 +36,39 @@ pub fn last_line(text: &str, max: usize) -> String {
     clip(line, max)
 }
 
+/// How long a title taken from a prompt may be, in characters.
+pub const TITLE_CHARS: usize = 60;
+
+/// A session's title taken from its first prompt: the first non-empty line, its runs of
+/// white space made single spaces, cut at a word boundary to at most [`TITLE_CHARS`]
+/// characters (an ellipsis marks the cut). The one title rule every part of the daemon
+/// (sends, proxied and imported conversations) shares.
+pub fn title_of(text: &str) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let whole = words.join(" ");
+    if whole.chars().count() <= TITLE_CHARS {
+        return whole;
+    }
+    let mut title = String::new();
+    for word in &words {
+        let longer = title.chars().count() + usize::from(!title.is_empty()) + word.chars().count();
+        if longer > TITLE_CHARS - 1 {
+            break;
+        }
+        if !title.is_empty() {
+            title.push(' ');
+        }
+        title.push_str(word);
+    }
+    if title.is_empty() {
+        // One word longer than a title: cut inside it.
+        title = whole.chars().take(TITLE_CHARS - 1).collect();
+    }
+    title.push('…');
+    title
+}
+
 fn clip(line: &str, max: usize) -> String {
     if line.chars().count() <= max {
         line.to_string()
@@ -63,5 +96,24 @@ mod tests {
         assert_eq!(first_line("\n  hello world\nsecond", 80), "hello world");
         assert_eq!(last_line("one\ntwo\n\n", 80), "two");
         assert_eq!(first_line("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn titles_are_the_first_line_cut_at_a_word() {
+        assert_eq!(
+            title_of("\n  Fix   the build\nsecond line"),
+            "Fix the build"
+        );
+        let long = "Explain why the borrow checker rejects this closure that captures a mutable reference twice";
+        let title = title_of(long);
+        assert_eq!(
+            title,
+            "Explain why the borrow checker rejects this closure that…"
+        );
+        assert!(title.chars().count() <= TITLE_CHARS);
+        assert!(long.starts_with(title.trim_end_matches('…')));
+        let word = "x".repeat(100);
+        assert_eq!(title_of(&word).chars().count(), TITLE_CHARS);
+        assert_eq!(title_of(""), "");
     }
 }

@@ -89,7 +89,9 @@ pub fn reply(reply: &Reply) -> Value {
         Reply::History(view) => json!(view),
         Reply::Moved(outcome) => json!(outcome),
         Reply::Branches(list) => json!(list),
-        Reply::Sessions(sessions) => json!({"sessions": sessions}),
+        Reply::Sessions(page) => {
+            json!({"sessions": page.sessions, "next_before": page.next_before})
+        }
         Reply::Status(status) => json!(status),
         Reply::Resumed {
             session,

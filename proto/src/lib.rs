@@ -17,6 +17,7 @@ mod export;
 pub mod frame;
 pub mod json;
 mod limits;
+mod listing;
 mod message;
 mod ops;
 mod recovery;
@@ -32,10 +33,11 @@ pub use export::{
     EXPORT_FORMAT, EXPORT_VERSION, ExportedMove, ExportedMoveKind, ExportedNode, ExportedSession,
 };
 pub use limits::{MAX_FRAME_LEN, PROTOCOL_VERSION};
+pub use listing::{MAX_PAGE, OriginKind, SessionPage, SessionQuery, Shown};
 pub use message::{
     Event, Hello, HelloReply, Reply, Request, RequestFrame, Response, ResponseFrame, SessionRef,
 };
-pub use ops::MoveOp;
+pub use ops::{MoveOp, PlaceChange};
 pub use recovery::{
     ErrorSummary, PendingCall, Recovered, RecoveryAction, RecoveryPreview, ReplayOutcome,
 };

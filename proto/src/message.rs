@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorReply;
-use crate::ops::MoveOp;
+use crate::listing::{SessionPage, SessionQuery};
+use crate::ops::{MoveOp, PlaceChange};
 use crate::recovery::{ErrorSummary, Recovered, RecoveryAction, ReplayOutcome};
 use crate::status::DaemonStatus;
 use crate::view::{
@@ -46,7 +47,7 @@ pub enum HelloReply {
 pub enum SessionRef {
     /// The most recently used session.
     Current,
-    /// A session id, or a unique prefix of one.
+    /// A session id, a unique prefix of one, or a unique prefix of its title.
     Id(String),
 }
 
@@ -111,8 +112,11 @@ pub enum Request {
         /// The session to show.
         session: SessionRef,
     },
-    /// All sessions, newest first.
-    Sessions,
+    /// A page of sessions, last active first.
+    Sessions {
+        /// Which, and how many.
+        query: SessionQuery,
+    },
     /// The daemon's health and configuration.
     Status,
     /// Lifts a session's suspension (after repeated failed sends); the history is untouched.
@@ -192,6 +196,22 @@ pub enum Request {
         session: SessionRef,
         /// `MODEL` (of the daemon's default provider) or `PROVIDER/MODEL`.
         model: String,
+    },
+    /// Names a session (its first prompt no longer sets the title); answered with the
+    /// session's [`Reply::Session`].
+    Rename {
+        /// The session.
+        session: SessionRef,
+        /// The new title: one line, not empty.
+        title: String,
+    },
+    /// Moves a session to or from the archive or the trash; answered with the session's
+    /// [`Reply::Session`].
+    Place {
+        /// The session.
+        session: SessionRef,
+        /// Where it goes.
+        change: PlaceChange,
     },
 }
 
@@ -293,7 +313,7 @@ pub enum Reply {
     /// The leaves of a session.
     Branches(BranchList),
     /// All sessions, newest first.
-    Sessions(Vec<SessionSummary>),
+    Sessions(SessionPage),
     /// The daemon's status.
     Status(Box<DaemonStatus>),
     /// A session was resumed.

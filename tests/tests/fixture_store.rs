@@ -82,7 +82,17 @@ fn a_store_written_by_omnid_0_1_0_reads_identically() {
             );
             without(
                 s.clone(),
-                &["damaged", "recovery_choices", "origin", "model", "fallback"],
+                &[
+                    "damaged",
+                    "recovery_choices",
+                    "origin",
+                    "model",
+                    "fallback",
+                    "origin_kind",
+                    "title_set",
+                    "archived_at_ms",
+                    "deleted_at_ms",
+                ],
             )
         })
         .collect();

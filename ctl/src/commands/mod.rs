@@ -6,6 +6,7 @@ mod cancel;
 mod demo;
 mod docs;
 mod history;
+pub mod keep;
 pub mod logs;
 pub mod model;
 pub mod moves;
@@ -126,7 +127,8 @@ async fn dispatch_read(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> 
             history::run(ctx, &session, shape).await
         }
         Command::Branches { session } => branches::run(ctx, &session).await,
-        Command::Sessions => sessions::run(ctx).await,
+        Command::Sessions(args) => sessions::run(ctx, &args).await,
+        Command::Keep(command) => keep::run(ctx, command).await,
         Command::Status => status::run(ctx).await,
         Command::Logs { command } => logs_command(ctx, command).await,
         Command::Replay { error } => replay::run(ctx, error).await,

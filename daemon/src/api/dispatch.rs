@@ -46,7 +46,7 @@ pub async fn dispatch(
         } => history::handle(daemon, &session, active_only),
         Request::Move { session, op } => moves::handle(daemon, &session, op).await,
         Request::Branches { session } => branches::handle(daemon, &session),
-        Request::Sessions => sessions::handle(daemon),
+        Request::Sessions { query } => listing::handle(daemon, &query),
         Request::Status => status::handle(daemon),
         Request::Retry { session } => send::handle(daemon, &session, None, responder).await,
         Request::Resume { session } => resume::handle(daemon, &session).await,
@@ -68,5 +68,7 @@ pub async fn dispatch(
         Request::Replay { error } => replay::handle(daemon, &error).await,
         Request::Cancel { session } => cancel::handle(daemon, &session).await,
         Request::Attach { session } => attach::handle(daemon, &session, responder).await,
+        Request::Rename { session, title } => rename::rename(daemon, &session, &title).await,
+        Request::Place { session, change } => rename::place(daemon, &session, change).await,
     }
 }

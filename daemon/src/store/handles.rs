@@ -27,6 +27,8 @@ pub struct Db {
     pub chains: sled::Tree,
     /// Where a session came from, for those not made by a client of omnid's own.
     pub origins: sled::Tree,
+    /// Sessions by last activity (see `activity.rs`).
+    pub activity: sled::Tree,
     pub syncer: GroupSync,
 }
 
@@ -45,6 +47,8 @@ impl Db {
         let links = db.open_tree("links")?;
         let chains = db.open_tree("chains")?;
         let origins = db.open_tree("origins")?;
+        let activity = db.open_tree("activity")?;
+        super::activity::check(&db, &sessions, &activity)?;
         let disk = DiskSync::new(db.clone(), dir).map_err(|e| open::explain_io(dir, &e))?;
         if !existed {
             // The marker (and the new files' names) are durable before anything else.
@@ -58,6 +62,7 @@ impl Db {
             links,
             chains,
             origins,
+            activity,
             syncer: GroupSync::new(move || disk.sync()),
         })
     }

@@ -10,6 +10,7 @@
 //! | `links`    | session id ‖ chunk (u64 BE)        | parents and roles |
 //! | `chains`   | sha-256 of a conversation to a turn | (session, node) |
 //! | `origins`  | session id (16 bytes)              | where it came from |
+//! | `activity` | last activity (u64 BE) ‖ session id | nothing (see `activity.rs`) |
 //!
 //! Big-endian numbers keep each session's nodes and moves in order under its prefix. Every
 //! value starts with a format-version byte; sled's default tree holds the store's marker
@@ -20,6 +21,7 @@
 //! `handles.rs`), so a full disk never breaks reads and never needs a restart.
 
 mod acknowledged;
+mod activity;
 mod chains;
 mod clean_close;
 mod codec;
@@ -239,6 +241,9 @@ impl Store {
             Some(node) => links::with_node(&db, &id, node)?,
             None => None,
         };
+        let was_active =
+            activity::stored_activity(&db.sessions, &id).map_err(|e| self.failed(&db, e))?;
+        let active = change.session.updated_at_ms;
         let write = || -> Result<(), sled::Error> {
             if let Some(origin) = index.as_ref().filter(|i| !i.after_record) {
                 db.origins.insert(&origin.key[..], &origin.value[..])?;
@@ -252,7 +257,12 @@ impl Store {
             if let Some((key, value)) = &mv {
                 db.moves.insert(&key[..], &value[..])?;
             }
+            db.activity
+                .insert(activity::key(active, &id), sled::IVec::default())?;
             db.sessions.insert(&id.as_bytes()[..], session_value)?;
+            if let Some(old) = was_active.filter(|old| *old != active) {
+                db.activity.remove(activity::key(old, &id))?;
+            }
             if let Some(chain) = index.as_ref().filter(|i| i.after_record) {
                 db.chains.insert(&chain.key[..], &chain.value[..])?;
             }
@@ -307,6 +317,8 @@ impl Store {
     }
 }
 
+#[cfg(test)]
+mod activity_tests;
 #[cfg(test)]
 mod index_tests;
 #[cfg(test)]
