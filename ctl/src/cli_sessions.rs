@@ -79,4 +79,14 @@ pub enum KeepCommand {
         #[command(flatten)]
         session: SessionArg,
     },
+    /// Erase a session for good (asks to confirm): from the store, the proxy's chains and
+    /// the diagnostic records; after omnid's next start no byte of it is left on disk
+    Purge {
+        /// The session to erase (required: purge never means the current one by default)
+        #[arg(short = 's', long = "session", value_name = "ID", required = true)]
+        session: String,
+        /// Do not ask
+        #[arg(long)]
+        yes: bool,
+    },
 }

@@ -113,6 +113,12 @@ pub fn reply(reply: &Reply) -> Value {
             turn,
             kept,
         } => json!({"session": session, "turn": turn, "kept": kept}),
+        Reply::Purged {
+            session,
+            title,
+            nodes,
+            records,
+        } => json!({"session": session, "title": title, "nodes": nodes, "records": records}),
     }
 }
 

@@ -213,6 +213,13 @@ pub enum Request {
         /// Where it goes.
         change: PlaceChange,
     },
+    /// Erases a session for good: from the store, the proxy's chains and the diagnostic
+    /// records (and, at the daemon's next start, from every file of the data directory).
+    Purge {
+        /// The session (a full id, a prefix or a title prefix; never `Current` implicitly:
+        /// the client names it).
+        session: SessionRef,
+    },
 }
 
 /// One message from the daemon about a request.
@@ -360,5 +367,16 @@ pub enum Reply {
         turn: u64,
         /// The interrupted node holding the partial answer, if anything had arrived.
         kept: Option<u64>,
+    },
+    /// A session was purged.
+    Purged {
+        /// Its id.
+        session: String,
+        /// Its title.
+        title: String,
+        /// Nodes erased.
+        nodes: u64,
+        /// Diagnostic records erased.
+        records: u64,
     },
 }

@@ -70,5 +70,6 @@ pub async fn dispatch(
         Request::Attach { session } => attach::handle(daemon, &session, responder).await,
         Request::Rename { session, title } => rename::rename(daemon, &session, &title).await,
         Request::Place { session, change } => rename::place(daemon, &session, change).await,
+        Request::Purge { session } => purge::handle(daemon, &session).await,
     }
 }

@@ -67,6 +67,13 @@ fn components() -> Map<String, Value> {
             ),
         ),
         (
+            "Purged",
+            object(
+                json!({"session": {"type": "string"}, "title": {"type": "string"}, "nodes": {"type": "integer", "description": "Nodes erased"}, "records": {"type": "integer", "description": "Diagnostic records erased"}}),
+                &["session", "title", "nodes", "records"],
+            ),
+        ),
+        (
             "ToolResultStored",
             object(
                 json!({"session": {"type": "string"}, "calls": {"type": "array", "items": reference("PendingCall")}}),

@@ -73,6 +73,22 @@ pub const SESSION_ROUTES: &[Route] = &[
         "Take the session out of the trash",
         restore,
     ),
+    Route {
+        method: "POST",
+        path: "/v1/sessions/{id}/purge",
+        summary: "Erase the session for good: from the store, the proxy's chains and the \
+                  diagnostic records; after omnid's next start no byte of it is left in the \
+                  data directory's files",
+        query: &[],
+        body: None,
+        reply: "Purged",
+        answer: Answer::Json(200),
+        build: |i| {
+            Ok(Request::Purge {
+                session: i.session(),
+            })
+        },
+    },
 ];
 
 /// `POST /v1/sessions/{id}/ACTION`: no body, the session's summary back.

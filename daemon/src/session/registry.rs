@@ -288,6 +288,19 @@ impl Registry {
         Ok(handle)
     }
 
+    /// Ends a session's actor, if loaded, before it is purged (refused while it answers),
+    /// and forgets that it was found damaged.
+    pub async fn unload_for_purge(&self, id: &Uuid) -> Result<(), SessionError> {
+        if let Some(handle) = self.loaded(id) {
+            handle.close().await?;
+            let mut actors = self.actors.lock().unwrap_or_else(|p| p.into_inner());
+            actors.remove(id);
+        }
+        self.damaged.forget(id);
+        self.ctx.current.forget(id);
+        Ok(())
+    }
+
     /// The actor of a session that is loaded now, if any.
     fn loaded(&self, id: &Uuid) -> Option<ActorHandle> {
         let actors = self.actors.lock().unwrap_or_else(|p| p.into_inner());

@@ -11,7 +11,7 @@ use super::{Change, Store, StoreError};
 pub(super) struct SessionCount(Mutex<Option<usize>>);
 
 impl SessionCount {
-    fn lock(&self) -> MutexGuard<'_, Option<usize>> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, Option<usize>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

@@ -35,7 +35,9 @@ mod health;
 mod legacy;
 mod links;
 mod open;
+mod purge;
 mod read;
+mod rewrite;
 mod sled_file;
 mod space;
 
@@ -54,6 +56,7 @@ pub use error::StoreError;
 pub use health::Failing;
 pub use links::Link;
 pub use open::STORE_FORMAT;
+pub use purge::Purged;
 
 use crate::model::{MoveRecord, NodeRecord, SessionRecord};
 
@@ -144,6 +147,7 @@ impl Store {
     /// Opens (or creates) the store in `dir`. [`Store::commit`] and [`Store::sync`] need a
     /// tokio runtime (the sync runs on its blocking pool).
     pub fn open_with(dir: &Path, options: StoreOptions) -> Result<Self, StoreError> {
+        rewrite::if_pending(dir)?;
         if clean_close::take(dir) {
             tracing::debug!(
                 "the store is as its last clean shutdown left it; not compared with what it acknowledged"

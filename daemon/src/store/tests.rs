@@ -165,7 +165,7 @@ fn format_1_and_2_session_records_are_migrated_when_read() {
         decode_session(&future),
         Err(StoreError::UnknownFormat {
             version: 9,
-            current: 4,
+            current: 5,
             ..
         })
     ));

@@ -112,6 +112,9 @@ enum Command {
         change: MetaChange,
         reply: Reply<()>,
     },
+    Close {
+        reply: Reply<()>,
+    },
 }
 
 /// How long an actor with nothing to do stays loaded by default (`session_idle_secs`).
@@ -252,6 +255,15 @@ impl Actor {
             }
             Command::Meta { change, reply } => {
                 let _ = reply.send(self.change_meta(change).await);
+            }
+            Command::Close { reply } => {
+                let closed = self.refuse_if_busy();
+                if closed.is_ok() {
+                    // Takes nothing more: the session is about to be purged.
+                    self.retired = true;
+                    self.inbox.close();
+                }
+                let _ = reply.send(closed);
             }
             Command::ToolResult {
                 call_id,
