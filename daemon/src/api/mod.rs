@@ -9,6 +9,7 @@ pub mod responder;
 mod reverts;
 pub mod state;
 pub mod throttle;
+pub mod trash;
 mod views;
 
 pub use dispatch::dispatch;

@@ -10,7 +10,7 @@ pub(super) mod listing;
 pub(super) mod logs;
 pub(super) mod moves;
 pub(super) mod new_session;
-pub(super) mod purge;
+pub(crate) mod purge;
 pub(super) mod recover;
 pub(super) mod rename;
 pub(super) mod replay;

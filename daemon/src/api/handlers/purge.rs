@@ -10,6 +10,11 @@ use crate::api::state::Daemon;
 
 pub async fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {
     let id = daemon.sessions.resolve(session_ref(session))?;
+    erase(daemon, id).await
+}
+
+/// Erases one session for good (see the module's comment); answers what was erased.
+pub async fn erase(daemon: &Daemon, id: Uuid) -> Result<Reply, ErrorReply> {
     let title = match daemon.services.store.session(&id) {
         Ok(record) => record.map(|r| r.title).unwrap_or_default(),
         // A record that cannot be read can still be purged.
