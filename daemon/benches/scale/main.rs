@@ -15,12 +15,14 @@
 //! | `rss_mb_10k_idle` | resident memory after 10,000 sessions were touched once and left idle |
 //! | `disk_ratio_100k` | bytes on disk ÷ bytes of text, for a 100,000-turn chat |
 //! | `ipc_ratio` | a request round trip through `omnid` ÷ a raw Unix-socket echo |
+//! | `sessions_ratio_100k` | the first page of `sessions` with 100,000 sessions ÷ with 10 |
 
 #![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
 
 #[path = "../common/mod.rs"]
 mod common;
 mod disk;
+mod listing;
 mod memory;
 mod send;
 mod start;
@@ -78,6 +80,9 @@ fn main() {
         }
         if wanted("rss_mb_10k_idle") {
             memory::idle_sessions(10_000).await;
+        }
+        if wanted("sessions_ratio_100k") {
+            listing::sessions_at_any_size(200).await;
         }
         if wanted("first_answer_ms_100k_sessions") {
             start::many_sessions(5).await;

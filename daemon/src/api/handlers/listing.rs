@@ -1,8 +1,12 @@
 //! `Sessions`: a page of sessions, last active first, filtered. Walks the store's index
 //! by last activity from the newest end (or from `before`) and reads only the records it
-//! looks at, so a page costs the same whatever the number of sessions.
+//! looks at, so a page costs the same whatever the number of sessions. A full page keeps
+//! the sessions active in the same millisecond as its last one (so `next_before` skips
+//! none), up to [`MAX_PAGE`].
 
-use omni_proto::{ErrorReply, OriginKind, Reply, SessionPage, SessionQuery, SessionSummary, Shown};
+use omni_proto::{
+    ErrorReply, MAX_PAGE, OriginKind, Reply, SessionPage, SessionQuery, SessionSummary, Shown,
+};
 use uuid::Uuid;
 
 use super::sessions::{head_node, recovery_choices};
@@ -22,8 +26,8 @@ pub fn handle(daemon: &Daemon, query: &SessionQuery) -> Result<Reply, ErrorReply
         if query.since_ms.is_some_and(|since| ms < since) {
             break;
         }
-        if sessions.len() >= size && last_ms != Some(ms) {
-            // Sessions active in the same millisecond as the page's last stay on its page.
+        let full = sessions.len() >= size;
+        if full && (last_ms != Some(ms) || sessions.len() >= MAX_PAGE as usize) {
             next_before = last_ms;
             break;
         }
