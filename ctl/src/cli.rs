@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand};
 
+use crate::cli_sessions::{KeepCommand, ListArgs};
+
 /// omnictl: talk to omnid — send prompts, undo, rewind, branch.
 #[derive(Debug, Parser)]
 #[command(name = "omnictl", version, about, long_about = None)]
@@ -46,7 +48,8 @@ pub enum SearchRole {
 /// Which session a command is about.
 #[derive(Debug, Clone, Args)]
 pub struct SessionArg {
-    /// Session id or a unique prefix of one [default: the most recently used session]
+    /// Session id, a unique prefix of one, or a unique prefix of its title [default: the
+    /// most recently used session]
     #[arg(short = 's', long = "session", value_name = "ID")]
     pub session: Option<String>,
 }
@@ -203,8 +206,11 @@ pub enum Command {
         #[arg(value_name = "N", value_parser = node_number)]
         node: u64,
     },
-    /// List all sessions, newest first
-    Sessions,
+    /// List sessions, last active first: title, origin, model, turns, last activity
+    Sessions(ListArgs),
+    /// Name, archive, delete and restore sessions
+    #[command(flatten)]
+    Keep(KeepCommand),
     /// Show the daemon's version, uptime, socket, store, sessions and circuit breakers
     Status,
     /// Sum stored answers' tokens (input, cached, output, thinking) and their cost, per

@@ -90,6 +90,7 @@ pub async fn run(
     };
     notify::ready(&describe());
     check_in_background(&tracker, &daemon);
+    crate::api::trash::spawn_expiry(&tracker, daemon.clone(), shutdown.clone());
     notify::spawn_watchdog(&tracker, shutdown.clone());
     memory::spawn_release(&tracker, shutdown.clone());
     notify::spawn_status(&tracker, shutdown.clone(), describe);

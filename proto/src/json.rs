@@ -91,7 +91,9 @@ pub fn reply(reply: &Reply) -> Value {
         Reply::History(view) => json!(view),
         Reply::Moved(outcome) => json!(outcome),
         Reply::Branches(list) => json!(list),
-        Reply::Sessions(sessions) => json!({"sessions": sessions}),
+        Reply::Sessions(page) => {
+            json!({"sessions": page.sessions, "next_before": page.next_before})
+        }
         Reply::Status(status) => json!(status),
         Reply::Resumed {
             session,
@@ -122,6 +124,12 @@ pub fn reply(reply: &Reply) -> Value {
         } => json!({"session": session, "name": name, "bytes": bytes}),
         Reply::ImportStaged { upload, bytes } => json!({"upload": upload, "bytes": bytes}),
         Reply::Imported(outcome) => json!(outcome),
+        Reply::Purged {
+            session,
+            title,
+            nodes,
+            records,
+        } => json!({"session": session, "title": title, "nodes": nodes, "records": records}),
     }
 }
 

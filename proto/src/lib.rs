@@ -17,6 +17,7 @@ mod export;
 pub mod frame;
 pub mod json;
 mod limits;
+mod listing;
 mod message;
 mod ops;
 mod recovery;
@@ -35,10 +36,11 @@ pub use export::{
     ExportedSession, ExportedSessionLine, ImportOutcome, export_schema,
 };
 pub use limits::{MAX_FRAME_LEN, PROTOCOL_VERSION};
+pub use listing::{MAX_PAGE, OriginKind, SessionPage, SessionQuery, Shown};
 pub use message::{
     Event, Hello, HelloReply, Reply, Request, RequestFrame, Response, ResponseFrame, SessionRef,
 };
-pub use ops::MoveOp;
+pub use ops::{MoveOp, PlaceChange};
 pub use recovery::{
     ErrorSummary, PendingCall, Recovered, RecoveryAction, RecoveryPreview, ReplayOutcome,
 };

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorReply;
 use crate::export::{ExportFormat, ImportOutcome};
-use crate::ops::MoveOp;
+use crate::listing::{SessionPage, SessionQuery};
+use crate::ops::{MoveOp, PlaceChange};
 use crate::recovery::{ErrorSummary, Recovered, RecoveryAction, ReplayOutcome};
 use crate::search::{SearchQuery, SearchResults};
 use crate::status::DaemonStatus;
@@ -48,7 +49,7 @@ pub enum HelloReply {
 pub enum SessionRef {
     /// The most recently used session.
     Current,
-    /// A session id, or a unique prefix of one.
+    /// A session id, a unique prefix of one, or a unique prefix of its title.
     Id(String),
 }
 
@@ -113,8 +114,11 @@ pub enum Request {
         /// The session to show.
         session: SessionRef,
     },
-    /// All sessions, newest first.
-    Sessions,
+    /// A page of sessions, last active first.
+    Sessions {
+        /// Which, and how many.
+        query: SessionQuery,
+    },
     /// The daemon's health and configuration.
     Status,
     /// Lifts a session's suspension (after repeated failed sends); the history is untouched.
@@ -239,6 +243,29 @@ pub enum Request {
     /// Full-text search over every session's nodes, every branch included; answered with
     /// [`Reply::Search`].
     Search(SearchQuery),
+    /// Names a session (its first prompt no longer sets the title); answered with the
+    /// session's [`Reply::Session`].
+    Rename {
+        /// The session.
+        session: SessionRef,
+        /// The new title: one line, not empty.
+        title: String,
+    },
+    /// Moves a session to or from the archive or the trash; answered with the session's
+    /// [`Reply::Session`].
+    Place {
+        /// The session.
+        session: SessionRef,
+        /// Where it goes.
+        change: PlaceChange,
+    },
+    /// Erases a session for good: from the store, the proxy's chains and the diagnostic
+    /// records (and, at the daemon's next start, from every file of the data directory).
+    Purge {
+        /// The session (a full id, a prefix or a title prefix; never `Current` implicitly:
+        /// the client names it).
+        session: SessionRef,
+    },
 }
 
 /// One message from the daemon about a request.
@@ -341,7 +368,7 @@ pub enum Reply {
     /// The leaves of a session.
     Branches(BranchList),
     /// All sessions, newest first.
-    Sessions(Vec<SessionSummary>),
+    Sessions(SessionPage),
     /// The daemon's status.
     Status(Box<DaemonStatus>),
     /// A session was resumed.
@@ -411,4 +438,15 @@ pub enum Reply {
     Imported(ImportOutcome),
     /// Search hits, best first.
     Search(SearchResults),
+    /// A session was purged.
+    Purged {
+        /// Its id.
+        session: String,
+        /// Its title.
+        title: String,
+        /// Nodes erased.
+        nodes: u64,
+        /// Diagnostic records erased.
+        records: u64,
+    },
 }

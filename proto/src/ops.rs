@@ -18,3 +18,18 @@ pub enum MoveOp {
         node: u64,
     },
 }
+
+/// Where a session is kept: in the listings, in the archive (hidden from listings, still
+/// searchable), or in the trash (gone from listings and search until restored).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlaceChange {
+    /// Hide it from listings.
+    Archive,
+    /// Show it in listings again.
+    Unarchive,
+    /// Move it to the trash (kept for `trash.keep_days`, then purged).
+    Delete,
+    /// Take it out of the trash.
+    Restore,
+}

@@ -298,6 +298,14 @@ pub struct SessionSummary {
     pub fallback: Vec<String>,
     /// The tokens and cost of every answer stored in the session, on any branch.
     pub usage: crate::usage::UsageTotals,
+    /// The title was given by the user (`rename`) rather than taken from the first prompt.
+    pub title_set: bool,
+    /// Where it came from, as a kind: own, proxy or import.
+    pub origin_kind: crate::listing::OriginKind,
+    /// When it was archived (hidden from listings), ms since the epoch.
+    pub archived_at_ms: Option<u64>,
+    /// When it was moved to the trash, ms since the epoch.
+    pub deleted_at_ms: Option<u64>,
 }
 
 /// A failed attempt that will be retried: what the client shows while it waits.

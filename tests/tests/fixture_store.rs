@@ -103,6 +103,10 @@ fn a_store_written_by_omnid_0_1_0_reads_identically() {
                     "model",
                     "fallback",
                     "usage",
+                    "origin_kind",
+                    "title_set",
+                    "archived_at_ms",
+                    "deleted_at_ms",
                 ],
             )
         })

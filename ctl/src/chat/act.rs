@@ -7,7 +7,9 @@ use super::input::Input;
 use super::slash::{self, Slash};
 use super::{Chat, Flow, new_session, summary};
 use crate::cli::SessionArg;
-use crate::commands::{branches, logs, model, moves, resume, search, sessions, status, unexpected};
+use crate::commands::{
+    branches, keep, logs, model, moves, resume, search, sessions, status, unexpected,
+};
 use crate::error::CtlError;
 use crate::output;
 use crate::render::style::Style;
@@ -47,9 +49,16 @@ impl Chat<'_> {
                 Ok(Flow::Go)
             }
             Slash::Search(words) => self.search(words).await,
-            Slash::Sessions => sessions::run(self.ctx).await.map(|()| Flow::Go),
+            Slash::Sessions => sessions::run(self.ctx, &Default::default())
+                .await
+                .map(|()| Flow::Go),
             Slash::Status => status::run(self.ctx).await.map(|()| Flow::Go),
             Slash::Model(reference) => self.model(reference).await,
+            Slash::Rename(title) => {
+                let summary = keep::rename(self.ctx, self.id(), title).await?;
+                output::line(&format!("titled “{}”", summary.title));
+                Ok(Flow::Go)
+            }
             Slash::Resume => self.resume().await,
             Slash::Switch(id) => {
                 let found = summary(self.ctx, omni_proto::SessionRef::Id(id)).await?;

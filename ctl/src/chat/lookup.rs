@@ -60,10 +60,15 @@ impl Lookup {
 
     /// The ids of the daemon's sessions starting with `typed`, each shown with its title.
     pub fn sessions(&self, typed: &str) -> Vec<Candidate> {
-        let Some(Reply::Sessions(list)) = self.ask(Request::Sessions) else {
+        let query = omni_proto::SessionQuery {
+            limit: Some(omni_proto::MAX_PAGE),
+            ..Default::default()
+        };
+        let Some(Reply::Sessions(page)) = self.ask(Request::Sessions { query }) else {
             return Vec::new();
         };
-        list.into_iter()
+        page.sessions
+            .into_iter()
             .filter(|s| s.id.starts_with(typed))
             .map(|s| {
                 let short: String = s.id.chars().take(8).collect();

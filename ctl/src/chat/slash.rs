@@ -62,7 +62,12 @@ pub const COMMANDS: &[Spec] = &[
         "find WORDS in every session and branch (checkout N or history --around N go there)",
     ),
     spec("/sessions", "", "all sessions; * marks the current one"),
-    spec("/switch", "ID", "continue another session"),
+    spec(
+        "/switch",
+        "ID",
+        "continue another session (an id or title prefix)",
+    ),
+    spec("/rename", "TITLE", "name this session"),
     spec("/new", "", "start a new session"),
     spec("/status", "", "the daemon's health"),
     spec(
@@ -108,6 +113,7 @@ pub enum Slash {
     New,
     Status,
     Model(Option<String>),
+    Rename(String),
     Resume,
     Skip,
     Help,
@@ -148,6 +154,10 @@ pub fn parse(line: &str) -> Result<Slash, String> {
             [] => Ok(Slash::Model(None)),
             [reference] => Ok(Slash::Model(Some((*reference).to_string()))),
             _ => Err("usage: /model [REF] (MODEL or PROVIDER/MODEL)".into()),
+        },
+        "/rename" => match args.as_slice() {
+            [] => Err("usage: /rename TITLE".into()),
+            words => Ok(Slash::Rename(words.join(" "))),
         },
         "/resume" => no_args(Slash::Resume),
         "/skip" => no_args(Slash::Skip),
@@ -255,6 +265,7 @@ mod tests {
                 "/checkout" => "/checkout 3".to_string(),
                 "/switch" => "/switch ab12".to_string(),
                 "/search" => "/search zebra crossing".to_string(),
+                "/rename" => "/rename a new title".to_string(),
                 name => name.to_string(),
             };
             assert!(parse(&line).is_ok(), "{line}");
@@ -266,6 +277,11 @@ mod tests {
             Ok(Slash::Search("zebra crossing".into()))
         );
         assert!(parse("/undo now").is_err());
+        assert!(parse("/rename").is_err());
+        assert_eq!(
+            parse("/rename  Two words"),
+            Ok(Slash::Rename("Two words".into()))
+        );
         assert_eq!(parse("/edit #4"), Ok(Slash::Edit(Some(4))));
         assert_eq!(
             parse("/recover deep"),
@@ -298,6 +314,7 @@ mod tests {
                     "/redo".into(),
                     "/retry".into(),
                     "/recover".into(),
+                    "/rename".into(),
                     "/resume".into()
                 ]
             )

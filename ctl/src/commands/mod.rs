@@ -9,6 +9,7 @@ mod docs;
 mod export;
 mod history;
 mod import;
+pub mod keep;
 pub mod logs;
 pub mod model;
 pub mod moves;
@@ -136,7 +137,8 @@ async fn dispatch_read(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> 
             history::run(ctx, &session, shape).await
         }
         Command::Branches { session } => branches::run(ctx, &session).await,
-        Command::Sessions => sessions::run(ctx).await,
+        Command::Sessions(args) => sessions::run(ctx, &args).await,
+        Command::Keep(command) => keep::run(ctx, command).await,
         Command::Status => status::run(ctx).await,
         Command::Usage { since, by, session } => {
             usage::run(ctx, since.as_deref(), by, session).await

@@ -1,48 +1,107 @@
-//! `omnictl sessions`: all sessions, newest first; `*` marks the current one.
+//! `omnictl sessions`: a page of sessions, last active first (`*` marks the current one):
+//! id, last activity, origin, model, turns and title; `--before` pages on.
 
-use omni_proto::{Reply, Request};
+use omni_proto::{
+    OriginKind, Reply, Request, SessionPage, SessionQuery, SessionSummary, Shown, parse_since,
+};
 use serde_json::json;
 
 use super::{Ctx, unexpected};
+use crate::cli_sessions::ListArgs;
 use crate::error::CtlError;
 use crate::output;
 use crate::render::{self, style::Style};
 
-pub async fn run(ctx: &mut Ctx) -> Result<(), CtlError> {
-    let sessions = match ctx.ask(Request::Sessions).await? {
-        Reply::Sessions(sessions) => sessions,
+/// The query the command line asks for; times are read here, in the user's time zone.
+pub fn query(args: &ListArgs) -> Result<SessionQuery, CtlError> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let time = |flag: &str, text: &Option<String>| {
+        text.as_deref()
+            .map(|text| {
+                parse_since(text, now).map_err(|_| {
+                    CtlError::usage(format!(
+                        "{flag} {text:?} is not a time: give a date (2026-11-01), today, \
+                         yesterday, an age (7d, 12h) or ms since the epoch"
+                    ))
+                })
+            })
+            .transpose()
+    };
+    let origin = args
+        .origin
+        .as_deref()
+        .map(|text| OriginKind::parse(text).map_err(CtlError::usage))
+        .transpose()?;
+    let shown = match (args.archived, args.trash) {
+        (_, true) => Shown::Trash,
+        (true, false) => Shown::WithArchived,
+        (false, false) => Shown::Listed,
+    };
+    Ok(SessionQuery {
+        limit: Some(args.limit),
+        before_ms: time("--before", &args.before)?,
+        since_ms: time("--since", &args.since)?,
+        origin,
+        model: args.model.clone(),
+        shown,
+    })
+}
+
+pub async fn run(ctx: &mut Ctx, args: &ListArgs) -> Result<(), CtlError> {
+    let query = query(args)?;
+    let page: SessionPage = match ctx.ask(Request::Sessions { query }).await? {
+        Reply::Sessions(page) => page,
         other => return Err(unexpected(other)),
     };
     if ctx.json {
-        output::json(&json!({ "sessions": sessions }));
+        output::json(&json!({ "sessions": page.sessions, "next_before": page.next_before }));
         return Ok(());
     }
     let style = Style::stdout();
-    if sessions.is_empty() {
-        output::line(&style.dim("no sessions yet; create one with `omnictl new`"));
-    }
-    for session in &sessions {
-        let marker = if session.current { "*" } else { " " };
-        let mut title = if session.title.is_empty() {
-            style.dim("(empty)")
-        } else {
-            session.title.clone()
+    if page.sessions.is_empty() {
+        let empty = match args.trash {
+            true => "the trash is empty",
+            false => "no sessions yet; create one with `omnictl new`",
         };
-        if let Some(origin) = &session.origin {
-            title = format!("{} {title}", style.dim(&format!("[{origin}]")));
-        }
-        if session.suspended {
-            title = format!("{} {title}", style.error("[suspended]"));
-        }
-        if let Some(reason) = &session.damaged {
-            title = format!("{} {title} ({reason})", style.error("[damaged]"));
-        }
-        output::line(&format!(
-            "{marker} {}  {}  {:>4} turns  {title}",
-            session.id,
-            render::timestamp(session.created_at_ms),
-            session.nodes
-        ));
+        output::line(&style.dim(empty));
+    }
+    for session in &page.sessions {
+        output::line(&line(session, &style));
+    }
+    if let Some(before) = page.next_before {
+        output::line(&style.dim(&format!("more: omnictl sessions --before {before}")));
     }
     Ok(())
+}
+
+/// One session's line.
+fn line(session: &SessionSummary, style: &Style) -> String {
+    let marker = if session.current { "*" } else { " " };
+    let mut title = if session.title.is_empty() {
+        style.dim("(empty)")
+    } else {
+        session.title.clone()
+    };
+    if let Some(origin) = &session.origin {
+        title = format!("{} {title}", style.dim(&format!("[{origin}]")));
+    }
+    if session.archived_at_ms.is_some() {
+        title = format!("{} {title}", style.dim("[archived]"));
+    }
+    if session.suspended {
+        title = format!("{} {title}", style.error("[suspended]"));
+    }
+    if let Some(reason) = &session.damaged {
+        title = format!("{} {title} ({reason})", style.error("[damaged]"));
+    }
+    format!(
+        "{marker} {}  {}  {:<6}  {:<28}  {:>4} turns  {title}",
+        session.id,
+        render::timestamp(session.updated_at_ms),
+        session.origin_kind.name(),
+        session.model,
+        session.nodes
+    )
 }

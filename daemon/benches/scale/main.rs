@@ -17,12 +17,14 @@
 //! | `ipc_ratio` | a request round trip through `omnid` ÷ a raw Unix-socket echo |
 //! | `commit_ratio_search` | a committed turn with the search index following the store ÷ without |
 //! | `search_p50_ms_1m` | a full-text search over 1,000,000 nodes in 1,000 sessions (top 20, with snippets) |
+//! | `sessions_ratio_100k` | the first page of `sessions` with 100,000 sessions ÷ with 10 |
 
 #![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
 
 #[path = "../common/mod.rs"]
 mod common;
 mod disk;
+mod listing;
 mod memory;
 mod search;
 mod send;
@@ -87,6 +89,9 @@ fn main() {
         }
         if wanted("rss_mb_10k_idle") {
             memory::idle_sessions(10_000).await;
+        }
+        if wanted("sessions_ratio_100k") {
+            listing::sessions_at_any_size(200).await;
         }
         if wanted("first_answer_ms_100k_sessions") {
             start::many_sessions(5).await;

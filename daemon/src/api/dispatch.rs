@@ -46,7 +46,7 @@ pub async fn dispatch(
         } => history::handle(daemon, &session, active_only),
         Request::Move { session, op } => moves::handle(daemon, &session, op).await,
         Request::Branches { session } => branches::handle(daemon, &session),
-        Request::Sessions => sessions::handle(daemon),
+        Request::Sessions { query } => listing::handle(daemon, &query),
         Request::Status => status::handle(daemon),
         Request::Usage {
             since_ms,
@@ -96,5 +96,8 @@ pub async fn dispatch(
             import::handle(daemon, upload.as_deref(), data, source).await
         }
         Request::Search(query) => search::handle(daemon, query),
+        Request::Rename { session, title } => rename::rename(daemon, &session, &title).await,
+        Request::Place { session, change } => rename::place(daemon, &session, change).await,
+        Request::Purge { session } => purge::handle(daemon, &session).await,
     }
 }

@@ -9,6 +9,7 @@ pub mod responder;
 mod reverts;
 pub mod state;
 pub mod throttle;
+pub mod trash;
 pub mod uploads;
 mod views;
 

@@ -86,6 +86,8 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// How long a session's actor with nothing to do stays loaded.
     pub session_idle: Duration,
+    /// How long a session stays in the trash before it is purged; `None`: until purged.
+    pub trash_keep: Option<Duration>,
 }
 
 /// Where the HTTP API listens, and its bearer token for TCP.
@@ -275,6 +277,8 @@ impl Config {
             client_timeout: seconds("client-timeout-secs", s.client_timeout_secs)?,
             idle_timeout: seconds("idle-timeout-secs", s.idle_timeout_secs)?,
             session_idle: seconds("session-idle-secs", s.session_idle_secs)?,
+            trash_keep: (s.trash_keep_days > 0)
+                .then(|| Duration::from_secs(s.trash_keep_days.saturating_mul(86_400))),
             store: StoreOptions {
                 min_free_bytes: s.min_free_space_mb.saturating_mul(1024 * 1024),
             },

@@ -288,6 +288,16 @@ settings! {
         reloads: true,
         secret: false,
     }
+    /// Days a session stays in the trash (`omnictl delete`) before it is purged for good;
+    /// 0 keeps it until `omnictl purge`.
+    trash_keep_days: u64 {
+        key: "trash.keep_days",
+        flag: value("trash-keep-days", "DAYS"),
+        env: none,
+        default: fixed(30),
+        reloads: true,
+        secret: false,
+    }
     /// Free space (MiB) kept on the data directory's file system: a write that would leave
     /// less is refused cleanly, so the store never runs the disk dry.
     min_free_space_mb: u64 {

@@ -8,6 +8,7 @@
 
 mod entry;
 mod files;
+mod forget;
 mod query;
 mod rotate;
 

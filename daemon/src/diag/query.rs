@@ -59,7 +59,7 @@ fn read_record(path: &Path) -> Option<ErrorRecord> {
 }
 
 /// Splits a log into its entries (each starts with a `[time] ERROR: error <id>` line).
-fn entries(text: &str) -> Vec<&str> {
+pub(super) fn entries(text: &str) -> Vec<&str> {
     let mut starts: Vec<usize> = text
         .match_indices("] ERROR: error ")
         .filter_map(|(at, _)| text[..at].rfind('\n').map_or(Some(0), |nl| Some(nl + 1)))

@@ -67,11 +67,9 @@ fn unknown_field(route: &Route, fields: &serde_json::Map<String, Value>) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::routes::ROUTES;
 
     fn route(method: &str, path: &str) -> &'static Route {
-        ROUTES
-            .iter()
+        crate::http::routes::all()
             .find(|r| r.method == method && r.path == path)
             .expect("a route")
     }

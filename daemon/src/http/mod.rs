@@ -9,6 +9,7 @@ mod input;
 pub mod openapi;
 mod respond;
 pub mod routes;
+mod session_routes;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 pub use auth::token;
 use input::{Input, invalid, session_ref};
 use respond::{answer, error_response};
-use routes::{ROUTES, Route};
+use routes::Route;
 
 use crate::api::Daemon;
 use crate::listeners::{self, Busy, Rules};
@@ -87,11 +88,11 @@ pub fn serve(
     }
 }
 
-/// The API's router: one handler per entry of [`ROUTES`], the OpenAPI document, JSON
+/// The API's router: one handler per entry of [`routes::all`], the OpenAPI document, JSON
 /// errors for everything else.
 pub fn router(daemon: Arc<Daemon>) -> Router {
     let mut paths: Vec<(&'static str, MethodRouter<Arc<Daemon>>)> = Vec::new();
-    for route in ROUTES {
+    for route in routes::all() {
         let filter = match route.method {
             "GET" => MethodFilter::GET,
             "PUT" => MethodFilter::PUT,

@@ -1,4 +1,4 @@
-//! The API's OpenAPI 3.1 document, generated from [`ROUTES`] and from the protocol's own
+//! The API's OpenAPI 3.1 document, generated from [`routes::all`] and from the protocol's own
 //! types (their JSON Schemas derived from the very structs the API serializes). It is
 //! checked in as `docs/openapi.json`; a test fails when the two differ.
 
@@ -11,7 +11,7 @@ use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
 
 use super::input::object;
-use super::routes::{Answer as How, ROUTES, Route};
+use super::routes::{self, Answer as How, Route};
 
 /// Where the document is served.
 pub const OPENAPI_PATH: &str = "/v1/openapi.json";
@@ -50,8 +50,14 @@ fn components() -> Map<String, Value> {
         (
             "SessionList",
             object(
-                json!({"sessions": {"type": "array", "items": reference("SessionSummary")}}),
-                &["sessions"],
+                json!({
+                    "sessions": {"type": "array", "items": reference("SessionSummary")},
+                    "next_before": {
+                        "type": ["integer", "null"],
+                        "description": "when more sessions may match: the `before` of the next page"
+                    }
+                }),
+                &["sessions", "next_before"],
             ),
         ),
         (
@@ -63,6 +69,13 @@ fn components() -> Map<String, Value> {
             object(
                 json!({"session": {"type": "string"}, "turn": {"type": "integer"}, "kept": {"type": ["integer", "null"], "description": "The interrupted node holding the partial answer, out of the context"}}),
                 &["session", "turn", "kept"],
+            ),
+        ),
+        (
+            "Purged",
+            object(
+                json!({"session": {"type": "string"}, "title": {"type": "string"}, "nodes": {"type": "integer", "description": "Nodes erased"}, "records": {"type": "integer", "description": "Diagnostic records erased"}}),
+                &["session", "title", "nodes", "records"],
             ),
         ),
         (
@@ -158,7 +171,7 @@ fn operation(route: &Route) -> Value {
 /// The whole document.
 pub fn document() -> Value {
     let mut paths = Map::new();
-    for route in ROUTES {
+    for route in routes::all() {
         let entry = paths.entry(route.path).or_insert_with(|| json!({}));
         entry[route.method.to_ascii_lowercase()] = operation(route);
     }
@@ -206,7 +219,7 @@ mod tests {
     fn every_route_is_documented_with_its_reply_schema() {
         let document = document();
         let schemas = &document["components"]["schemas"];
-        for route in ROUTES {
+        for route in routes::all() {
             let method = route.method.to_ascii_lowercase();
             assert!(
                 document["paths"][route.path][&method].is_object(),

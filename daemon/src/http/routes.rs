@@ -1,5 +1,5 @@
 //! The HTTP API's routes, declared once: the router, the request each route becomes and
-//! the OpenAPI document are all built from [`ROUTES`]. A route only translates: it turns
+//! the OpenAPI document are all built from [`all`]. A route only translates: it turns
 //! the path, query and JSON body into an [`omni_proto::Request`] that the socket protocol
 //! carries too, and the one request set handles it.
 
@@ -46,6 +46,11 @@ pub struct Route {
 }
 
 /// Every route of the API, in the order the OpenAPI document lists them.
+pub fn all() -> impl Iterator<Item = &'static Route> {
+    ROUTES.iter().chain(super::session_routes::SESSION_ROUTES)
+}
+
+/// The routes of the conversation, diagnostics and the daemon.
 pub const ROUTES: &[Route] = &[
     Route {
         method: "GET",
@@ -56,16 +61,6 @@ pub const ROUTES: &[Route] = &[
         reply: "DaemonStatus",
         answer: Answer::Json(200),
         build: |_| Ok(Request::Status),
-    },
-    Route {
-        method: "GET",
-        path: "/v1/sessions",
-        summary: "All sessions, newest first",
-        query: &[],
-        body: None,
-        reply: "SessionList",
-        answer: Answer::Json(200),
-        build: |_| Ok(Request::Sessions),
     },
     Route {
         method: "POST",

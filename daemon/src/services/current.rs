@@ -29,4 +29,15 @@ impl CurrentSession {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(id);
     }
+
+    /// No session is current any more if `id` was (it is being purged).
+    pub fn forget(&self, id: &Uuid) {
+        let mut current = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if current.as_ref() == Some(id) {
+            *current = None;
+        }
+    }
 }

@@ -115,6 +115,11 @@ impl Damaged {
         }
     }
 
+    /// Forgets a session that no longer exists (purged).
+    pub fn forget(&self, id: &Uuid) {
+        self.map().remove(id);
+    }
+
     /// What is wrong with a session, if it is damaged.
     pub fn get(&self, id: &Uuid) -> Option<String> {
         self.map().get(id).cloned()

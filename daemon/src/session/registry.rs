@@ -166,7 +166,8 @@ impl Registry {
     }
 
     /// Resolves a reference to a session id: `None` for the current session, else a full
-    /// id or a unique prefix of one.
+    /// id, a unique prefix of one, or (when no id begins so) a unique prefix of a title,
+    /// regardless of case; a title equal to the text wins over longer ones it begins.
     pub fn resolve(&self, session: Option<&str>) -> Result<Uuid, SessionError> {
         match session {
             None => self.ctx.current.get().ok_or_else(|| {
@@ -194,20 +195,39 @@ impl Registry {
             };
         }
         let prefix = text.to_ascii_lowercase();
-        let matches: Vec<Uuid> = self
-            .ctx
-            .store
-            .sessions()
-            .map_err(SessionError::from)?
-            .into_iter()
+        let stored = self.ctx.store.sessions().map_err(SessionError::from)?;
+        let by_id: Vec<Uuid> = stored
+            .iter()
             .map(|stored| stored.id)
             .filter(|id| id.to_string().starts_with(&prefix))
             .collect();
-        match matches.as_slice() {
-            [id] => Ok(*id),
-            [] => Err(unknown()),
-            many => Err(SessionError::invalid(format!(
-                "'{text}' matches {} sessions; give more of the id",
+        match by_id.as_slice() {
+            [id] => return Ok(*id),
+            [] => {}
+            many => {
+                return Err(SessionError::invalid(format!(
+                    "'{text}' matches {} sessions; give more of the id",
+                    many.len()
+                )));
+            }
+        }
+        let titled: Vec<(Uuid, String)> = stored
+            .into_iter()
+            .filter_map(|stored| {
+                let record = stored.record.ok()?;
+                let title = record.title.to_lowercase();
+                (title.starts_with(&text.to_lowercase())).then_some((record.id, title))
+            })
+            .collect();
+        let exact: Vec<&(Uuid, String)> = titled
+            .iter()
+            .filter(|(_, title)| *title == text.to_lowercase())
+            .collect();
+        match (titled.as_slice(), exact.as_slice()) {
+            ([(id, _)], _) | (_, [(id, _)]) => Ok(*id),
+            ([], _) => Err(unknown()),
+            (many, _) => Err(SessionError::invalid(format!(
+                "'{text}' begins the titles of {} sessions; give more of the title, or the id",
                 many.len()
             ))),
         }
@@ -274,6 +294,19 @@ impl Registry {
         let handle = ActorHandle::spawn(self.ctx.clone(), record, tree, loaded);
         actors.insert(id, handle.clone());
         Ok(handle)
+    }
+
+    /// Ends a session's actor, if loaded, before it is purged (refused while it answers),
+    /// and forgets that it was found damaged.
+    pub async fn unload_for_purge(&self, id: &Uuid) -> Result<(), SessionError> {
+        if let Some(handle) = self.loaded(id) {
+            handle.close().await?;
+            let mut actors = self.actors.lock().unwrap_or_else(|p| p.into_inner());
+            actors.remove(id);
+        }
+        self.damaged.forget(id);
+        self.ctx.current.forget(id);
+        Ok(())
     }
 
     /// The actor of a session that is loaded now, if any.

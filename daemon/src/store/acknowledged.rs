@@ -123,6 +123,18 @@ impl Acknowledged {
     }
 }
 
+impl Acknowledged {
+    /// Forgets a purged session: the file no longer expects it.
+    pub fn forget(&self, id: &Uuid) {
+        if let Ok(mut noted) = self.noted.lock() {
+            noted.sessions.remove(id);
+        }
+        if let Some(wake) = &self.wake {
+            let _ = wake.send(());
+        }
+    }
+}
+
 impl Drop for Acknowledged {
     /// Writes the file a last time before the store closes.
     fn drop(&mut self) {
@@ -176,6 +188,21 @@ pub(super) fn write(path: &Path, value: &impl Serialize) -> std::io::Result<()> 
         .open(&aside)?;
     file.write_all(&serde_json::to_vec(value)?)?;
     std::fs::rename(&aside, path)
+}
+
+/// Takes purged sessions out of the file in `dir`, so the next opening does not miss them
+/// (run before that opening's comparison; see `rewrite.rs`).
+pub(super) fn forget_in_file(dir: &Path, purged: &[Uuid]) -> std::io::Result<()> {
+    let path = dir.join(FILE);
+    let Ok(Some(mut counts)) = read(&path) else {
+        return Ok(());
+    };
+    let before = counts.sessions.len();
+    counts.sessions.retain(|id, _| !purged.contains(id));
+    if counts.sessions.len() == before {
+        return Ok(());
+    }
+    write(&path, &counts)
 }
 
 /// The file's counts; `None` when there is no file, or it cannot be read (a directory

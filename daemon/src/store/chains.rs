@@ -32,6 +32,12 @@ impl Store {
     }
 }
 
+/// Whether a `chains` value names `session` (one that cannot be read names none).
+pub(super) fn names_session(value: &[u8], session: &Uuid) -> bool {
+    codec::decode::<(Uuid, NodeId)>(value, "chain", INDEX_FORMAT)
+        .is_ok_and(|(named, _)| named == *session)
+}
+
 /// An index entry ready to write: its key, its value, and whether it goes after the
 /// session record (a chain entry) or before it (an origin).
 pub(super) struct Entry {

@@ -29,6 +29,8 @@ pub struct Db {
     pub origins: sled::Tree,
     /// Content hashes of imported sessions → the session holding that content.
     pub imports: sled::Tree,
+    /// Sessions by last activity (see `activity.rs`).
+    pub activity: sled::Tree,
     pub syncer: GroupSync,
 }
 
@@ -48,6 +50,8 @@ impl Db {
         let chains = db.open_tree("chains")?;
         let origins = db.open_tree("origins")?;
         let imports = db.open_tree("imports")?;
+        let activity = db.open_tree("activity")?;
+        super::activity::check(&db, &sessions, &activity)?;
         let disk = DiskSync::new(db.clone(), dir).map_err(|e| open::explain_io(dir, &e))?;
         if !existed {
             // The marker (and the new files' names) are durable before anything else.
@@ -62,6 +66,7 @@ impl Db {
             chains,
             origins,
             imports,
+            activity,
             syncer: GroupSync::new(move || disk.sync()),
         })
     }

@@ -17,6 +17,11 @@ pub type ContentHash = [u8; 32];
 /// Format of the `imports` tree's values.
 const IMPORTS_FORMAT: u8 = 1;
 
+/// The session an `imports` entry's value names, if it can be read.
+pub(super) fn session_of(value: &[u8]) -> Option<Uuid> {
+    codec::decode::<Uuid>(value, "import", IMPORTS_FORMAT).ok()
+}
+
 /// One session to write whole.
 pub struct Import<'a> {
     /// Its record, counting exactly `nodes` and `moves`.

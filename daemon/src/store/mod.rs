@@ -11,6 +11,7 @@
 //! | `chains`   | sha-256 of a conversation to a turn | (session, node) |
 //! | `origins`  | session id (16 bytes)              | where it came from |
 //! | `imports`  | sha-256 of an imported session's content | its session id |
+//! | `activity` | last activity (u64 BE) ‖ session id | nothing (see `activity.rs`) |
 //!
 //! Big-endian numbers keep each session's nodes and moves in order under its prefix. Every
 //! value starts with a format-version byte; sled's default tree holds the store's marker
@@ -21,6 +22,7 @@
 //! `handles.rs`), so a full disk never breaks reads and never needs a restart.
 
 mod acknowledged;
+mod activity;
 mod chains;
 mod clean_close;
 mod codec;
@@ -36,7 +38,9 @@ mod legacy;
 mod links;
 mod observe;
 mod open;
+mod purge;
 mod read;
+mod rewrite;
 mod sled_file;
 mod space;
 
@@ -57,6 +61,7 @@ pub use import::{ContentHash, Import};
 pub use links::Link;
 pub use observe::Observer;
 pub use open::STORE_FORMAT;
+pub use purge::Purged;
 
 use crate::model::{MoveRecord, NodeRecord, SessionRecord};
 
@@ -149,6 +154,7 @@ impl Store {
     /// Opens (or creates) the store in `dir`. [`Store::commit`] and [`Store::sync`] need a
     /// tokio runtime (the sync runs on its blocking pool).
     pub fn open_with(dir: &Path, options: StoreOptions) -> Result<Self, StoreError> {
+        rewrite::if_pending(dir)?;
         if clean_close::take(dir) {
             tracing::debug!(
                 "the store is as its last clean shutdown left it; not compared with what it acknowledged"
@@ -247,6 +253,9 @@ impl Store {
             Some(node) => links::with_node(&db, &id, node)?,
             None => None,
         };
+        let was_active =
+            activity::stored_activity(&db.sessions, &id).map_err(|e| self.failed(&db, e))?;
+        let active = change.session.updated_at_ms;
         let write = || -> Result<(), sled::Error> {
             if let Some(origin) = index.as_ref().filter(|i| !i.after_record) {
                 db.origins.insert(&origin.key[..], &origin.value[..])?;
@@ -260,7 +269,12 @@ impl Store {
             if let Some((key, value)) = &mv {
                 db.moves.insert(&key[..], &value[..])?;
             }
+            db.activity
+                .insert(activity::key(active, &id), sled::IVec::default())?;
             db.sessions.insert(&id.as_bytes()[..], session_value)?;
+            if let Some(old) = was_active.filter(|old| *old != active) {
+                db.activity.remove(activity::key(old, &id))?;
+            }
             if let Some(chain) = index.as_ref().filter(|i| i.after_record) {
                 db.chains.insert(&chain.key[..], &chain.value[..])?;
             }
@@ -330,6 +344,8 @@ impl Store {
     }
 }
 
+#[cfg(test)]
+mod activity_tests;
 #[cfg(test)]
 mod index_tests;
 #[cfg(test)]

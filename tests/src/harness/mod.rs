@@ -327,6 +327,17 @@ impl Omni {
         }
     }
 
+    /// Stops the daemon as a service manager does (SIGTERM) and waits for it to exit.
+    #[track_caller]
+    pub fn stop(&mut self) {
+        self.signal(Signal::TERM);
+        let exited = self.wait_exit(Duration::from_secs(30));
+        assert!(
+            exited.is_some_and(|s| s.success()),
+            "omnid stops cleanly: {exited:?}"
+        );
+    }
+
     /// Starts a new daemon process on the same socket and directories.
     #[track_caller]
     pub fn restart(&mut self) {

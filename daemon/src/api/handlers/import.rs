@@ -13,7 +13,6 @@ use crate::api::views::import::records;
 use crate::model::SessionRecord;
 use crate::session::{build_tree, places};
 use crate::store::{ContentHash, Import};
-use crate::text::first_line;
 
 /// The tools an import may name as its source.
 const TOOLS: [&str; 4] = ["omni", "claude-code", "gemini-cli", "codex"];
@@ -59,7 +58,7 @@ pub async fn handle(
         return Ok(outcome(&record, false, false));
     }
     let (id, new_id) = free_id(daemon, &session)?;
-    let (record, nodes, moves) = records(&session, id, |text| first_line(text, 80))
+    let (record, nodes, moves) = records(&session, id, crate::text::title_of)
         .map_err(|why| invalid(format!("{}: {why}", source.file)))?;
     // The tree a load would build: what cannot load is refused before it is stored.
     build_tree(&record, places(&nodes))

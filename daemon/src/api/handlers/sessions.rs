@@ -1,7 +1,7 @@
-//! `Sessions`: every session, newest first; and the shared reads of one session, which
-//! show a damaged session as it is stored rather than failing.
+//! The shared reads of one session, which show a damaged session as it is stored rather
+//! than failing (the listing itself is `listing.rs`).
 
-use omni_proto::{ErrorKind, ErrorReply, RecoveryPreview, Reply, SessionRef, SessionSummary};
+use omni_proto::{ErrorKind, ErrorReply, RecoveryPreview, SessionRef};
 use uuid::Uuid;
 
 use crate::api::convert::session_ref;
@@ -12,39 +12,6 @@ use crate::model::{NodeRecord, SessionRecord};
 use crate::session::registry::is_bad_record;
 use crate::session::tree::{NodeId, Tree};
 use crate::session::{build_tree, indexed, places};
-
-pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
-    let current = daemon.services.current.get();
-    let damaged = daemon.sessions.damaged();
-    let live = daemon.services.live.get();
-    let mut summaries: Vec<SessionSummary> = Vec::new();
-    for stored in daemon.services.store.sessions().map_err(store_error)? {
-        let summary = match stored.record {
-            Ok(record) => {
-                let head = head_node(daemon, &record).ok().flatten();
-                let is_current = Some(record.id) == current;
-                let choices = recovery_choices(daemon, &record);
-                views::summary(
-                    &record,
-                    is_current,
-                    head.as_ref(),
-                    damaged.get(&record.id),
-                    choices,
-                    daemon.services.store.origin(&record.id),
-                    &live.config,
-                )
-            }
-            Err(error) => {
-                let reason = format!("its record cannot be read ({error})");
-                damaged.mark(stored.id, &reason);
-                views::unreadable_summary(&stored.id, &reason)
-            }
-        };
-        summaries.push(summary);
-    }
-    summaries.sort_by(|a, b| b.created_at_ms.cmp(&a.created_at_ms).then(b.id.cmp(&a.id)));
-    Ok(Reply::Sessions(summaries))
-}
 
 /// A session's record, read straight from the store.
 pub fn record(daemon: &Daemon, session: &SessionRef) -> Result<SessionRecord, ErrorReply> {

@@ -9,8 +9,8 @@ pub mod status;
 pub mod usage;
 
 use omni_proto::{
-    Branch, BranchList, Entry, HistoryView, RecoveryAction, RecoveryPreview, RevertReason,
-    SessionSummary,
+    Branch, BranchList, Entry, HistoryView, OriginKind, RecoveryAction, RecoveryPreview,
+    RevertReason, SessionSummary,
 };
 
 use crate::api::reverts::revert_reasons;
@@ -175,8 +175,12 @@ pub fn summary(
             .collect(),
         has_tools: record.tools_json.is_some(),
         damaged,
+        origin_kind: OriginKind::of(origin.as_deref()),
         origin,
         usage: usage::totals(&record.usage, &config.prices),
+        title_set: record.title_set,
+        archived_at_ms: record.archived_at_ms,
+        deleted_at_ms: record.deleted_at_ms,
     }
 }
 
@@ -198,6 +202,10 @@ pub fn unreadable_summary(id: &uuid::Uuid, reason: &str) -> SessionSummary {
         has_tools: false,
         damaged: Some(reason.to_string()),
         origin: None,
+        origin_kind: OriginKind::Own,
+        title_set: false,
+        archived_at_ms: None,
+        deleted_at_ms: None,
         model: String::new(),
         fallback: Vec::new(),
         usage: omni_proto::UsageTotals::default(),

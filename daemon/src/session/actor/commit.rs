@@ -10,7 +10,7 @@ use crate::model::{MoveKind, MoveRecord, NodeRecord, SessionRecord};
 use crate::session::SessionError;
 use crate::session::tree::NodeId;
 use crate::store::{Change, Recorded, StoreError};
-use crate::text::first_line;
+use crate::text::title_of;
 use crate::time::now_ms;
 
 /// What a head move does to the redo stack.
@@ -39,6 +39,9 @@ pub(super) struct Write<'a> {
     /// Wait until it is durable (else the next durable commit makes it so, together with
     /// everything applied before).
     pub durable: bool,
+    /// It is activity in the conversation: it moves the session's last activity and makes
+    /// it the current session (a rename or an archiving does neither).
+    pub activity: bool,
 }
 
 /// Whether a change that failed may have been kept anyway.
@@ -100,6 +103,7 @@ impl Actor {
         let durably = Write {
             recorded: None,
             durable: true,
+            activity: true,
         };
         self.write(node, head_move, update, durably).await
     }
@@ -112,7 +116,10 @@ impl Actor {
         update: impl FnOnce(&mut SessionRecord),
         how: Write<'_>,
     ) -> Result<(), NotSaved> {
-        let (record, mv) = self.next_record(node.as_ref(), head_move, update);
+        let (mut record, mv) = self.next_record(node.as_ref(), head_move, update);
+        if !how.activity {
+            record.updated_at_ms = self.record.updated_at_ms;
+        }
         let change = Change {
             session: &record,
             node: node.as_ref(),
@@ -145,7 +152,7 @@ impl Actor {
             self.ctx.usage_today.count(info, now_ms());
         }
         self.record = record;
-        if self.client_made {
+        if self.client_made && how.activity {
             self.ctx.current.set(self.record.id);
         }
         Ok(())
@@ -168,8 +175,8 @@ impl Actor {
         update(&mut record);
         if let Some(node) = node {
             record.nodes = node.id;
-            if record.title.is_empty() && node.role == Role::User {
-                record.title = first_line(&node.text(), 80);
+            if record.title.is_empty() && !record.title_set && node.role == Role::User {
+                record.title = title_of(&node.text());
             }
             if let Some(info) = &node.model {
                 record.count_usage(info);

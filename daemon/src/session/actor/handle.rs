@@ -157,6 +157,17 @@ impl ActorHandle {
             .await
     }
 
+    /// Renames the session, or moves it to or from the archive or the trash.
+    pub async fn change_meta(&self, change: super::MetaChange) -> Result<(), SessionError> {
+        self.call(|reply| Command::Meta { change, reply }).await
+    }
+
+    /// Ends the actor once nothing is in flight (refused while an answer streams): the
+    /// session is about to be purged.
+    pub async fn close(&self) -> Result<(), SessionError> {
+        self.call(|reply| Command::Close { reply }).await
+    }
+
     /// Follows the session: every event of every request from now on, and each change once
     /// stored. A watched session stays loaded; the stream ends when the daemon stops.
     pub async fn watch(&self) -> Result<broadcast::Receiver<SessionEvent>, SessionError> {

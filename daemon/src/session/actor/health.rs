@@ -70,7 +70,7 @@ impl Actor {
     /// Lifts a suspension and resets the count; the history is untouched. Returns whether
     /// there was anything to lift.
     pub(super) async fn resume(&mut self) -> Result<bool, SessionError> {
-        self.refuse_if_busy()?;
+        self.refuse_change()?;
         let was_suspended = self.record.suspended.is_some();
         if was_suspended || self.record.consecutive_failures > 0 {
             self.commit_with(None, None, |record| {

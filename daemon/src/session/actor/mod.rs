@@ -12,6 +12,7 @@ mod finish;
 mod handle;
 mod health;
 mod held;
+mod meta;
 mod models;
 mod moves;
 mod record;
@@ -35,6 +36,7 @@ use crate::services::Services;
 use crate::session::tree::NodeId;
 use commit::{HeadMove, RedoEffect, Write};
 use events::{Events, Watchers};
+pub use meta::{MetaChange, checked_title};
 pub use record::RecordedTurn;
 use send::{InFlight, next_outcome};
 
@@ -104,6 +106,13 @@ enum Command {
     },
     SetModel {
         reference: String,
+        reply: Reply<()>,
+    },
+    Meta {
+        change: MetaChange,
+        reply: Reply<()>,
+    },
+    Close {
         reply: Reply<()>,
     },
 }
@@ -244,6 +253,18 @@ impl Actor {
             Command::SetModel { reference, reply } => {
                 let _ = reply.send(self.set_model(reference).await);
             }
+            Command::Meta { change, reply } => {
+                let _ = reply.send(self.change_meta(change).await);
+            }
+            Command::Close { reply } => {
+                let closed = self.refuse_if_busy();
+                if closed.is_ok() {
+                    // Takes nothing more: the session is about to be purged.
+                    self.retired = true;
+                    self.inbox.close();
+                }
+                let _ = reply.send(closed);
+            }
             Command::ToolResult {
                 call_id,
                 name,
@@ -270,6 +291,18 @@ impl Actor {
     /// An outlet for a request's events: to `requester` and the session's watchers.
     fn events(&self, requester: Option<mpsc::UnboundedSender<SessionEvent>>) -> Events {
         Events::new(requester, self.watchers.clone())
+    }
+
+    /// Refuses a change to the conversation while the session is busy or in the trash.
+    fn refuse_change(&self) -> Result<(), SessionError> {
+        self.refuse_if_busy()?;
+        if self.record.deleted_at_ms.is_some() {
+            return Err(SessionError::wrong_state(format!(
+                "session {} is in the trash; `omnictl restore` takes it back",
+                self.record.id
+            )));
+        }
+        Ok(())
     }
 
     fn refuse_if_busy(&self) -> Result<(), SessionError> {

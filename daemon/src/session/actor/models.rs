@@ -43,7 +43,7 @@ impl Actor {
     /// `model REF`: the session asks `reference` from its next send on. Stored as
     /// `PROVIDER/MODEL`, so a later change of the default provider does not move it.
     pub(super) async fn set_model(&mut self, reference: String) -> Result<(), SessionError> {
-        self.refuse_if_busy()?;
+        self.refuse_change()?;
         let canonical = self
             .ctx
             .live

@@ -10,7 +10,7 @@ use crate::text::first_line;
 
 impl Actor {
     pub(super) async fn apply_move(&mut self, op: HeadOp) -> Result<MoveOutcome, SessionError> {
-        self.refuse_if_busy()?;
+        self.refuse_change()?;
         // The head stays on what failed until a way out is chosen, so the recovery choices
         // only ever take out what failed.
         self.refuse_if_needs_recovery()?;

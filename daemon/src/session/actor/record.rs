@@ -73,6 +73,7 @@ impl Actor {
             let how = Write {
                 recorded: Some(Recorded::Chain(chain)),
                 durable: index + 1 == last,
+                activity: true,
             };
             self.write(Some(node), Some(to_head), |_| {}, how)
                 .await

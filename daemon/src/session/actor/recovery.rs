@@ -86,7 +86,7 @@ impl Actor {
 
     /// Records the choice as a move (clearing the state in the same transaction).
     async fn recovery_move(&mut self, action: RecoveryChoice) -> Result<Recovered, SessionError> {
-        self.refuse_if_busy()?;
+        self.refuse_change()?;
         let Some(recovery) = &self.record.needs_recovery else {
             return Err(SessionError::wrong_state(format!(
                 "session {} does not need recovery; nothing to do",

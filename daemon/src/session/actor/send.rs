@@ -102,7 +102,7 @@ impl Actor {
 
     /// The turn at the head that waits for an answer: a prompt, or function results.
     fn pending_turn(&self) -> Result<NodeId, SessionError> {
-        self.refuse_if_busy()?;
+        self.refuse_change()?;
         self.refuse_if_needs_recovery()?;
         self.refuse_if_suspended()?;
         let head = self.tree.head();
@@ -127,7 +127,7 @@ impl Actor {
         prompt: String,
         replace: bool,
     ) -> Result<NodeId, SessionError> {
-        self.refuse_if_busy()?;
+        self.refuse_change()?;
         let pending = self.tree.prompts_ending_at(self.tree.head());
         let replaced = pending.first().filter(|_| replace).copied();
         if replaced.is_none() {

@@ -143,7 +143,7 @@ impl Actor {
         name: &str,
         response_json: &str,
     ) -> Result<(Waiting, Vec<(u32, String)>), SessionError> {
-        self.refuse_if_busy()?;
+        self.refuse_change()?;
         self.refuse_if_needs_recovery()?;
         self.refuse_if_suspended()?;
         let Some(mut waiting) = self.pending_calls()? else {

@@ -1,0 +1,131 @@
+//! `omnictl rename`, `archive`, `unarchive`, `delete`, `restore`, `purge`: a session's
+//! title, where it is kept, and erasing it. Each prints what became of the session.
+
+use omni_proto::{PlaceChange, Reply, Request, SessionRef, SessionSummary};
+use serde_json::json;
+
+use super::{Ctx, unexpected};
+use crate::cli_sessions::KeepCommand;
+use crate::error::CtlError;
+use crate::output;
+
+/// Names the session; returns its summary.
+pub async fn rename(
+    ctx: &mut Ctx,
+    session: SessionRef,
+    title: String,
+) -> Result<SessionSummary, CtlError> {
+    summary(ctx, Request::Rename { session, title }).await
+}
+
+async fn summary(ctx: &mut Ctx, request: Request) -> Result<SessionSummary, CtlError> {
+    match ctx.ask(request).await? {
+        Reply::Session(summary) => Ok(summary),
+        other => Err(unexpected(other)),
+    }
+}
+
+pub async fn run(ctx: &mut Ctx, command: KeepCommand) -> Result<(), CtlError> {
+    let (session, change) = match command {
+        KeepCommand::Rename { session, title } => {
+            let summary = rename(ctx, session.to_ref(), title.join(" ")).await?;
+            if ctx.json {
+                output::json(&json!({ "session": summary }));
+            } else {
+                output::line(&format!(
+                    "session {} is now titled “{}”",
+                    summary.id, summary.title
+                ));
+            }
+            return Ok(());
+        }
+        KeepCommand::Archive { session } => (session, PlaceChange::Archive),
+        KeepCommand::Unarchive { session } => (session, PlaceChange::Unarchive),
+        KeepCommand::Delete { session } => (session, PlaceChange::Delete),
+        KeepCommand::Restore { session } => (session, PlaceChange::Restore),
+        KeepCommand::Purge { session, yes } => return purge(ctx, session, yes).await,
+    };
+    let request = Request::Place {
+        session: session.to_ref(),
+        change,
+    };
+    let summary = summary(ctx, request).await?;
+    let what = match change {
+        PlaceChange::Archive => "is archived: `omnictl sessions --archived` lists it",
+        PlaceChange::Unarchive => "is listed again",
+        PlaceChange::Delete => {
+            "is in the trash: `omnictl restore` takes it back, `omnictl sessions --trash` lists the trash"
+        }
+        PlaceChange::Restore => "is out of the trash",
+    };
+    done(ctx, &summary, what)
+}
+
+fn done(ctx: &Ctx, summary: &SessionSummary, what: &str) -> Result<(), CtlError> {
+    if ctx.json {
+        output::json(&json!({ "session": summary }));
+    } else {
+        let title = if summary.title.is_empty() {
+            String::new()
+        } else {
+            format!(" (“{}”)", summary.title)
+        };
+        output::line(&format!("session {}{title} {what}", summary.id));
+    }
+    Ok(())
+}
+
+/// `omnictl purge -s ID [--yes]`: asks at a terminal (naming the session) unless `--yes`.
+async fn purge(ctx: &mut Ctx, session: String, yes: bool) -> Result<(), CtlError> {
+    let session = SessionRef::Id(session);
+    if !yes {
+        let found = summary(
+            ctx,
+            Request::Session {
+                session: session.clone(),
+            },
+        )
+        .await?;
+        if !confirmed(ctx, &found) {
+            return Err(CtlError::usage(
+                "nothing was purged: purge erases a session for good; confirm at a terminal, \
+                 or pass --yes",
+            ));
+        }
+    }
+    let (id, nodes, records) = match ctx.ask(Request::Purge { session }).await? {
+        Reply::Purged {
+            session,
+            nodes,
+            records,
+            ..
+        } => (session, nodes, records),
+        other => return Err(unexpected(other)),
+    };
+    if ctx.json {
+        output::json(&json!({ "session": id, "nodes": nodes, "records": records }));
+    } else {
+        output::line(&format!(
+            "session {id} is purged ({nodes} nodes, {records} diagnostic records); its bytes \
+             leave the data directory's files at omnid's next start"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a person at a terminal said yes to erasing `found`.
+fn confirmed(ctx: &Ctx, found: &SessionSummary) -> bool {
+    use std::io::IsTerminal;
+    if ctx.json || !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+        return false;
+    }
+    eprint!(
+        "erase session {} (“{}”, {} nodes) for good? Nothing can bring it back. [y/N] ",
+        found.id, found.title, found.nodes
+    );
+    let mut answer = String::new();
+    if std::io::stdin().read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}

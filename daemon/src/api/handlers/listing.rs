@@ -1,0 +1,118 @@
+//! `Sessions`: a page of sessions, last active first, filtered. Walks the store's index
+//! by last activity from the newest end (or from `before`) and reads only the records it
+//! looks at, so a page costs the same whatever the number of sessions. A full page keeps
+//! the sessions active in the same millisecond as its last one (so `next_before` skips
+//! none), up to [`MAX_PAGE`].
+
+use omni_proto::{
+    ErrorReply, MAX_PAGE, OriginKind, Reply, SessionPage, SessionQuery, SessionSummary, Shown,
+};
+use uuid::Uuid;
+
+use super::sessions::{head_node, recovery_choices};
+use crate::api::convert::store_error;
+use crate::api::state::Daemon;
+use crate::api::views;
+use crate::model::SessionRecord;
+
+pub fn handle(daemon: &Daemon, query: &SessionQuery) -> Result<Reply, ErrorReply> {
+    let size = query.page_size();
+    let store = &daemon.services.store;
+    let mut sessions: Vec<SessionSummary> = Vec::new();
+    let mut last_ms = None;
+    let mut next_before = None;
+    for entry in store.by_activity(query.before_ms).map_err(store_error)? {
+        let (ms, id) = entry.map_err(store_error)?;
+        if query.since_ms.is_some_and(|since| ms < since) {
+            break;
+        }
+        let full = sessions.len() >= size;
+        if full && (last_ms != Some(ms) || sessions.len() >= MAX_PAGE as usize) {
+            next_before = last_ms;
+            break;
+        }
+        let Some(summary) = listed(daemon, query, ms, id)? else {
+            continue;
+        };
+        last_ms = Some(ms);
+        sessions.push(summary);
+    }
+    Ok(Reply::Sessions(SessionPage {
+        sessions,
+        next_before,
+    }))
+}
+
+/// The session's line if the query shows it; `None` for one it leaves out, and for an
+/// index entry a crash left behind (its time is not the record's).
+fn listed(
+    daemon: &Daemon,
+    query: &SessionQuery,
+    ms: u64,
+    id: Uuid,
+) -> Result<Option<SessionSummary>, ErrorReply> {
+    let store = &daemon.services.store;
+    let record = match store.session(&id) {
+        Ok(Some(record)) => record,
+        Ok(None) => return Ok(None),
+        Err(error) => {
+            let wanted =
+                query.shown != Shown::Trash && query.origin.is_none() && query.model.is_none();
+            if !wanted {
+                return Ok(None);
+            }
+            let reason = format!("its record cannot be read ({error})");
+            daemon.sessions.damaged().mark(id, &reason);
+            return Ok(Some(views::unreadable_summary(&id, &reason)));
+        }
+    };
+    if record.updated_at_ms != ms || !shown(query.shown, &record) {
+        return Ok(None);
+    }
+    let origin = store.origin(&id);
+    if query
+        .origin
+        .is_some_and(|kind| OriginKind::of(origin.as_deref()) != kind)
+    {
+        return Ok(None);
+    }
+    let live = daemon.services.live.get();
+    let head = head_node(daemon, &record).ok().flatten();
+    let summary = views::summary(
+        &record,
+        daemon.services.current.get() == Some(id),
+        head.as_ref(),
+        daemon.sessions.damaged().get(&id),
+        recovery_choices(daemon, &record),
+        origin,
+        &live.config,
+    );
+    if let Some(model) = &query.model {
+        if !asks_or_answered(&record, &summary, model) {
+            return Ok(None);
+        }
+    }
+    Ok(Some(summary))
+}
+
+/// Whether a listing of `shown` includes the session.
+fn shown(shown: Shown, record: &SessionRecord) -> bool {
+    let (archived, trashed) = (
+        record.archived_at_ms.is_some(),
+        record.deleted_at_ms.is_some(),
+    );
+    match shown {
+        Shown::Listed => !archived && !trashed,
+        Shown::WithArchived => !trashed,
+        Shown::Trash => trashed,
+    }
+}
+
+/// Whether the session asks, or was answered by, a model whose name contains `text`
+/// (regardless of case).
+fn asks_or_answered(record: &SessionRecord, summary: &SessionSummary, text: &str) -> bool {
+    let text = text.to_lowercase();
+    std::iter::once(summary.model.as_str())
+        .chain(record.usage.iter().map(|usage| usage.model.as_str()))
+        .any(|model| model.to_lowercase().contains(&text))
+}

@@ -1,0 +1,67 @@
+//! The index by last activity: kept with every change, built for a store that lacks it,
+//! and cleared of the stale entries a crash leaves.
+
+use super::*;
+
+async fn put(store: &Store, id: Uuid, updated_at_ms: u64) {
+    let mut record = SessionRecord::new(id, 1);
+    record.updated_at_ms = updated_at_ms;
+    let change = Change {
+        session: &record,
+        node: None,
+        mv: None,
+        recorded: None,
+    };
+    store.commit(&change).await.unwrap();
+}
+
+fn order(store: &Store, before: Option<u64>) -> Vec<(u64, Uuid)> {
+    store
+        .by_activity(before)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[tokio::test]
+async fn sessions_come_newest_first_and_a_change_moves_its_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let (a, b, c) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+    put(&store, a, 10).await;
+    put(&store, b, 30).await;
+    put(&store, c, 20).await;
+    assert_eq!(order(&store, None), vec![(30, b), (20, c), (10, a)]);
+    put(&store, a, 40).await;
+    assert_eq!(order(&store, None), vec![(40, a), (30, b), (20, c)]);
+    assert_eq!(order(&store, Some(30)), vec![(20, c)]);
+}
+
+#[tokio::test]
+async fn a_store_without_the_index_gets_it_and_stale_entries_go_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+    put(&store, a, 10).await;
+    put(&store, b, 20).await;
+    {
+        let db = store.db.get().unwrap();
+        // As a store written before the index existed: no entries, no mark.
+        db.activity.clear().unwrap();
+        db.db.remove(b"activity-index-built").unwrap();
+    }
+    store.close().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(order(&store, None), vec![(20, b), (10, a)]);
+    {
+        // What a crash between a record's new entry and the old one's removal leaves.
+        let db = store.db.get().unwrap();
+        db.activity
+            .insert(activity::key(5, &a), sled::IVec::default())
+            .unwrap();
+    }
+    assert_eq!(order(&store, None).len(), 3, "readers see it (and skip it)");
+    store.close().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(order(&store, None), vec![(20, b), (10, a)]);
+}

@@ -1,0 +1,115 @@
+//! Purging a session for good: its record, nodes, moves, links, activity entry, origin and
+//! chain entries leave the trees at once, and a file in the data directory asks the next
+//! opening to rewrite sled's files (`rewrite.rs`), because sled 0.34 keeps removed values
+//! in its log until it happens to rewrite those pages: after the next start no byte of the
+//! session's text is left under the data directory, and the space is reclaimed.
+
+use std::path::Path;
+
+use uuid::Uuid;
+
+use super::handles::Db;
+use super::{Store, StoreError, activity};
+
+/// The file whose presence asks the next opening for a rewrite.
+pub(super) const PENDING: &str = "rewrite-pending";
+
+/// What a purge removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Purged {
+    /// Nodes removed.
+    pub nodes: usize,
+    /// Moves removed.
+    pub moves: usize,
+}
+
+impl Store {
+    /// Removes every trace of a session from the store's trees, the record first (so
+    /// readers stop seeing it at once), and asks the next opening to rewrite sled's files.
+    /// Durable when it returns. `None` when there is no such session.
+    pub async fn purge(&self, id: &Uuid) -> Result<Option<Purged>, StoreError> {
+        let db = self.db.get()?;
+        let Some(record) = db.sessions.get(id.as_bytes())? else {
+            return Ok(None);
+        };
+        mark_pending(&self.dir, id)?;
+        let purged = {
+            let mut count = self.count.lock();
+            let purged = remove_all(&db, id, &record).map_err(|e| self.failed(&db, e))?;
+            if let Some(known) = count.as_mut() {
+                *known = known.saturating_sub(1);
+            }
+            purged
+        };
+        self.acknowledged.forget(id);
+        self.sync().await?;
+        Ok(Some(purged))
+    }
+}
+
+/// Removes the session from every tree.
+fn remove_all(db: &Db, id: &Uuid, record: &sled::IVec) -> Result<Purged, StoreError> {
+    db.sessions.remove(id.as_bytes())?;
+    if let Ok(decoded) = super::formats::decode_session(record) {
+        db.activity
+            .remove(activity::key(decoded.updated_at_ms, id))?;
+    }
+    let remove_prefixed = |tree: &sled::Tree| -> Result<usize, StoreError> {
+        let keys: Vec<sled::IVec> = tree
+            .scan_prefix(id.as_bytes())
+            .keys()
+            .collect::<Result<_, _>>()?;
+        for key in &keys {
+            tree.remove(key)?;
+        }
+        Ok(keys.len())
+    };
+    let nodes = remove_prefixed(&db.nodes)?;
+    let moves = remove_prefixed(&db.moves)?;
+    remove_prefixed(&db.links)?;
+    db.origins.remove(id.as_bytes())?;
+    for item in db.chains.iter() {
+        let (key, value) = item?;
+        if super::chains::names_session(&value, id) {
+            db.chains.remove(key)?;
+        }
+    }
+    // Its content hash goes too: importing the same file again brings it back.
+    for item in db.imports.iter() {
+        let (key, value) = item?;
+        if super::import::session_of(&value) == Some(*id) {
+            db.imports.remove(key)?;
+        }
+    }
+    Ok(Purged { nodes, moves })
+}
+
+/// Adds the session's id to the request for a rewrite, durably, before anything is
+/// removed (the ids, one a line, and nothing else).
+fn mark_pending(dir: &Path, id: &Uuid) -> Result<(), StoreError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = dir.join(PENDING);
+    let io = |e: std::io::Error| super::open::explain_io(dir, &e);
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(io)?;
+    writeln!(file, "{id}").map_err(io)?;
+    file.sync_all().map_err(io)?;
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io)
+}
+
+/// The sessions a pending rewrite is for.
+pub(super) fn pending(dir: &Path) -> Option<Vec<Uuid>> {
+    let text = std::fs::read_to_string(dir.join(PENDING)).ok()?;
+    Some(
+        text.lines()
+            .filter_map(|line| Uuid::parse_str(line.trim()).ok())
+            .collect(),
+    )
+}

@@ -1,0 +1,105 @@
+//! Which sessions a listing shows (`omnictl sessions`, `GET /v1/sessions`) and one page of
+//! them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::view::SessionSummary;
+
+/// The most sessions one page holds.
+pub const MAX_PAGE: u32 = 1000;
+
+/// Where a session came from.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum OriginKind {
+    /// Made by a client of omnid (omnictl, HTTP).
+    #[default]
+    Own,
+    /// Recorded from a client of the proxy.
+    Proxy,
+    /// Imported from a file.
+    Import,
+}
+
+impl OriginKind {
+    /// The kind of a session with this origin (`None`: one of omnid's own).
+    pub fn of(origin: Option<&str>) -> Self {
+        match origin {
+            None => Self::Own,
+            Some(text) if text.starts_with("import") => Self::Import,
+            Some(_) => Self::Proxy,
+        }
+    }
+
+    /// Reads `own`, `proxy` or `import`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "own" => Ok(Self::Own),
+            "proxy" => Ok(Self::Proxy),
+            "import" => Ok(Self::Import),
+            _ => Err(format!(
+                "'{text}' is not an origin; use own, proxy or import"
+            )),
+        }
+    }
+
+    /// The name `parse` reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Own => "own",
+            Self::Proxy => "proxy",
+            Self::Import => "import",
+        }
+    }
+}
+
+/// Which of the kept sessions a listing shows.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Shown {
+    /// Those neither archived nor in the trash.
+    #[default]
+    Listed,
+    /// Those not in the trash, archived ones included.
+    WithArchived,
+    /// Only those in the trash.
+    Trash,
+}
+
+/// What a listing asks for: a page of sessions, last active first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionQuery {
+    /// At most this many (default 50, at most [`MAX_PAGE`]).
+    pub limit: Option<u32>,
+    /// Only sessions last active before this, ms since the epoch (the page after one
+    /// whose `next_before` this is).
+    pub before_ms: Option<u64>,
+    /// Only sessions last active at or after this, ms since the epoch.
+    pub since_ms: Option<u64>,
+    /// Only sessions of this origin.
+    pub origin: Option<OriginKind>,
+    /// Only sessions that ask, or were answered by, a model whose name contains this.
+    pub model: Option<String>,
+    /// Listed, with the archived, or the trash.
+    pub shown: Shown,
+}
+
+impl SessionQuery {
+    /// The page size asked, within bounds.
+    pub fn page_size(&self) -> usize {
+        self.limit.unwrap_or(50).clamp(1, MAX_PAGE) as usize
+    }
+}
+
+/// One page of a listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SessionPage {
+    /// The sessions, last active first.
+    pub sessions: Vec<SessionSummary>,
+    /// When more match: the `before` that asks for the next page.
+    pub next_before: Option<u64>,
+}
