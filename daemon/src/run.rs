@@ -117,10 +117,11 @@ pub async fn run(
 }
 
 /// Lets the search index commit what it was told of, so a clean stop leaves it caught up
-/// (a crash leaves that to the next start).
+/// (a crash leaves that to the next start), and end its indexer, which lets go of the
+/// store: the store closes, writing what it acknowledged, once the daemon lets go too.
 async fn flush_search(search: Option<Arc<SearchIndex>>) {
     if let Some(search) = search {
-        let flushed = tokio::task::spawn_blocking(move || search.flush()).await;
+        let flushed = tokio::task::spawn_blocking(move || search.stop()).await;
         if let Ok(Err(error)) = flushed {
             tracing::warn!(%error, "the search index could not commit at shutdown; the next start catches up");
         }

@@ -60,8 +60,11 @@ fn refused_start(omni: &Omni) -> (Option<i32>, String) {
     while child.try_wait().unwrap().is_none() {
         if std::time::Instant::now() > deadline {
             let _ = child.kill();
-            let _ = child.wait();
-            panic!("omnid started on a store that lost acknowledged commits");
+            let said = child
+                .wait_with_output()
+                .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+                .unwrap_or_default();
+            panic!("omnid started on a store that lost acknowledged commits:\n{said}");
         }
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -50,11 +50,12 @@ impl Indexer {
             tracing::error!(%error, "the search index could not catch up with the store");
         }
         self.shared.complete.store(true, Ordering::Release);
+        let mut stopped = None;
         while let Ok(first) = jobs.recv() {
             let mut batch = Batch::default();
             batch.add(first);
             let deadline = Instant::now() + BATCH_WAIT;
-            loop {
+            while batch.stop.is_none() {
                 let left = deadline.saturating_duration_since(Instant::now());
                 match jobs.recv_timeout(left) {
                     Ok(job) => batch.add(job),
@@ -62,11 +63,20 @@ impl Indexer {
                     Err(RecvTimeoutError::Disconnected) => break,
                 }
             }
+            stopped = batch.stop.take();
             if let Err(error) = self.apply(batch) {
                 tracing::error!(%error, "the search index could not be updated; the next start catches up");
             }
+            if stopped.is_some() {
+                break;
+            }
         }
-        let _ = self.writer.wait_merging_threads();
+        let Indexer { writer, shared, .. } = self;
+        let _ = writer.wait_merging_threads();
+        drop(shared);
+        if let Some(done) = stopped {
+            let _ = done.send(());
+        }
     }
 
     /// Indexes every session whose record counts other nodes than its marker, and commits.
@@ -194,6 +204,8 @@ struct Batch {
     whole: BTreeSet<Uuid>,
     forget: BTreeSet<Uuid>,
     waiting: Vec<std::sync::mpsc::Sender<()>>,
+    /// Asked to stop: answered once the indexer has let go of the store.
+    stop: Option<std::sync::mpsc::Sender<()>>,
 }
 
 impl Batch {
@@ -211,6 +223,7 @@ impl Batch {
                 self.waiting.push(done);
             }
             Job::Flush(done) => self.waiting.push(done),
+            Job::Stop(done) => self.stop = Some(done),
         }
     }
 }

@@ -64,6 +64,8 @@ enum Job {
     Forget(Uuid, Sender<()>),
     /// Answer once everything asked before is committed.
     Flush(Sender<()>),
+    /// Commit everything asked before, let go of the store, end the indexer, then answer.
+    Stop(Sender<()>),
 }
 
 /// What the handle and the indexer share.
@@ -142,6 +144,13 @@ impl SearchIndex {
     /// written at once (an import).
     pub fn index_session(&self, id: Uuid) -> Result<(), SearchError> {
         self.ask(|done| Job::Whole(id, done))
+    }
+
+    /// Commits what the indexer was told of, ends it and returns once it has let go of the
+    /// store: at shutdown, so the store closes (its last acknowledged counts written) when
+    /// the daemon lets go of it too.
+    pub fn stop(&self) -> Result<(), SearchError> {
+        self.ask(Job::Stop)
     }
 
     /// Returns once every change the indexer was told of before is searchable.

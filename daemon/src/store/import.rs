@@ -1,5 +1,6 @@
 //! A whole session written at once (an import): its origin, every node with its index
-//! chunks, every move, the record last, then the content hash that makes importing the
+//! chunks, every move, its place in the listing by activity, the record, then the content
+//! hash that makes importing the
 //! same content again add nothing. One ordered change like any other (see
 //! [`Store::apply`]): sled recovers a prefix of its log, and readers go by the record, so
 //! a crash part-way leaves nothing visible.
@@ -7,7 +8,7 @@
 use uuid::Uuid;
 
 use super::formats::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT};
-use super::{Store, StoreError, child_key, codec, links, space};
+use super::{Store, StoreError, activity, child_key, codec, links, space};
 use crate::model::{MoveRecord, NodeRecord, SessionRecord};
 
 /// The sha-256 of an imported session's content (see the import handler for what it
@@ -93,6 +94,9 @@ impl Store {
                 for (key, value) in &moves {
                     db.moves.insert(&key[..], &value[..])?;
                 }
+                // Listed by its last activity, like every session (see `activity.rs`).
+                let active = activity::key(import.session.updated_at_ms, &id);
+                db.activity.insert(&active[..], sled::IVec::default())?;
                 db.sessions.insert(id.as_bytes(), record)?;
                 db.imports.insert(&import.hash[..], hash_value)?;
                 Ok(())
