@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgGroup, Args, Parser, Subcommand};
+use clap::{ArgGroup, Parser, Subcommand};
 
+pub use crate::cli_sessions::SessionArg;
 use crate::cli_sessions::{KeepCommand, ListArgs};
 
 /// omnictl: talk to omnid — send prompts, undo, rewind, branch.
@@ -43,15 +44,6 @@ pub enum SearchRole {
     Model,
     /// Function results.
     Tool,
-}
-
-/// Which session a command is about.
-#[derive(Debug, Clone, Args)]
-pub struct SessionArg {
-    /// Session id, a unique prefix of one, or a unique prefix of its title [default: the
-    /// most recently used session]
-    #[arg(short = 's', long = "session", value_name = "ID")]
-    pub session: Option<String>,
 }
 
 /// How `omnictl usage` groups its rows.
@@ -298,7 +290,7 @@ pub enum Command {
         session: SessionArg,
         /// md (a readable document), json (every node, move and the head; see
         /// docs/export.schema.json) or jsonl (the session, then one node per line)
-        #[arg(long, value_name = "FORMAT", default_value = "md", value_parser = crate::commands::export_format)]
+        #[arg(long, value_name = "FORMAT", default_value = "md", value_parser = export_format)]
         format: omni_proto::ExportFormat,
         /// Write to FILE (with your permissions) instead of stdout
         #[arg(short = 'o', long = "output", value_name = "FILE")]
@@ -370,6 +362,17 @@ fn node_number(text: &str) -> Result<u64, String> {
     digits
         .parse()
         .map_err(|_| format!("'{text}' is not a node number (such as 12 or #12)"))
+}
+
+/// `export --format`'s parser.
+fn export_format(name: &str) -> Result<omni_proto::ExportFormat, String> {
+    omni_proto::ExportFormat::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = omni_proto::ExportFormat::ALL
+            .iter()
+            .map(|f| f.name())
+            .collect();
+        format!("unknown format '{name}'; one of {}", names.join(", "))
+    })
 }
 
 #[cfg(test)]

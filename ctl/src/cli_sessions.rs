@@ -4,7 +4,14 @@
 
 use clap::{Args, Subcommand};
 
-use crate::cli::SessionArg;
+/// Which session a command is about.
+#[derive(Debug, Clone, Args)]
+pub struct SessionArg {
+    /// Session id, a unique prefix of one, or a unique prefix of its title [default: the
+    /// most recently used session]
+    #[arg(short = 's', long = "session", value_name = "ID")]
+    pub session: Option<String>,
+}
 
 /// What `omnictl sessions` shows.
 #[derive(Debug, Clone, Args)]

@@ -12,9 +12,8 @@ use interprocess::local_socket::{GenericFilePath, ToFsName};
 use crate::error::{ErrorReply, FrameError};
 use crate::frame;
 use crate::limits::PROTOCOL_VERSION;
-use crate::message::{
-    Event, Hello, HelloReply, Reply, Request, RequestFrame, Response, ResponseFrame,
-};
+use crate::message::{Hello, HelloReply, Request, RequestFrame};
+use crate::response::{Event, Reply, Response, ResponseFrame};
 
 /// Why a client could not get an answer.
 #[derive(Debug, thiserror::Error)]

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::error::ErrorReply;
-use crate::message::{Event, Reply};
+use crate::response::{Event, Reply};
 use crate::view::PartContent;
 
 /// The event's name: the server-sent event's `event:` line and the JSON's `event` field.

@@ -20,7 +20,9 @@ mod limits;
 mod listing;
 mod message;
 mod ops;
+mod origin;
 mod recovery;
+mod response;
 mod search;
 mod since;
 mod socket_path;
@@ -36,14 +38,14 @@ pub use export::{
     ExportedSession, ExportedSessionLine, ImportOutcome, export_schema,
 };
 pub use limits::{MAX_FRAME_LEN, PROTOCOL_VERSION};
-pub use listing::{MAX_PAGE, OriginKind, SessionPage, SessionQuery, Shown};
-pub use message::{
-    Event, Hello, HelloReply, Reply, Request, RequestFrame, Response, ResponseFrame, SessionRef,
-};
+pub use listing::{MAX_PAGE, SessionPage, SessionQuery, Shown};
+pub use message::{Hello, HelloReply, Request, RequestFrame, SessionRef};
 pub use ops::{MoveOp, PlaceChange};
+pub use origin::OriginKind;
 pub use recovery::{
     ErrorSummary, PendingCall, Recovered, RecoveryAction, RecoveryPreview, ReplayOutcome,
 };
+pub use response::{Event, Reply, Response, ResponseFrame};
 pub use search::{Highlight, SearchHit, SearchQuery, SearchResults};
 pub use since::{SinceError, local_day, parse_since, start_of_local_day};
 pub use socket_path::{

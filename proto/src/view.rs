@@ -301,7 +301,7 @@ pub struct SessionSummary {
     /// The title was given by the user (`rename`) rather than taken from the first prompt.
     pub title_set: bool,
     /// Where it came from, as a kind: own, proxy or import.
-    pub origin_kind: crate::listing::OriginKind,
+    pub origin_kind: crate::origin::OriginKind,
     /// When it was archived (hidden from listings), ms since the epoch.
     pub archived_at_ms: Option<u64>,
     /// When it was moved to the trash, ms since the epoch.

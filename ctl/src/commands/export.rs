@@ -67,11 +67,3 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg, asked: Asked<'_>) -> Resul
     }
     Ok(())
 }
-
-/// `--format`'s parser.
-pub fn format(name: &str) -> Result<ExportFormat, String> {
-    ExportFormat::parse(name).ok_or_else(|| {
-        let names: Vec<&str> = ExportFormat::ALL.iter().map(|f| f.name()).collect();
-        format!("unknown format '{name}'; one of {}", names.join(", "))
-    })
-}

@@ -29,7 +29,6 @@ pub mod usage;
 mod ctx;
 
 pub use ctx::{Ctx, unexpected};
-pub use export::format as export_format;
 
 use omni_proto::MoveOp;
 

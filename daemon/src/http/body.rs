@@ -7,7 +7,7 @@ use omni_proto::{ErrorReply, MAX_FRAME_LEN};
 use serde_json::Value;
 
 use super::input::invalid;
-use super::routes::Route;
+use super::route::Route;
 use crate::listeners::{BodyError, read_body};
 
 /// The body as JSON: nothing is `null`; anything else must be a JSON object whose fields

@@ -5,9 +5,11 @@
 
 mod auth;
 mod body;
+mod history_routes;
 mod input;
 pub mod openapi;
 mod respond;
+mod route;
 pub mod routes;
 mod session_routes;
 
@@ -27,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 pub use auth::token;
 use input::{Input, invalid, session_ref};
 use respond::{answer, error_response};
-use routes::Route;
+use route::Route;
 
 use crate::api::Daemon;
 use crate::listeners::{self, Busy, Rules};

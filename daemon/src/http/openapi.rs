@@ -11,7 +11,8 @@ use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
 
 use super::input::object;
-use super::routes::{self, Answer as How, Route};
+use super::route::{Answer as How, Route};
+use super::routes;
 
 /// Where the document is served.
 pub const OPENAPI_PATH: &str = "/v1/openapi.json";

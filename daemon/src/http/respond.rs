@@ -14,7 +14,7 @@ use omni_proto::{ErrorKind, ErrorReply, Event, ExportFormat, Reply, Request, jso
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::routes::Answer;
+use super::route::Answer;
 use crate::api::{Daemon, Responder, dispatch};
 
 /// Events a request may have waiting for a slow reader before it waits for them.

@@ -3,51 +3,18 @@
 //! the path, query and JSON body into an [`omni_proto::Request`] that the socket protocol
 //! carries too, and the one request set handles it.
 
-use omni_proto::{ErrorReply, MoveOp, Request};
-use serde_json::{Value, json};
+use omni_proto::{MoveOp, Request};
+use serde_json::json;
 
-use super::input::{
-    Input, checkout, export, head_move, import, new_session, object, recover, search, set_model,
-    tool_result, usage,
-};
-
-/// How a route answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Answer {
-    /// The reply as one JSON object, with this status on success.
-    Json(u16),
-    /// Server-sent events, then one final `result` or `error` event; with `Accept:
-    /// application/json`, the final result alone as JSON.
-    Streams,
-    /// Server-sent events until the client disconnects (attach).
-    Follows,
-    /// The bundle's bytes as a file download.
-    Download,
-}
-
-/// One route of the API.
-pub struct Route {
-    /// `GET` or `POST`.
-    pub method: &'static str,
-    /// The path, with `{id}` or `{eid}` where they go.
-    pub path: &'static str,
-    /// What it does, for the OpenAPI document.
-    pub summary: &'static str,
-    /// Query parameters: name and meaning.
-    pub query: &'static [(&'static str, &'static str)],
-    /// The JSON Schema of the body, if it takes one.
-    pub body: Option<fn() -> Value>,
-    /// The name of the JSON reply's schema (a component of the document).
-    pub reply: &'static str,
-    /// How it answers.
-    pub answer: Answer,
-    /// The request it becomes.
-    pub build: fn(Input) -> Result<Request, ErrorReply>,
-}
+use super::input::{checkout, head_move, new_session, object, recover, set_model, tool_result};
+use super::route::{Answer, Route};
 
 /// Every route of the API, in the order the OpenAPI document lists them.
 pub fn all() -> impl Iterator<Item = &'static Route> {
-    ROUTES.iter().chain(super::session_routes::SESSION_ROUTES)
+    ROUTES
+        .iter()
+        .chain(super::session_routes::SESSION_ROUTES)
+        .chain(super::history_routes::HISTORY_ROUTES)
 }
 
 /// The routes of the conversation, diagnostics and the daemon.
@@ -301,86 +268,6 @@ pub const ROUTES: &[Route] = &[
                 session: i.session(),
             })
         },
-    },
-    Route {
-        method: "GET",
-        path: "/v1/usage",
-        summary: "Stored answers' tokens (input, cached, output, thinking) and cost, per session, model or day",
-        query: &[
-            ("by", "session (the default), model or day"),
-            (
-                "since",
-                "only answers from then on: 2026-11-01, 2026-11-01T14:30, today, yesterday, 7d, 24h, or ms since the epoch",
-            ),
-            (
-                "session",
-                "only this session's (an id, a prefix or current)",
-            ),
-        ],
-        body: None,
-        reply: "UsageReport",
-        answer: Answer::Json(200),
-        build: usage,
-    },
-    Route {
-        method: "GET",
-        path: "/v1/sessions/{id}/export",
-        summary: "The session as a file download: Markdown (the path to the head; `all=true` adds reverted turns struck through), JSON (the whole tree, schema `docs/export.schema.json`) or JSON lines (the session, then one node per line)",
-        query: &[
-            ("format", "md (the default), json or jsonl"),
-            (
-                "all",
-                "true: Markdown shows reverted turns too, struck through",
-            ),
-        ],
-        body: None,
-        reply: "",
-        answer: Answer::Download,
-        build: export,
-    },
-    Route {
-        method: "POST",
-        path: "/v1/import",
-        summary: "Import one session in Omni's export format (up to 16 MiB here; `omnictl import` sends bigger ones in pieces). The same content imported again adds nothing",
-        query: &[],
-        body: Some(|| {
-            object(
-                json!({
-                    "session": {"$ref": "#/components/schemas/ExportedSession"},
-                    "file": {"type": "string", "description": "Where it came from, for the session's origin (default: http)"}
-                }),
-                &["session"],
-            )
-        }),
-        reply: "ImportOutcome",
-        answer: Answer::Json(200),
-        build: import,
-    },
-    Route {
-        method: "GET",
-        path: "/v1/search",
-        summary: "Full-text search over every session's nodes, every branch included: ranked hits with the session's title, the node, a snippet with its matches (byte ranges) and whether the node is reverted; sessions in the trash are left out, archived ones unless asked",
-        query: &[
-            (
-                "q",
-                "the words (required); every word must match; \"a phrase\", a OR b, -word",
-            ),
-            (
-                "session",
-                "only this session's nodes (an id, a prefix or current)",
-            ),
-            ("role", "only nodes of this role: user, model or tool"),
-            (
-                "since",
-                "only nodes made since: a date, today, yesterday, an age (7d, 3h) or ms since the epoch",
-            ),
-            ("limit", "at most this many hits (1 to 1000; default 20)"),
-            ("archived", "true: archived sessions too"),
-        ],
-        body: None,
-        reply: "SearchResults",
-        answer: Answer::Json(200),
-        build: search,
     },
     Route {
         method: "GET",

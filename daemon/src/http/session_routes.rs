@@ -5,7 +5,7 @@ use omni_proto::{ErrorReply, OriginKind, PlaceChange, Request, SessionQuery, Sho
 use serde_json::json;
 
 use super::input::{Input, invalid, object};
-use super::routes::{Answer, Route};
+use super::route::{Answer, Route};
 use crate::time::now_ms;
 
 /// The session routes.

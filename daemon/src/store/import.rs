@@ -8,7 +8,7 @@
 use uuid::Uuid;
 
 use super::formats::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT};
-use super::{Store, StoreError, activity, child_key, codec, links, space};
+use super::{Store, StoreError, activity, child_key, codec, links};
 use crate::model::{MoveRecord, NodeRecord, SessionRecord};
 
 /// The sha-256 of an imported session's content (see the import handler for what it
@@ -71,15 +71,7 @@ impl Store {
             .sum::<usize>()
             + chunks.iter().map(|(_, v)| v.len()).sum::<usize>()
             + record.len();
-        if let Err(free) = space::check(&self.dir, self.options.min_free_bytes, size as u64) {
-            let error = StoreError::DiskFull {
-                dir: self.dir.clone(),
-                free,
-                reserve: self.options.min_free_bytes,
-            };
-            self.health.failed(error.to_string(), true);
-            return Err(error);
-        }
+        self.make_room(size)?;
         let db = self.db.get()?;
         {
             let mut count = self.count.lock();

@@ -239,15 +239,7 @@ impl Store {
             + node.as_ref().map_or(0, |n| n.1.len())
             + mv.as_ref().map_or(0, |m| m.1.len())
             + index.as_ref().map_or(0, |i| i.value.len());
-        if let Err(free) = space::check(&self.dir, self.options.min_free_bytes, size as u64) {
-            let error = StoreError::DiskFull {
-                dir: self.dir.clone(),
-                free,
-                reserve: self.options.min_free_bytes,
-            };
-            self.health.failed(error.to_string(), true);
-            return Err(error);
-        }
+        self.make_room(size)?;
         let db = self.db.get()?;
         let link = match change.node {
             Some(node) => links::with_node(&db, &id, node)?,
@@ -284,6 +276,21 @@ impl Store {
         self.observers.applied(id);
         self.commits.fetch_add(1, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Refuses a write of `size` bytes that would leave less than the reserve free (and
+    /// says the store is failing for a full disk until there is room again).
+    fn make_room(&self, size: usize) -> Result<(), StoreError> {
+        let Err(free) = space::check(&self.dir, self.options.min_free_bytes, size as u64) else {
+            return Ok(());
+        };
+        let error = StoreError::DiskFull {
+            dir: self.dir.clone(),
+            free,
+            reserve: self.options.min_free_bytes,
+        };
+        self.health.failed(error.to_string(), true);
+        Err(error)
     }
 
     /// How many changes have been applied since the store was opened.

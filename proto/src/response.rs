@@ -1,0 +1,199 @@
+//! What the daemon sends back about a request: progress events and exactly one final
+//! reply or error, each tagged with the request's id.
+//!
+//! Variants are encoded by index: append new variants at the end, never reorder.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ErrorReply;
+use crate::export::ImportOutcome;
+use crate::listing::SessionPage;
+use crate::recovery::{ErrorSummary, Recovered, ReplayOutcome};
+use crate::search::SearchResults;
+use crate::status::DaemonStatus;
+use crate::view::{
+    Answer, BranchList, HistoryView, MoveOutcome, Part, RetryNotice, SessionSummary,
+};
+
+/// One message from the daemon about a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResponseFrame {
+    /// The id of the request this belongs to (0 for connection-level errors).
+    pub id: u64,
+    /// An event, or the final reply.
+    pub response: Response,
+}
+
+/// Either progress on a request or its final outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Response {
+    /// Progress; more frames follow.
+    Event(Event),
+    /// The request succeeded; nothing more follows for this id.
+    Reply(Reply),
+    /// The request failed; nothing more follows for this id.
+    Error(ErrorReply),
+}
+
+/// Progress while a request runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Event {
+    /// The turn to answer (a prompt, or function results) is durably stored as this node,
+    /// before the model is asked.
+    PromptStored {
+        /// The session's full id.
+        session: String,
+        /// The prompt's node number.
+        node: u64,
+    },
+    /// A piece of the answer's visible text.
+    Text(String),
+    /// A piece of the model's thought summary.
+    Thought(String),
+    /// The model asked for a function call.
+    FunctionCall(Part),
+    /// An attempt failed and will be retried after a wait.
+    Retrying(RetryNotice),
+    /// The next piece of a diagnostic bundle (JSON text, split anywhere).
+    BundleData(Vec<u8>),
+    /// Following a session begins: its state now. Every event below follows.
+    Attached(SessionSummary),
+    /// An answer was stored (to followers).
+    Answered(Answer),
+    /// A turn was not answered: failed, cancelled, or refused (to followers).
+    Failed(ErrorReply),
+    /// The head moved (to followers).
+    Moved(MoveOutcome),
+    /// A recovery choice was applied (to followers).
+    Recovered(Recovered),
+    /// A suspension was lifted (to followers).
+    Resumed {
+        /// The session's id.
+        session: String,
+    },
+    /// A function result was stored; these calls still wait (to followers).
+    ToolResultStored {
+        /// The session's id.
+        session: String,
+        /// The calls of the model's turn, with which ones are answered.
+        calls: Vec<crate::recovery::PendingCall>,
+    },
+    /// The follower fell this many events behind and missed them; `history` has what was
+    /// stored.
+    Missed {
+        /// How many events were skipped.
+        events: u64,
+    },
+    /// More than one prompt goes out in this turn (a pending prompt was kept and is sent
+    /// with the new one): these, oldest first.
+    PromptsMerged {
+        /// The session's full id.
+        session: String,
+        /// The prompts' nodes, oldest first.
+        prompts: Vec<u64>,
+    },
+    /// The next piece of a session's export (split anywhere).
+    ExportData(Vec<u8>),
+}
+
+/// The successful outcome of a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reply {
+    /// Answer to [`Request::Ping`].
+    Pong,
+    /// A session was created.
+    SessionCreated {
+        /// The new session's id.
+        session: String,
+    },
+    /// The answer was stored durably.
+    Answered(Answer),
+    /// A transcript.
+    History(HistoryView),
+    /// The head moved.
+    Moved(MoveOutcome),
+    /// The leaves of a session.
+    Branches(BranchList),
+    /// All sessions, newest first.
+    Sessions(SessionPage),
+    /// The daemon's status.
+    Status(Box<DaemonStatus>),
+    /// A session was resumed.
+    Resumed {
+        /// The session's id.
+        session: String,
+        /// Whether it had been suspended (false: nothing needed doing).
+        was_suspended: bool,
+    },
+    /// A tool result was stored; these calls still wait for theirs.
+    ToolResultStored {
+        /// The session's id.
+        session: String,
+        /// The calls of the model's turn, with which ones are answered.
+        calls: Vec<crate::recovery::PendingCall>,
+    },
+    /// A recovery move was made.
+    Recovered(Recovered),
+    /// One session.
+    Session(SessionSummary),
+    /// Recorded errors.
+    Errors(Vec<ErrorSummary>),
+    /// A diagnostic bundle was sent (as [`Event::BundleData`] pieces).
+    Bundle {
+        /// A file name for it (`omni-bundle-<session>-<time>.json`).
+        name: String,
+        /// How many error records it holds.
+        errors: u32,
+        /// Its size in bytes (all pieces together).
+        bytes: u64,
+    },
+    /// The log file's path.
+    LogPath {
+        /// `api_errors.log` in the daemon's log directory.
+        path: String,
+    },
+    /// A replay's outcome.
+    Replayed(ReplayOutcome),
+    /// An answer was cancelled.
+    Cancelled {
+        /// The session's id.
+        session: String,
+        /// The turn whose answer was cancelled; the head stays on it.
+        turn: u64,
+        /// The interrupted node holding the partial answer, if anything had arrived.
+        kept: Option<u64>,
+    },
+    /// Tokens and cost, summed as asked.
+    Usage(crate::usage::UsageReport),
+    /// An export was sent (as [`Event::ExportData`] pieces).
+    Exported {
+        /// The session's id.
+        session: String,
+        /// A file name for it (`omni-<title>-<id>.md`).
+        name: String,
+        /// Its size in bytes (all pieces together).
+        bytes: u64,
+    },
+    /// A piece of an import was staged.
+    ImportStaged {
+        /// The upload's name.
+        upload: String,
+        /// Bytes staged so far.
+        bytes: u64,
+    },
+    /// A session was imported (or was there already).
+    Imported(ImportOutcome),
+    /// Search hits, best first.
+    Search(SearchResults),
+    /// A session was purged.
+    Purged {
+        /// Its id.
+        session: String,
+        /// Its title.
+        title: String,
+        /// Nodes erased.
+        nodes: u64,
+        /// Diagnostic records erased.
+        records: u64,
+    },
+}
