@@ -44,6 +44,12 @@ fn a_purged_session_leaves_no_byte_in_the_data_directory_after_a_restart() {
         "the phrase is stored"
     );
 
+    let hits = |omni: &Omni| {
+        let found = omni.ctl(&["--json", "search", SECRET]).ok().json();
+        found["hits"].as_array().map_or(0, Vec::len)
+    };
+    omni_tests::proxy::eventually("search finds the session", || hits(&omni) > 0);
+
     // Without a terminal and without --yes, nothing happens.
     omni.ctl(&["purge", "-s", &doomed])
         .fails(2, &["nothing was purged", "--yes"]);
@@ -55,6 +61,7 @@ fn a_purged_session_leaves_no_byte_in_the_data_directory_after_a_restart() {
         .json();
     assert_eq!(purged["session"], doomed.as_str());
     assert_eq!(purged["nodes"], 80);
+    assert_eq!(hits(&omni), 0, "search no longer finds a purged session");
     omni.ctl(&["history", "-s", &doomed])
         .fails(1, &["no session matches"]);
     let listed = omni.ctl(&["--json", "sessions", "--trash"]).ok().json();
