@@ -230,6 +230,7 @@ fn build_services(
         current: CurrentSession::new(None),
         counters: Counters::default(),
         usage_today: crate::usage::UsageToday::new(crate::time::now_ms()),
+        windows: crate::services::Windows::default(),
     }))
 }
 

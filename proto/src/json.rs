@@ -31,6 +31,8 @@ pub fn event_name(event: &Event) -> &'static str {
         Event::ToolResultStored { .. } => "tool_result_stored",
         Event::Missed { .. } => "missed",
         Event::ExportData(_) => "export_data",
+        Event::Compacting(_) => "compacting",
+        Event::Compacted(_) => "compacted",
     }
 }
 
@@ -77,6 +79,8 @@ pub fn event(event: &Event) -> Value {
         }
         Event::Missed { events } => object(&json!({"events": events})),
         Event::ExportData(piece) => object(&json!({"bytes": piece.len()})),
+        Event::Compacting(compacting) => object(compacting),
+        Event::Compacted(compacted) => object(compacted),
     };
     body.insert("event".into(), json!(event_name(event)));
     Value::Object(body)
@@ -124,6 +128,7 @@ pub fn reply(reply: &Reply) -> Value {
         } => json!({"session": session, "name": name, "bytes": bytes}),
         Reply::ImportStaged { upload, bytes } => json!({"upload": upload, "bytes": bytes}),
         Reply::Imported(outcome) => json!(outcome),
+        Reply::Compacted(compacted) => json!(compacted),
         Reply::Purged {
             session,
             title,

@@ -11,6 +11,7 @@
 //! [`PROTOCOL_VERSION`] when they have to change.
 
 mod client;
+mod context;
 mod demo;
 mod error;
 mod export;
@@ -31,6 +32,7 @@ mod usage;
 mod view;
 
 pub use client::{Client, ClientError};
+pub use context::{Compacted, Compacting, Compaction, ContextGauge, WindowSource};
 pub use demo::{DEMO_TAGS, DemoTag};
 pub use error::{ErrorKind, ErrorReply, FrameError};
 pub use export::{

@@ -254,6 +254,19 @@ pub enum Request {
         /// Where it goes.
         change: PlaceChange,
     },
+    /// Summarises the context up to its last `keep` rounds into a summary node that takes
+    /// their place in the model's context; the covered nodes stay in the tree. Streams a
+    /// [`Event::Compacting`] and retries as they happen; answered with
+    /// [`Reply::Compacted`]. `undo` right after it returns to the full context.
+    Compact {
+        /// The session.
+        session: SessionRef,
+        /// Rounds (a prompt with its answer and tool chain) kept whole after the summary;
+        /// `None`: 2.
+        keep: Option<u32>,
+        /// What the summary should keep in mind, added to Omni's own instructions.
+        instructions: Option<String>,
+    },
     /// Erases a session for good: from the store, the proxy's chains and the diagnostic
     /// records (and, at the daemon's next start, from every file of the data directory).
     Purge {

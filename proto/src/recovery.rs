@@ -28,6 +28,8 @@ pub enum RecoveryAction {
     Ignore,
     /// Send the same context again.
     Retry,
+    /// Summarise the older turns (they stay in the tree), then send again.
+    Compact,
 }
 
 impl RecoveryAction {
@@ -38,6 +40,7 @@ impl RecoveryAction {
             RecoveryAction::Clear => "--clear",
             RecoveryAction::Ignore => "--ignore",
             RecoveryAction::Retry => "--retry",
+            RecoveryAction::Compact => "--compact",
         }
     }
 
@@ -50,11 +53,16 @@ impl RecoveryAction {
             RecoveryAction::Clear => "clear turn: drop only the last node from the context",
             RecoveryAction::Ignore => "ignore: keep the history as it is and clear the state",
             RecoveryAction::Retry => "retry: send the same context again",
+            RecoveryAction::Compact => {
+                "compact: summarise the older turns (kept in the tree, one undo away), then \
+                 send again"
+            }
         }
     }
 
     /// All of them, in menu order.
-    pub const ALL: [RecoveryAction; 4] = [
+    pub const ALL: [RecoveryAction; 5] = [
+        RecoveryAction::Compact,
         RecoveryAction::Deep,
         RecoveryAction::Clear,
         RecoveryAction::Ignore,
@@ -71,6 +79,10 @@ pub struct RecoveryPreview {
     pub head_after: u64,
     /// The nodes it would take out of the context, deepest first (none for ignore and retry).
     pub drops: Vec<u64>,
+    /// For compact: the nodes its summary would cover (they stay in the tree).
+    pub covers: Vec<u64>,
+    /// The choice fits this failure best (compact, when the context is too long).
+    pub first: bool,
 }
 
 /// The outcome of a recovery move (for `--retry`, the answer arrives as an `Answered`).

@@ -94,6 +94,10 @@ pub enum Event {
     },
     /// The next piece of a session's export (split anywhere).
     ExportData(Vec<u8>),
+    /// A compaction starts: the model is asked to summarise.
+    Compacting(crate::context::Compacting),
+    /// A compaction was stored (to followers, and to a sender whose send compacted first).
+    Compacted(Box<crate::context::Compacted>),
 }
 
 /// The successful outcome of a request.
@@ -196,4 +200,6 @@ pub enum Reply {
         /// Diagnostic records erased.
         records: u64,
     },
+    /// A compaction was stored.
+    Compacted(Box<crate::context::Compacted>),
 }

@@ -40,6 +40,8 @@ pub struct DaemonStatus {
     pub sends_in_flight: u32,
     /// The model asked.
     pub model: String,
+    /// How full the current session's context is, when there is a current session.
+    pub current_context: Option<crate::context::ContextGauge>,
     /// The model API's base URL.
     pub base_url: String,
     /// The circuit breaker of each model endpoint.

@@ -18,6 +18,8 @@ pub enum Role {
     Model,
     /// The results of the model's function calls, sent back on the user's side.
     Tool,
+    /// A compaction's summary: it stands for the nodes it covers in the model's context.
+    Summary,
 }
 
 impl Role {
@@ -27,6 +29,7 @@ impl Role {
             Role::User => "user",
             Role::Model => "model",
             Role::Tool => "tool",
+            Role::Summary => "summary",
         }
     }
 }
@@ -81,6 +84,15 @@ pub enum PartContent {
     Other {
         /// The part's JSON, exactly as received.
         json: String,
+    },
+    /// On a summary node: where the model's context resumes after it. Never sent to a
+    /// model as a part (the summary's text is).
+    Compaction {
+        /// The first node kept after the summary (the context goes on from there to the
+        /// summary's parent); `None`: nothing was kept.
+        resumes_at: Option<u64>,
+        /// The instructions the summary was written with, if any.
+        instructions: Option<String>,
     },
 }
 
@@ -173,6 +185,14 @@ pub struct Entry {
     pub why_reverted: Option<RevertReason>,
     /// How a model node was produced.
     pub model: Option<ModelInfo>,
+    /// On the path to the head but covered by a compaction's summary: kept, searchable,
+    /// one `undo` away, but not in the model's context.
+    pub compacted: bool,
+    /// For a summary: what it stands for.
+    pub compaction: Option<crate::context::Compaction>,
+    /// A recorded prompt that is another client's own compaction (its summary of an
+    /// earlier conversation): the conversation it continues lives on elsewhere.
+    pub client_compaction: bool,
 }
 
 /// A session's transcript.
@@ -189,6 +209,8 @@ pub struct HistoryView {
     pub damaged: Option<String>,
     /// The tokens and cost of every answer stored in the session, on any branch.
     pub usage: crate::usage::UsageTotals,
+    /// How full the context at the head is.
+    pub context: crate::context::ContextGauge,
 }
 
 /// A completed, durably stored answer.
@@ -211,6 +233,8 @@ pub struct Answer {
     pub pending_calls: Vec<crate::recovery::PendingCall>,
     /// The session's running total, this answer included.
     pub session_usage: crate::usage::UsageTotals,
+    /// How full the context is now, this answer included.
+    pub context: crate::context::ContextGauge,
 }
 
 /// The result of a head move.
@@ -306,6 +330,8 @@ pub struct SessionSummary {
     pub archived_at_ms: Option<u64>,
     /// When it was moved to the trash, ms since the epoch.
     pub deleted_at_ms: Option<u64>,
+    /// How full the context at the head is.
+    pub context: crate::context::ContextGauge,
 }
 
 /// A failed attempt that will be retried: what the client shows while it waits.

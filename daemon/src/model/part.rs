@@ -16,6 +16,9 @@ pub enum Role {
     Model,
     /// The results of the model's function calls, sent back on the user's side.
     Tool,
+    /// A compaction's summary, written by a model: in the model's context it stands for
+    /// the nodes it covers, which stay in the tree. Sent on the user's side.
+    Summary,
 }
 
 impl Role {
@@ -25,6 +28,7 @@ impl Role {
             Role::User => "user",
             Role::Model => "model",
             Role::Tool => "tool",
+            Role::Summary => "summary",
         }
     }
 }
@@ -90,6 +94,15 @@ pub enum PartContent {
     Other {
         /// The part's JSON, exactly as received.
         json: String,
+    },
+    /// On a summary node: where the model's context resumes after it. Never sent to a
+    /// model as a part (the summary's text is).
+    Compaction {
+        /// The first node kept after the summary (the context goes on from there to the
+        /// summary's parent); `None`: nothing was kept.
+        resumes_at: Option<u64>,
+        /// The instructions the summary was written with, if any.
+        instructions: Option<String>,
     },
 }
 

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::part::{ModelInfo, Part, Role, visible_text};
+use super::part::{ModelInfo, Part, PartContent, Role, visible_text};
 
 /// A node's number within its session.
 pub type NodeId = u64;
@@ -202,6 +202,15 @@ impl NodeRecord {
     pub fn text(&self) -> String {
         visible_text(&self.parts)
     }
+
+    /// For a summary: the first node it kept whole after it (`None`: none, or not a
+    /// summary).
+    pub fn resumes_at(&self) -> Option<NodeId> {
+        self.parts.iter().find_map(|part| match part.content {
+            PartContent::Compaction { resumes_at, .. } => resumes_at,
+            _ => None,
+        })
+    }
 }
 
 /// Why the head moved.
@@ -229,6 +238,8 @@ pub enum MoveKind {
     Ignore,
     /// Recovery by sending the same context again (the head stays).
     Retry,
+    /// A compaction: its summary became the head.
+    Compact,
 }
 
 impl MoveKind {
@@ -242,7 +253,8 @@ impl MoveKind {
             | MoveKind::Checkout
             | MoveKind::ToolResults
             | MoveKind::Ignore
-            | MoveKind::Retry => false,
+            | MoveKind::Retry
+            | MoveKind::Compact => false,
         }
     }
 }

@@ -42,7 +42,7 @@ impl WireRole {
     /// The wire role of a node's role.
     pub fn of(role: Role) -> Self {
         match role {
-            Role::User | Role::Tool => WireRole::User,
+            Role::User | Role::Tool | Role::Summary => WireRole::User,
             Role::Model => WireRole::Model,
         }
     }

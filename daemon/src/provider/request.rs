@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use crate::model::{NodeRecord, PartContent};
+use crate::model::{NodeRecord, Part, PartContent, Role};
 
 use super::fragment::{Extras, Fragment};
 use super::kind::Kind;
@@ -25,10 +25,29 @@ pub struct Target<'a> {
     pub model: &'a str,
 }
 
+/// How a compaction's summary opens, as the model reads it.
+pub const SUMMARY_PREAMBLE: &str = "[The earlier part of this conversation was compacted: \
+     the summary below stands for it. The turns after the summary follow as they were.]";
+
+/// A summary as every model sees it: a user turn whose text is the preamble and the
+/// summary (the compaction mark stays home).
+fn summary_as_prompt(node: &NodeRecord) -> NodeRecord {
+    NodeRecord {
+        role: Role::User,
+        parts: vec![Part::text(format!("{SUMMARY_PREAMBLE}\n\n{}", node.text()))],
+        model: None,
+        ..node.clone()
+    }
+}
+
 /// A node as `target` should see it: an answer another provider gave loses its thoughts,
 /// signatures and raw parts (each family's own wire JSON: Gemini's code execution,
-/// Anthropic's redacted thinking), and is adopted by the target's family.
+/// Anthropic's redacted thinking), and is adopted by the target's family. A summary is
+/// a prompt.
 fn as_seen_by<'a>(node: &'a NodeRecord, target: &Target<'_>) -> Cow<'a, NodeRecord> {
+    if node.role == Role::Summary {
+        return Cow::Owned(summary_as_prompt(node));
+    }
     let foreign = node
         .model
         .as_ref()
@@ -87,7 +106,6 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::model::{Part, Role};
     use crate::provider::RequestOptions;
     use crate::provider::gemini::body::FOREIGN_CALL_SIGNATURE;
 

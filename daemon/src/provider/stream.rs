@@ -61,7 +61,7 @@ pub fn ended(finish_reason: Option<String>, visible: bool) -> Result<(), Provide
 pub fn is_visible(part: &Part) -> bool {
     match &part.content {
         PartContent::Text(text) => !text.is_empty(),
-        PartContent::Thought(_) => false,
+        PartContent::Thought(_) | PartContent::Compaction { .. } => false,
         PartContent::FunctionCall { .. }
         | PartContent::FunctionResponse { .. }
         | PartContent::Other { .. } => true,

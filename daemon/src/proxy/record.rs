@@ -65,6 +65,7 @@ fn canonical((role, parts): &Turn) -> Vec<u8> {
                 ..
             } => rest.push(format!("response {name} {}", normal(response_json))),
             PartContent::Other { json } => rest.push(format!("other {}", normal(json))),
+            PartContent::Compaction { .. } => {}
         }
     }
     serde_json::to_vec(&(side, text, rest)).unwrap_or_default()

@@ -99,7 +99,7 @@ pub fn searchable_text(node: &NodeRecord) -> String {
                 response_json,
                 ..
             } => lines.extend([name.as_str(), response_json.as_str()]),
-            PartContent::Other { .. } => {}
+            PartContent::Other { .. } | PartContent::Compaction { .. } => {}
         }
     }
     lines.join("\n")

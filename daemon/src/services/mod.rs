@@ -6,6 +6,7 @@
 mod current;
 mod endpoints;
 mod live;
+mod windows;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64};
@@ -17,6 +18,7 @@ use tokio_util::task::TaskTracker;
 pub use current::CurrentSession;
 pub use endpoints::Endpoint;
 pub use live::{Live, Swap};
+pub use windows::{Window, WindowSource, Windows};
 
 use crate::diag::Diagnostics;
 use crate::store::Store;
@@ -130,4 +132,6 @@ pub struct Services {
     pub counters: Counters,
     /// Today's answers' tokens, for `status`.
     pub usage_today: UsageToday,
+    /// Each model's context window, as far as it is known.
+    pub windows: Windows,
 }

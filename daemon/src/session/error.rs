@@ -108,9 +108,11 @@ impl From<TreeError> for SessionError {
     fn from(error: TreeError) -> Self {
         match error {
             TreeError::UnknownNode(_) => Self::NotFound(error.to_string()),
-            TreeError::AtStart | TreeError::NothingToUndo | TreeError::NoAnswerToUndo { .. } => {
-                Self::WrongState(error.to_string())
-            }
+            TreeError::AtStart
+            | TreeError::NothingToUndo
+            | TreeError::NoAnswerToUndo { .. }
+            | TreeError::NothingToCompact { .. } => Self::WrongState(error.to_string()),
+            TreeError::NotKept(_) => Self::Internal(error.to_string()),
         }
     }
 }

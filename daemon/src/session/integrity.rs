@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use uuid::Uuid;
 
-use super::tree::{NodeId, ROOT, Tree};
+use super::tree::{NodeId, ROOT, Tree, TreeError};
 use crate::model::{NodeRecord, Role, SessionRecord};
 use crate::store::{Link, Store, StoreError};
 
@@ -44,7 +44,7 @@ pub fn check_record(store: &Store, record: &SessionRecord) -> Result<Option<Stri
 /// order) and head; the error says how the records disagree.
 pub fn build_tree(
     record: &SessionRecord,
-    places: impl ExactSizeIterator<Item = (NodeId, NodeId, Role)>,
+    places: impl ExactSizeIterator<Item = Place>,
 ) -> Result<Tree, String> {
     if places.len() as u64 != record.nodes {
         return Err(format!(
@@ -54,10 +54,23 @@ pub fn build_tree(
         ));
     }
     let mut tree = Tree::new();
-    for (node, parent, role) in places {
-        let id = tree
-            .push(parent, role)
-            .map_err(|_| format!("node {node} has parent {parent}, which does not exist"))?;
+    for Place {
+        node,
+        parent,
+        role,
+        resumes_at,
+    } in places
+    {
+        let pushed = match role {
+            Role::Summary => tree.push_summary(parent, resumes_at),
+            _ => tree.push(parent, role),
+        };
+        let id = pushed.map_err(|error| match error {
+            TreeError::NotKept(first) => {
+                format!("summary {node} keeps node {first}, which does not lead to it")
+            }
+            _ => format!("node {node} has parent {parent}, which does not exist"),
+        })?;
         if id != node {
             return Err(format!("node {id} is missing (node {node} follows)"));
         }
@@ -67,17 +80,47 @@ pub fn build_tree(
     Ok(tree)
 }
 
-/// Each node's place, for [`build_tree`].
-pub fn places(nodes: &[NodeRecord]) -> impl ExactSizeIterator<Item = (NodeId, NodeId, Role)> {
-    nodes.iter().map(|n| (n.id, n.parent, n.role))
+/// One node's place in its session's tree, for [`build_tree`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    /// The node.
+    pub node: NodeId,
+    /// Its parent.
+    pub parent: NodeId,
+    /// Its role.
+    pub role: Role,
+    /// For a summary: the first node it kept whole after it.
+    pub resumes_at: Option<NodeId>,
 }
 
-/// The places the store's index gives (node numbers follow from the order).
-pub fn indexed(links: &[Link]) -> impl ExactSizeIterator<Item = (NodeId, NodeId, Role)> {
-    links
-        .iter()
-        .enumerate()
-        .map(|(i, link)| (i as NodeId + 1, link.parent, link.role))
+/// Each node's place, for [`build_tree`].
+pub fn places(nodes: &[NodeRecord]) -> impl ExactSizeIterator<Item = Place> {
+    nodes.iter().map(|n| Place {
+        node: n.id,
+        parent: n.parent,
+        role: n.role,
+        resumes_at: n.resumes_at(),
+    })
+}
+
+/// The places the store's index gives (node numbers follow from the order); a summary's
+/// node is read for what it kept (one read per compaction).
+pub fn indexed(store: &Store, session: &Uuid, links: &[Link]) -> Result<Vec<Place>, StoreError> {
+    let mut places = Vec::with_capacity(links.len());
+    for (i, link) in links.iter().enumerate() {
+        let node = i as NodeId + 1;
+        let resumes_at = match link.role {
+            Role::Summary => store.node(session, node)?.resumes_at(),
+            Role::User | Role::Model | Role::Tool => None,
+        };
+        places.push(Place {
+            node,
+            parent: link.parent,
+            role: link.role,
+            resumes_at,
+        });
+    }
+    Ok(places)
 }
 
 /// The nodes on the path from the start to `head`, following the stored parent links as

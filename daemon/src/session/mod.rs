@@ -12,4 +12,4 @@ pub mod tree;
 pub mod validate;
 
 pub use error::SessionError;
-pub use integrity::{build_tree, indexed, places};
+pub use integrity::{Place, build_tree, indexed, places};

@@ -278,7 +278,8 @@ impl Registry {
             nodes.truncate(record.nodes as usize);
             record.usage = crate::usage::of_session(&record, &nodes);
         }
-        let tree = build_tree(&record, indexed(&links)).map_err(|reason| {
+        let places = indexed(store, &id, &links).map_err(&bad)?;
+        let tree = build_tree(&record, places.into_iter()).map_err(|reason| {
             self.damaged.mark(id, &reason);
             SessionError::Damaged {
                 session: id,

@@ -60,6 +60,8 @@ fn part_shape(part: &Part) -> PartShape {
             (PartKind::Other, text.is_empty() && no_signature)
         }
         PartContent::Other { json } => (PartKind::Other, json.trim().is_empty()),
+        // Never sent: the summary's text is.
+        PartContent::Compaction { .. } => (PartKind::Other, false),
     };
     PartShape { kind, empty }
 }

@@ -36,6 +36,7 @@ fn role_code(role: Role) -> u64 {
         Role::User => 0,
         Role::Model => 1,
         Role::Tool => 2,
+        Role::Summary => 3,
     }
 }
 
@@ -78,7 +79,7 @@ fn decode(bytes: &[u8], first: NodeId) -> Result<Vec<(Link, usize)>, StoreError>
             0 => Role::User,
             1 => Role::Model,
             2 => Role::Tool,
-            _ => return Err(corrupt("an unknown role")),
+            _ => Role::Summary,
         };
         let parent = id
             .checked_sub(value >> 2)

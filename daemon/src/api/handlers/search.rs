@@ -107,7 +107,8 @@ fn session_now(daemon: &Daemon, id: &Uuid) -> (String, Vec<Option<RevertReason>>
     let tree = store
         .links(id, record.nodes)
         .ok()
-        .and_then(|links| build_tree(&record, indexed(&links)).ok());
+        .and_then(|links| indexed(store, id, &links).ok())
+        .and_then(|places| build_tree(&record, places.into_iter()).ok());
     let mut moves = store.moves(id).unwrap_or_default();
     moves.truncate(record.moves as usize);
     let reasons = tree

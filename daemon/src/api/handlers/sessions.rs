@@ -33,7 +33,10 @@ pub fn recovery_choices(daemon: &Daemon, record: &SessionRecord) -> Vec<Recovery
     let Ok(links) = daemon.services.store.links(&record.id, record.nodes) else {
         return Vec::new();
     };
-    build_tree(record, indexed(&links))
+    let Ok(places) = indexed(&daemon.services.store, &record.id, &links) else {
+        return Vec::new();
+    };
+    build_tree(record, places.into_iter())
         .map(|tree| views::recovery_choices(record, &tree))
         .unwrap_or_default()
 }

@@ -138,7 +138,9 @@ fn answer_blocks(node: &NodeRecord, ids: &mut Vec<String>) -> Vec<String> {
             PartContent::Other { json } => {
                 blocks.extend(redacted_thinking(json).map(str::to_string));
             }
-            PartContent::Text(_) | PartContent::FunctionResponse { .. } => {}
+            PartContent::Text(_)
+            | PartContent::FunctionResponse { .. }
+            | PartContent::Compaction { .. } => {}
         }
     }
     flush_text(&mut text, &mut blocks);
@@ -163,7 +165,7 @@ fn result_blocks(parts: &[Part], calls: &[String]) -> Vec<String> {
 pub fn fragment(node: &NodeRecord, earlier: &[String]) -> Fragment {
     let mut call_ids = earlier.to_vec();
     let blocks = match node.role {
-        Role::User => {
+        Role::User | Role::Summary => {
             let mut text = node.text();
             let mut blocks = Vec::new();
             flush_text(&mut text, &mut blocks);

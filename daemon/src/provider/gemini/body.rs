@@ -27,12 +27,12 @@ pub fn mark_foreign(node: &mut NodeRecord) {
 /// A node's parts as Gemini takes them, separated by commas.
 pub fn parts(node: &NodeRecord) -> String {
     let mut out = String::new();
-    for part in &node.parts {
+    for part in node.parts.iter().filter_map(parts::to_wire) {
         if !out.is_empty() {
             out.push(',');
         }
         // A part is strings, bools and valid raw JSON: this cannot fail.
-        out.push_str(&serde_json::to_string(&parts::to_wire(part)).unwrap_or_default());
+        out.push_str(&serde_json::to_string(&part).unwrap_or_default());
     }
     out
 }

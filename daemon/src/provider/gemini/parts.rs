@@ -55,9 +55,10 @@ pub fn from_wire(raw: &RawValue) -> Part {
 }
 
 /// Writes one part back in Gemini's request format, exactly as it was read.
-pub fn to_wire(part: &Part) -> PartOut<'_> {
+/// `None` for what never goes to a model: a summary's compaction mark.
+pub fn to_wire(part: &Part) -> Option<PartOut<'_>> {
     let thought_signature = part.thought_signature.as_deref();
-    match &part.content {
+    Some(match &part.content {
         PartContent::Text(text) => PartOut::Text {
             text,
             thought: None,
@@ -93,7 +94,8 @@ pub fn to_wire(part: &Part) -> PartOut<'_> {
             thought_signature,
         },
         PartContent::Other { json } => PartOut::Other(Json::of(json)),
-    }
+        PartContent::Compaction { .. } => return None,
+    })
 }
 
 #[cfg(test)]
@@ -104,7 +106,7 @@ mod tests {
 
     fn round_trip(original: &Value) -> Value {
         let raw = RawValue::from_string(original.to_string()).unwrap();
-        serde_json::to_value(to_wire(&from_wire(&raw))).unwrap()
+        serde_json::to_value(to_wire(&from_wire(&raw)).unwrap()).unwrap()
     }
 
     #[test]

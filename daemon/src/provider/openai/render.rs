@@ -63,7 +63,7 @@ fn text_of(node: &NodeRecord) -> String {
 /// results without ids can be paired by position.
 fn messages_of<'a>(node: &'a NodeRecord, last_calls: &mut Vec<String>) -> Vec<Message<'a>> {
     match node.role {
-        Role::User => vec![Message::User {
+        Role::User | Role::Summary => vec![Message::User {
             content: text_of(node),
         }],
         Role::Model => {

@@ -60,7 +60,7 @@ impl Actor {
                 model,
             };
             let kind = match role {
-                Role::User => MoveKind::Prompt,
+                Role::User | Role::Summary => MoveKind::Prompt,
                 Role::Model => MoveKind::Answer,
                 Role::Tool => MoveKind::ToolResults,
             };

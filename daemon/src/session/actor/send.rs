@@ -108,6 +108,12 @@ impl Actor {
         let head = self.tree.head();
         match self.tree.role(head) {
             Some(Role::User | Role::Tool) => Ok(head),
+            // A compaction made while a turn waited: the summary stands in for its context.
+            Some(Role::Summary) if self.tree.awaits_answer(head) => Ok(head),
+            Some(Role::Summary) => Err(SessionError::wrong_state(format!(
+                "nothing to retry: the head, node {head}, is a compaction's summary; send a \
+                 new prompt"
+            ))),
             Some(Role::Model) => Err(SessionError::wrong_state(format!(
                 "nothing to retry: the head, node {head}, is the model's answer; send a new \
                  prompt (or undo to ask again)"
