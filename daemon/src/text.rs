@@ -86,6 +86,20 @@ pub const PREAMBLE_TAGS: [&str; 8] = [
     "user-prompt-submit-hook",
 ];
 
+/// How agent CLIs begin the prompt that carries their own compaction's summary: Claude
+/// Code's `/compact` (and its automatic compaction) and gemini-cli's `/compress`.
+const CLIENT_SUMMARY_MARKS: [&str; 2] = [
+    "This session is being continued from a previous conversation that ran out of context",
+    "<state_snapshot>",
+];
+
+/// Whether a recorded prompt is another client's compaction summary: the conversation
+/// it stands for went on in another session (or an earlier branch).
+pub fn is_client_summary(text: &str) -> bool {
+    let start = without_preamble(text).trim_start();
+    CLIENT_SUMMARY_MARKS.iter().any(|mark| start.starts_with(mark))
+}
+
 /// `text` after the preamble blocks it starts with.
 fn without_preamble(text: &str) -> &str {
     let mut rest = text.trim_start();

@@ -101,6 +101,8 @@ pub enum ExportedMoveKind {
     Ignore,
     /// Recovery by sending the same context again.
     Retry,
+    /// A compaction: its summary became the head.
+    Compact,
 }
 
 /// One entry of an exported move log.

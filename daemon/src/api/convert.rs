@@ -4,6 +4,7 @@
 use omni_proto as wire;
 
 use crate::model::{ModelInfo, Part, PartContent, Role, Usage};
+use crate::api::views::context;
 use crate::resilience::{BreakerState, BreakerStatus};
 use crate::session::SessionError;
 use crate::session::outcome::{
@@ -24,6 +25,7 @@ impl From<Role> for wire::Role {
             Role::User => wire::Role::User,
             Role::Model => wire::Role::Model,
             Role::Tool => wire::Role::Tool,
+            Role::Summary => wire::Role::Summary,
         }
     }
 }
@@ -52,6 +54,13 @@ impl From<PartContent> for wire::PartContent {
                 response_json,
             },
             PartContent::Other { json } => wire::PartContent::Other { json },
+            PartContent::Compaction {
+                resumes_at,
+                instructions,
+            } => wire::PartContent::Compaction {
+                resumes_at,
+                instructions,
+            },
         }
     }
 }
@@ -133,6 +142,12 @@ pub fn event(event: SessionEvent, prices: &crate::config::Prices) -> wire::Event
                 session: session.to_string(),
                 calls: calls.into_iter().map(Into::into).collect(),
             },
+            SessionEvent::Compacting(compacting) => {
+                wire::Event::Compacting(context::compacting(compacting))
+            }
+            SessionEvent::Compacted(compacted) => {
+                wire::Event::Compacted(Box::new(context::compacted(*compacted)))
+            }
         }
     }
 }
@@ -159,6 +174,7 @@ pub fn answer(answer: Answer, prices: &crate::config::Prices) -> wire::Answer {
         model: answer.model.into(),
         pending_calls: answer.pending_calls.into_iter().map(Into::into).collect(),
         session_usage: crate::api::views::usage::totals(&answer.session_usage, prices),
+        context: context::gauge(&answer.context),
     }
 }
 
@@ -203,6 +219,7 @@ impl From<wire::RecoveryAction> for RecoveryChoice {
             wire::RecoveryAction::Clear => RecoveryChoice::Clear,
             wire::RecoveryAction::Ignore => RecoveryChoice::Ignore,
             wire::RecoveryAction::Retry => RecoveryChoice::Retry,
+            wire::RecoveryAction::Compact => RecoveryChoice::Compact,
         }
     }
 }
@@ -214,6 +231,7 @@ impl From<RecoveryChoice> for wire::RecoveryAction {
             RecoveryChoice::Clear => wire::RecoveryAction::Clear,
             RecoveryChoice::Ignore => wire::RecoveryAction::Ignore,
             RecoveryChoice::Retry => wire::RecoveryAction::Retry,
+            RecoveryChoice::Compact => wire::RecoveryAction::Compact,
         }
     }
 }

@@ -72,6 +72,11 @@ pub async fn dispatch(
             recover::handle(daemon, &session, action, responder).await
         }
         Request::Session { session } => session::handle(daemon, &session),
+        Request::Compact {
+            session,
+            keep,
+            instructions,
+        } => compact::handle(daemon, &session, keep, instructions, responder).await,
         Request::ListErrors { session } => logs::list(daemon, session.as_ref()),
         Request::ExportLogs { session, error } => {
             logs::export(daemon, session.as_ref(), error.as_deref(), responder).await

@@ -19,7 +19,8 @@ fn reason_of(kind: MoveKind) -> RevertReason {
         | MoveKind::Answer
         | MoveKind::ToolResults
         | MoveKind::Ignore
-        | MoveKind::Retry => RevertReason::OtherBranch,
+        | MoveKind::Retry
+        | MoveKind::Compact => RevertReason::OtherBranch,
     }
 }
 

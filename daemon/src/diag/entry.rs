@@ -93,6 +93,8 @@ pub enum Cause {
     },
     /// Preflight validation refused the request; nothing was sent.
     Preflight,
+    /// The context is over the model's window by Omni's estimate; nothing was sent.
+    Window,
 }
 
 impl Cause {
@@ -107,7 +109,7 @@ impl Cause {
                 phase: Phase::Stream,
                 ..
             } => "stream",
-            Cause::Preflight => "preflight",
+            Cause::Preflight | Cause::Window => "preflight",
         }
     }
 
@@ -116,6 +118,7 @@ impl Cause {
         match self {
             Cause::Attempt { class, .. } => class.name(),
             Cause::Preflight => "preflight",
+            Cause::Window => "context_too_long",
         }
     }
 }

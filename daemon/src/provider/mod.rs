@@ -34,5 +34,5 @@ pub use key::ApiKey;
 pub use kind::Kind;
 pub use providers::{Provider, ProviderConfig, UnknownProvider};
 pub use redact::Redactor;
-pub use request::{Target, assemble, body, fragment};
+pub use request::{Target, assemble, body, fragment, fragments};
 pub use stream::{ModelApi, StreamUpdate};

@@ -3,8 +3,8 @@
 //! own tokens join the context); what was added since is estimated, until the next answer
 //! corrects it. Reading is a walk up from the head to that answer: a node or two.
 
-use crate::model::{NodeId, NodeRecord, PartContent, ROOT, Role};
-use crate::services::Window;
+use crate::model::{NodeId, NodeRecord, PartContent, ROOT, Role, SessionRecord};
+use crate::services::{Live, Services, Window};
 
 /// Bytes of text per token, for the estimate (English prose and code average about 4).
 const BYTES_PER_TOKEN: u64 = 4;
@@ -123,6 +123,31 @@ impl Gauge {
              turns (they stay in the session, one undo away)",
             self.model
         ))
+    }
+}
+
+/// How full the context whose last node is `node` is, against the window of the model
+/// the session asks next. A node that cannot be read counts as empty (and is logged).
+pub fn gauge_of(services: &Services, live: &Live, record: &SessionRecord, node: NodeId) -> Gauge {
+    let read = |id| services.store.node(&record.id, id);
+    let size = measure(node, read).unwrap_or_else(|error| {
+        tracing::warn!(session = %record.id, %error, "cannot measure the context");
+        ContextSize::default()
+    });
+    let own = record.model.as_ref().unwrap_or(&live.config.provider.model);
+    let (model, window) = match live.endpoint(own) {
+        Ok(endpoint) => {
+            let (provider, kind) = (&endpoint.provider, endpoint.kind);
+            let window = services.windows.window(live, provider, kind, &endpoint.model);
+            (endpoint.reference, window)
+        }
+        Err(_) => (own.clone(), None),
+    };
+    Gauge {
+        size,
+        model,
+        window,
+        warn_at: live.config.context.warn_at,
     }
 }
 

@@ -5,6 +5,7 @@ pub mod actor;
 pub mod answer;
 pub mod calls;
 pub mod error;
+pub mod gauge;
 pub mod integrity;
 pub mod outcome;
 pub mod registry;
@@ -12,4 +13,4 @@ pub mod tree;
 pub mod validate;
 
 pub use error::SessionError;
-pub use integrity::{Place, build_tree, indexed, places};
+pub use integrity::{build_tree, indexed, places};

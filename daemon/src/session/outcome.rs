@@ -4,6 +4,7 @@
 use uuid::Uuid;
 
 use super::SessionError;
+use super::gauge::Gauge;
 use crate::model::{ModelInfo, NodeId, Part};
 
 /// Progress while a request runs, and (for the session's watchers) each change once it is
@@ -46,6 +47,46 @@ pub enum SessionEvent {
     Resumed(Uuid),
     /// One function result was stored; these calls still wait (watchers only).
     ToolResultStored(Uuid, Vec<PendingCall>),
+    /// A compaction starts: the model is asked for a summary.
+    Compacting(Compacting),
+    /// A compaction was stored.
+    Compacted(Box<Compacted>),
+}
+
+/// A compaction starting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compacting {
+    /// The session.
+    pub session: Uuid,
+    /// How many nodes the summary will cover.
+    pub covers: u64,
+    /// The model asked to write it (`PROVIDER/MODEL`).
+    pub model: String,
+    /// Why: `asked`, `auto` or `recovery`.
+    pub why: &'static str,
+}
+
+/// What a compaction did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compacted {
+    /// The session.
+    pub session: Uuid,
+    /// The summary's node, the new head.
+    pub node: NodeId,
+    /// The head before: where `undo` returns to the full context.
+    pub from: NodeId,
+    /// The nodes the summary covers, in context order.
+    pub covers: Vec<NodeId>,
+    /// The first node kept whole after it.
+    pub resumes_at: Option<NodeId>,
+    /// The summary.
+    pub text: String,
+    /// The model that wrote it.
+    pub model: ModelInfo,
+    /// The context before.
+    pub before: Gauge,
+    /// The context after.
+    pub after: Gauge,
 }
 
 /// What cancelling an answer did.
@@ -95,6 +136,8 @@ pub struct Answer {
     pub pending_calls: Vec<PendingCall>,
     /// The session's tokens per model, this answer included.
     pub session_usage: Vec<crate::model::ModelUsage>,
+    /// How full the context is now, this answer included.
+    pub context: Gauge,
 }
 
 /// A head move a client asks for.
@@ -136,6 +179,8 @@ pub enum RecoveryChoice {
     Ignore,
     /// Send the same context again.
     Retry,
+    /// Compact the older turns, then send again.
+    Compact,
 }
 
 /// Where a recovery move went.

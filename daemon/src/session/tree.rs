@@ -5,10 +5,13 @@
 //! conversation. Moves only read a few links above the head, so their cost does not grow
 //! with the session's length.
 
+mod compaction;
+
 use std::collections::HashMap;
 
 use crate::model::Role;
 pub use crate::model::{NodeId, ROOT};
+pub use compaction::{CompactionPlan, DEFAULT_KEEP};
 
 /// Why a move is not possible. Each message says what to do instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -43,38 +46,6 @@ pub enum TreeError {
     /// A summary whose kept nodes do not lead to it.
     #[error("node {0} is not on the path to the summary's parent")]
     NotKept(NodeId),
-}
-
-/// What a compaction covers and keeps.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CompactionPlan {
-    /// The nodes the summary stands for, in context order.
-    pub covers: Vec<NodeId>,
-    /// The first node kept whole after the summary, if any.
-    pub resumes_at: Option<NodeId>,
-}
-
-/// The model's context at a node, in its three pieces: the summary that starts it (if a
-/// compaction is on the path), the nodes that summary kept whole, and the nodes after it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ContextParts {
-    /// The nearest summary at or above the node.
-    pub summary: Option<NodeId>,
-    /// The nodes it kept, oldest first (they lie above it in the tree).
-    pub kept: Vec<NodeId>,
-    /// The nodes below it (or from the start, without a summary), oldest first.
-    pub after: Vec<NodeId>,
-}
-
-impl ContextParts {
-    /// Every node the model sees, in the order it sees them.
-    pub fn nodes(&self) -> Vec<NodeId> {
-        let mut nodes = Vec::with_capacity(1 + self.kept.len() + self.after.len());
-        nodes.extend(self.summary);
-        nodes.extend(&self.kept);
-        nodes.extend(&self.after);
-        nodes
-    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -116,23 +87,6 @@ impl Tree {
             children: 0,
         });
         Ok(self.links.len() as NodeId)
-    }
-
-    /// Appends a compaction's summary under `parent` (the head it was made at), keeping
-    /// the nodes from `resumes_at` to `parent` whole after it.
-    pub fn push_summary(
-        &mut self,
-        parent: NodeId,
-        resumes_at: Option<NodeId>,
-    ) -> Result<NodeId, TreeError> {
-        if let Some(first) = resumes_at
-            && (first == ROOT || !self.contains(parent) || !self.is_on_path_to(first, parent))
-        {
-            return Err(TreeError::NotKept(first));
-        }
-        let id = self.push(parent, Role::Summary)?;
-        self.summaries.insert(id, resumes_at);
-        Ok(id)
     }
 
     /// Number of nodes (the highest node number).
@@ -239,116 +193,6 @@ impl Tree {
         left
     }
 
-    /// The model's context when `node` is the head: up from it to the nearest summary,
-    /// then the nodes that summary kept. Without a summary on the path, the whole path.
-    pub fn context_parts(&self, node: NodeId) -> ContextParts {
-        let mut after = Vec::new();
-        let mut at = node;
-        while at != ROOT {
-            if let Some(&resumes_at) = self.summaries.get(&at) {
-                after.reverse();
-                let kept = match resumes_at {
-                    Some(first) => self.path_from(first, self.link(at).parent),
-                    None => Vec::new(),
-                };
-                return ContextParts {
-                    summary: Some(at),
-                    kept,
-                    after,
-                };
-            }
-            after.push(at);
-            at = self.link(at).parent;
-        }
-        after.reverse();
-        ContextParts {
-            summary: None,
-            kept: Vec::new(),
-            after,
-        }
-    }
-
-    /// Every node the model sees when `node` is the head, in order.
-    pub fn context_path(&self, node: NodeId) -> Vec<NodeId> {
-        self.context_parts(node).nodes()
-    }
-
-    /// The nodes from `first` down to `last`, oldest first (`first` is on the path to
-    /// `last`, checked when the summary was pushed).
-    fn path_from(&self, first: NodeId, last: NodeId) -> Vec<NodeId> {
-        let mut path = Vec::new();
-        let mut at = last;
-        loop {
-            path.push(at);
-            if at == first || at == ROOT {
-                break;
-            }
-            at = self.link(at).parent;
-        }
-        path.reverse();
-        path
-    }
-
-    /// What a compaction at the head would cover, keeping the `keep` latest rounds whole
-    /// (counted after the latest summary; a round starts at a prompt, so a tool chain is
-    /// never cut). A prompt waiting at the head for its answer is always kept.
-    pub fn compaction_plan(&self, keep: u32) -> Result<CompactionPlan, TreeError> {
-        let parts = self.context_parts(self.head);
-        let pending = matches!(self.role(self.head), Some(Role::User | Role::Tool));
-        let keep = if pending { keep.max(1) } else { keep };
-        let prompts: Vec<usize> = (0..parts.after.len())
-            .filter(|&i| self.role(parts.after[i]) == Some(Role::User))
-            .collect();
-        let cut = match keep {
-            0 => None,
-            keep => Some(prompts[prompts.len().saturating_sub(keep as usize)..].first()),
-        };
-        let (resumes_at, covered_after) = match cut {
-            None => (None, parts.after.len()),
-            Some(Some(&at)) => (Some(parts.after[at]), at),
-            Some(None) => (None, parts.after.len()),
-        };
-        if resumes_at.is_none() && keep > 0 && !parts.after.is_empty() && pending {
-            // The pending prompt lies before the latest summary's end: nothing to cover.
-            return Err(TreeError::NothingToCompact { keep });
-        }
-        let mut covers = Vec::new();
-        covers.extend(parts.summary);
-        covers.extend(&parts.kept);
-        covers.extend(&parts.after[..covered_after]);
-        let only_a_summary = covers.len() == 1 && parts.summary.is_some();
-        if covers.is_empty() || only_a_summary {
-            return Err(TreeError::NothingToCompact { keep });
-        }
-        Ok(CompactionPlan { covers, resumes_at })
-    }
-
-    /// Whether `node` is a turn waiting for the model's answer: a prompt, function
-    /// results, or a summary made while one of those waited.
-    pub fn awaits_answer(&self, node: NodeId) -> bool {
-        match self.role(node) {
-            Some(Role::User | Role::Tool) => true,
-            Some(Role::Summary) => {
-                let parent = self.link(node).parent;
-                matches!(self.role(parent), Some(Role::User | Role::Tool))
-            }
-            Some(Role::Model) | None => false,
-        }
-    }
-
-    /// The latest user prompt on the path to the head (function results are not prompts).
-    pub fn latest_prompt(&self) -> Option<NodeId> {
-        let mut at = self.head;
-        while at != ROOT {
-            let link = self.link(at);
-            if link.role == Role::User {
-                return Some(at);
-            }
-            at = link.parent;
-        }
-        None
-    }
-
     /// The run of user prompts on the path that ends at `turn`, oldest first: what goes
     /// out together when a pending prompt was kept (empty when `turn` is not a prompt).
     pub fn prompts_ending_at(&self, turn: NodeId) -> Vec<NodeId> {
@@ -442,189 +286,4 @@ impl Tree {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use Role::{Model, Tool, User};
-
-    /// Builds a linear conversation of the given roles and puts the head at its end.
-    fn linear(roles: &[Role]) -> Tree {
-        let mut tree = Tree::new();
-        let mut parent = ROOT;
-        for &role in roles {
-            parent = tree.push(parent, role).unwrap();
-        }
-        tree.set_head(parent).unwrap();
-        tree
-    }
-
-    #[test]
-    fn undo_keeps_the_prompt_and_drops_the_answer() {
-        let tree = linear(&[User, Model, User, Model]);
-        assert_eq!(tree.undo_target(), Ok(3));
-    }
-
-    #[test]
-    fn undo_drops_a_whole_tool_chain() {
-        // prompt, call, results, continuation
-        let tree = linear(&[User, Model, User, Model, Tool, Model]);
-        assert_eq!(tree.undo_target(), Ok(3));
-    }
-
-    #[test]
-    fn undo_without_an_answer_is_refused() {
-        let tree = linear(&[User, Model, User]);
-        assert_eq!(
-            tree.undo_target(),
-            Err(TreeError::NoAnswerToUndo { prompt: 3 })
-        );
-        assert_eq!(Tree::new().undo_target(), Err(TreeError::NothingToUndo));
-    }
-
-    #[test]
-    fn back_drops_the_latest_round() {
-        let tree = linear(&[User, Model, User, Model]);
-        assert_eq!(tree.back_target(), Ok(2));
-        let tree = linear(&[User, Model]);
-        assert_eq!(tree.back_target(), Ok(ROOT));
-        let tree = linear(&[User, Model, User, Model, Tool, Model]);
-        assert_eq!(
-            tree.back_target(),
-            Ok(2),
-            "the tool chain goes with its prompt"
-        );
-    }
-
-    #[test]
-    fn a_round_starts_before_its_prompt() {
-        let tree = linear(&[User, Model, Tool, Model, User, Model]);
-        assert_eq!(
-            tree.round_start(3),
-            Ok(ROOT),
-            "a tool node belongs to the round of prompt 1"
-        );
-        assert_eq!(tree.round_start(6), Ok(4));
-        assert_eq!(tree.round_start(5), Ok(4), "a prompt opens its own round");
-        assert_eq!(tree.round_start(ROOT), Err(TreeError::AtStart));
-    }
-
-    #[test]
-    fn back_at_the_start_is_refused() {
-        assert_eq!(Tree::new().back_target(), Err(TreeError::AtStart));
-    }
-
-    #[test]
-    fn clear_drops_one_node() {
-        let tree = linear(&[User, Model, Tool]);
-        assert_eq!(tree.clear_target(), Ok(2));
-        assert_eq!(Tree::new().clear_target(), Err(TreeError::AtStart));
-    }
-
-    #[test]
-    fn a_new_prompt_after_a_rewind_forks_and_both_leaves_stay() {
-        let mut tree = linear(&[User, Model, User, Model]);
-        tree.set_head(tree.back_target().unwrap()).unwrap();
-        let fork = tree.push(tree.head(), User).unwrap();
-        tree.set_head(fork).unwrap();
-        assert_eq!(tree.leaves(), vec![4, 5]);
-        assert_eq!(tree.path_to(5), vec![1, 2, 5]);
-        assert_eq!(tree.head_path_mask(), vec![true, true, false, false, true]);
-        assert!(tree.is_on_path_to(2, 4));
-        assert!(!tree.is_on_path_to(5, 4));
-        assert_eq!(tree.fork_point(4), Some(2));
-        assert_eq!(tree.fork_point(5), Some(2));
-        assert_eq!(tree.left_by_move(4, 5), vec![4, 3]);
-        assert_eq!(tree.left_by_move(5, 1), vec![5, 2]);
-        assert_eq!(tree.left_by_move(1, 5), Vec::<NodeId>::new());
-    }
-
-    #[test]
-    fn a_single_branch_forks_nowhere_and_branches_from_the_start_fork_at_0() {
-        let mut tree = linear(&[User, Model]);
-        assert_eq!(tree.fork_point(2), None);
-        tree.push(ROOT, User).unwrap();
-        assert_eq!(tree.fork_point(2), Some(ROOT));
-        assert_eq!(tree.fork_point(3), Some(ROOT));
-    }
-
-    #[test]
-    fn unknown_nodes_are_refused() {
-        let mut tree = linear(&[User]);
-        assert_eq!(tree.set_head(9), Err(TreeError::UnknownNode(9)));
-        assert_eq!(tree.push(7, User), Err(TreeError::UnknownNode(7)));
-        assert!(tree.set_head(ROOT).is_ok());
-    }
-
-    /// A session of `rounds` prompt-answer rounds, the head at its end.
-    fn rounds(rounds: usize) -> Tree {
-        linear(&[User, Model].repeat(rounds))
-    }
-
-    #[test]
-    fn a_compaction_covers_all_but_the_kept_rounds_and_the_context_starts_at_its_summary() {
-        let mut tree = rounds(5); // 1..=10
-        let plan = tree.compaction_plan(2).unwrap();
-        assert_eq!(plan.covers, (1..=6).collect::<Vec<_>>());
-        assert_eq!(plan.resumes_at, Some(7));
-        let summary = tree.push_summary(10, plan.resumes_at).unwrap();
-        tree.set_head(summary).unwrap();
-        assert_eq!(tree.context_path(summary), vec![11, 7, 8, 9, 10]);
-        let prompt = tree.push(summary, User).unwrap();
-        assert_eq!(tree.context_path(prompt), vec![11, 7, 8, 9, 10, 12]);
-        assert_eq!(tree.path_to(prompt).len(), 12, "the covered nodes stay on the path");
-        assert_eq!(tree.undo_target(), Ok(10), "undo takes the compaction back");
-    }
-
-    #[test]
-    fn a_second_compaction_covers_the_first_summary_and_keeps_only_rounds_after_it() {
-        let mut tree = rounds(3); // 1..=6
-        let first = tree.push_summary(6, Some(5)).unwrap(); // 7
-        let mut at = first;
-        for role in [User, Model, User, Model] {
-            at = tree.push(at, role).unwrap(); // 8..=11
-        }
-        tree.set_head(at).unwrap();
-        let plan = tree.compaction_plan(1).unwrap();
-        assert_eq!(plan.covers, vec![7, 5, 6, 8, 9]);
-        assert_eq!(plan.resumes_at, Some(10));
-        let plan = tree.compaction_plan(5).unwrap();
-        assert_eq!(plan.covers, vec![7, 5, 6], "kept rounds never reach past a summary");
-        assert_eq!(plan.resumes_at, Some(8));
-        let second = tree.push_summary(at, Some(10)).unwrap();
-        assert_eq!(tree.context_path(second), vec![12, 10, 11]);
-    }
-
-    #[test]
-    fn a_pending_prompt_is_always_kept_and_a_tool_chain_never_cut() {
-        let tree = linear(&[User, Model, User, Model, Tool, Model, User]);
-        let plan = tree.compaction_plan(0).unwrap();
-        assert_eq!(plan.resumes_at, Some(7));
-        let plan = tree.compaction_plan(1).unwrap();
-        assert_eq!(plan.covers, (1..=6).collect::<Vec<_>>());
-        let plan = tree.compaction_plan(2).unwrap();
-        assert_eq!(plan.covers, vec![1, 2], "the tool chain goes with its prompt");
-        assert_eq!(
-            tree.compaction_plan(3),
-            Err(TreeError::NothingToCompact { keep: 3 })
-        );
-    }
-
-    #[test]
-    fn an_answer_to_a_summary_undoes_to_the_summary_and_bad_summaries_are_refused() {
-        let mut tree = rounds(2);
-        let summary = tree.push_summary(4, Some(3)).unwrap();
-        let answer = tree.push(summary, Model).unwrap();
-        tree.set_head(answer).unwrap();
-        assert_eq!(tree.undo_target(), Ok(summary));
-        assert_eq!(tree.push_summary(4, Some(6)), Err(TreeError::NotKept(6)));
-        assert_eq!(tree.push_summary(2, Some(3)), Err(TreeError::NotKept(3)));
-        assert_eq!(tree.push_summary(4, Some(ROOT)), Err(TreeError::NotKept(ROOT)));
-    }
-
-    #[test]
-    fn depth_and_path_agree() {
-        let tree = linear(&[User, Model, User, Model, User]);
-        for node in 1..=tree.len() {
-            assert_eq!(tree.path_to(node).len() as u32, tree.depth(node));
-        }
-    }
-}
+mod tests;

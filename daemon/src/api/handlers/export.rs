@@ -96,7 +96,9 @@ fn render(
     match format {
         ExportFormat::Markdown => {
             let unpriced = crate::config::Prices::default();
-            let history = views::history(record, tree, nodes, &moves, !all, &unpriced);
+            let unmeasured = views::context::unmeasured();
+            let history =
+                views::history(record, tree, nodes, &moves, !all, &unpriced, unmeasured);
             Ok(views::markdown::markdown(record, origin.as_deref(), &history).into_bytes())
         }
         ExportFormat::Json => {

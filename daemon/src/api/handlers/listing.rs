@@ -9,7 +9,7 @@ use omni_proto::{
 };
 use uuid::Uuid;
 
-use super::sessions::{head_node, recovery_choices};
+use super::sessions::{context, head_node, recovery_choices};
 use crate::api::convert::store_error;
 use crate::api::state::Daemon;
 use crate::api::views;
@@ -86,6 +86,7 @@ fn listed(
         recovery_choices(daemon, &record),
         origin,
         &live.config,
+        context(daemon, &record),
     );
     if let Some(model) = &query.model {
         if !asks_or_answered(&record, &summary, model) {

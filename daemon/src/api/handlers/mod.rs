@@ -5,6 +5,7 @@
 pub(super) mod attach;
 pub(super) mod branches;
 pub(super) mod cancel;
+pub(super) mod compact;
 pub(super) mod export;
 pub(super) mod history;
 pub(super) mod import;

@@ -75,11 +75,7 @@ fn query_of(daemon: &Daemon, asked: &SearchQuery) -> Result<Query, ErrorReply> {
 }
 
 fn role_name(role: omni_proto::Role) -> &'static str {
-    match role {
-        omni_proto::Role::User => "user",
-        omni_proto::Role::Model => "model",
-        omni_proto::Role::Tool => "tool",
-    }
+    role.as_str()
 }
 
 /// Each hit with its session's title and whether it is reverted now.

@@ -2,7 +2,7 @@
 
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
-use super::sessions::{head_node, record, recovery_choices};
+use super::sessions::{context, head_node, record, recovery_choices};
 use crate::api::state::Daemon;
 use crate::api::views;
 
@@ -20,5 +20,6 @@ pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply
         choices,
         daemon.services.store.origin(&record.id),
         &daemon.services.live.get().config,
+        context(daemon, &record),
     )))
 }

@@ -11,6 +11,7 @@ use crate::api::views;
 use crate::model::{NodeRecord, SessionRecord};
 use crate::session::registry::is_bad_record;
 use crate::session::tree::{NodeId, Tree};
+use crate::session::gauge::gauge_of;
 use crate::session::{build_tree, indexed, places};
 
 /// A session's record, read straight from the store.
@@ -37,8 +38,28 @@ pub fn recovery_choices(daemon: &Daemon, record: &SessionRecord) -> Vec<Recovery
         return Vec::new();
     };
     build_tree(record, places.into_iter())
-        .map(|tree| views::recovery_choices(record, &tree))
+        .map(|tree| views::recovery_choices(record, &tree, too_long(daemon, record)))
         .unwrap_or_default()
+}
+
+/// Whether the failure the session needs recovery from says the context is too long
+/// (its diagnostic record's class: the API's answer, or Omni's own estimate).
+fn too_long(daemon: &Daemon, record: &SessionRecord) -> bool {
+    let error_id = record.needs_recovery.as_ref().and_then(|r| r.error_id.as_ref());
+    error_id.is_some_and(|id| {
+        daemon
+            .services
+            .diag
+            .find(id)
+            .is_ok_and(|found| found.class == "context_too_long")
+    })
+}
+
+/// How full the context at the session's head is.
+pub fn context(daemon: &Daemon, record: &SessionRecord) -> omni_proto::ContextGauge {
+    let live = daemon.services.live.get();
+    let gauge = gauge_of(&daemon.services, &live, record, record.head);
+    views::context::gauge(&gauge)
 }
 
 /// A session's head node (none at the start of the conversation).
@@ -99,14 +120,18 @@ impl Loaded {
                 };
                 moves.truncate(record.moves as usize);
                 let prices = &daemon.services.live.get().config.prices;
-                views::history(&record, &tree, nodes, &moves, active_only, prices)
+                let context = context(daemon, &record);
+                views::history(&record, &tree, nodes, &moves, active_only, prices, context)
             }
             Loaded::Damaged {
                 id,
                 head,
                 nodes,
                 reason,
-            } => views::damaged_history(&id, head, nodes, &reason, active_only),
+            } => {
+                let context = views::context::unmeasured();
+                views::damaged_history(&id, head, nodes, &reason, active_only, context)
+            }
         })
     }
 }

@@ -61,6 +61,7 @@ fn exported_move(mv: MoveRecord) -> ExportedMove {
         MoveKind::ClearTurn => ExportedMoveKind::ClearTurn,
         MoveKind::Ignore => ExportedMoveKind::Ignore,
         MoveKind::Retry => ExportedMoveKind::Retry,
+        MoveKind::Compact => ExportedMoveKind::Compact,
     };
     ExportedMove {
         seq: mv.seq,

@@ -120,6 +120,7 @@ fn role(role: wire::Role) -> Role {
         wire::Role::User => Role::User,
         wire::Role::Model => Role::Model,
         wire::Role::Tool => Role::Tool,
+        wire::Role::Summary => Role::Summary,
     }
 }
 
@@ -146,6 +147,13 @@ fn part(part: wire::Part) -> Part {
             response_json,
         },
         wire::PartContent::Other { json } => PartContent::Other { json },
+        wire::PartContent::Compaction {
+            resumes_at,
+            instructions,
+        } => PartContent::Compaction {
+            resumes_at,
+            instructions,
+        },
     };
     Part {
         content,
@@ -185,6 +193,7 @@ fn move_record(mv: &ExportedMove) -> MoveRecord {
         ExportedMoveKind::ClearTurn => MoveKind::ClearTurn,
         ExportedMoveKind::Ignore => MoveKind::Ignore,
         ExportedMoveKind::Retry => MoveKind::Retry,
+        ExportedMoveKind::Compact => MoveKind::Compact,
     };
     MoveRecord {
         seq: mv.seq,

@@ -55,6 +55,7 @@ fn heading(entry: &Entry) -> String {
         (Role::Tool, _) => "Function results".to_string(),
         (Role::Model, Some(m)) => format!("Model ({}/{})", m.provider, m.model),
         (Role::Model, None) => "Model".to_string(),
+        (Role::Summary, _) => "Summary (a compaction)".to_string(),
     };
     match entry
         .why_reverted
@@ -65,6 +66,7 @@ fn heading(entry: &Entry) -> String {
             entry.id,
             reason(why)
         ),
+        None if entry.compacted => format!("## {who} (node {}, compacted)", entry.id),
         None => format!("## {who} (node {})", entry.id),
     }
 }
@@ -111,6 +113,12 @@ fn turn(out: &mut String, entry: &Entry) {
                 ..
             } => fenced(out, &format!("Result of `{name}`"), response_json),
             PartContent::Other { json } => fenced(out, "Other content", json),
+            PartContent::Compaction { .. } => {
+                if let Some(compaction) = &entry.compaction {
+                    let covers = compaction.covers.len();
+                    let _ = writeln!(out, "_This summary stands for {covers} earlier nodes._\n");
+                }
+            }
         }
     }
 }

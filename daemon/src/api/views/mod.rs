@@ -1,6 +1,7 @@
 //! What clients see of a session, in the wire protocol's types: transcript, branches,
 //! summaries. Pure functions over the stored records and the tree.
 
+pub mod context;
 pub mod diag;
 pub mod export;
 pub mod import;
@@ -19,11 +20,30 @@ use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
 use crate::provider::ProviderConfig;
 use crate::session::calls::pending_calls;
 use crate::session::integrity::stored_path;
-use crate::session::tree::Tree;
+use crate::session::tree::{DEFAULT_KEEP, Tree};
 use crate::text::last_line;
 
-fn entry(node: NodeRecord, reverted: bool, why_reverted: Option<RevertReason>) -> Entry {
+/// Where each node stands against the model's context, beyond being reverted or not.
+#[derive(Default)]
+struct Standing {
+    /// On the path to the head, but summarised by a compaction.
+    compacted: bool,
+    /// For a summary: what it stands for.
+    compaction: Option<omni_proto::Compaction>,
+}
+
+fn entry(
+    node: NodeRecord,
+    reverted: bool,
+    why_reverted: Option<RevertReason>,
+    standing: Standing,
+) -> Entry {
+    let client_compaction =
+        node.role == crate::model::Role::User && crate::text::is_client_summary(&node.text());
     Entry {
+        compacted: standing.compacted,
+        compaction: standing.compaction,
+        client_compaction,
         id: node.id,
         parent: (node.parent != 0).then_some(node.parent),
         role: node.role.into(),
@@ -46,14 +66,23 @@ pub fn history(
     moves: &[MoveRecord],
     active_only: bool,
     prices: &Prices,
+    context: omni_proto::ContextGauge,
 ) -> HistoryView {
     let reasons = revert_reasons(tree, &nodes, moves);
     let usage = usage::totals(&crate::usage::of_session(record, &nodes), prices);
+    let in_context: std::collections::HashSet<NodeId> =
+        tree.context_path(tree.head()).into_iter().collect();
     let entries = nodes
         .into_iter()
         .filter_map(|node| {
             let why = reasons.get(node.id as usize - 1).copied().flatten();
-            (!active_only || why.is_none()).then(|| entry(node, why.is_some(), why))
+            let compacted = why.is_none() && !in_context.contains(&node.id);
+            let standing = Standing {
+                compacted,
+                compaction: compaction(tree, &node),
+            };
+            (!active_only || (why.is_none() && !compacted))
+                .then(|| entry(node, why.is_some(), why, standing))
         })
         .collect();
     HistoryView {
@@ -62,7 +91,27 @@ pub fn history(
         entries,
         damaged: None,
         usage,
+        context,
     }
+}
+
+/// What a summary stands for: the context it was made from, up to the nodes it kept.
+fn compaction(tree: &Tree, node: &NodeRecord) -> Option<omni_proto::Compaction> {
+    let instructions = node.parts.iter().find_map(|part| match &part.content {
+        crate::model::PartContent::Compaction { instructions, .. } => Some(instructions.clone()),
+        _ => None,
+    })?;
+    let resumes_at = node.resumes_at();
+    let covers = tree
+        .context_path(node.parent)
+        .into_iter()
+        .take_while(|&id| Some(id) != resumes_at)
+        .collect();
+    Some(omni_proto::Compaction {
+        covers,
+        resumes_at,
+        instructions,
+    })
 }
 
 /// The transcript of a damaged session, as stored: entries off the path that the stored
@@ -74,6 +123,7 @@ pub fn damaged_history(
     nodes: Vec<NodeRecord>,
     reason: &str,
     active_only: bool,
+    context: omni_proto::ContextGauge,
 ) -> HistoryView {
     let on_path = head
         .map(|head| stored_path(&nodes, head))
@@ -83,7 +133,8 @@ pub fn damaged_history(
         .filter_map(|node| {
             // The move log of a damaged session is not trusted: no reason is given.
             let reverted = !on_path.contains(&node.id);
-            (!active_only || !reverted).then(|| entry(node, reverted, None))
+            (!active_only || !reverted)
+                .then(|| entry(node, reverted, None, Standing::default()))
         })
         .collect();
     HistoryView {
@@ -92,6 +143,7 @@ pub fn damaged_history(
         entries,
         damaged: Some(reason.to_string()),
         usage: omni_proto::UsageTotals::default(),
+        context,
     }
 }
 
@@ -120,27 +172,42 @@ pub fn branches(record: &SessionRecord, tree: &Tree, nodes: &[NodeRecord]) -> Br
 }
 
 /// What each way out of *needs recovery* would take out of the context (nothing when the
-/// session does not need recovery).
-pub fn recovery_choices(record: &SessionRecord, tree: &Tree) -> Vec<RecoveryPreview> {
+/// session does not need recovery). Compaction comes first when the context is too long
+/// (`too_long`), else last; it is offered when there is something to summarise.
+pub fn recovery_choices(record: &SessionRecord, tree: &Tree, too_long: bool) -> Vec<RecoveryPreview> {
     let Some(recovery) = &record.needs_recovery else {
         return Vec::new();
     };
     let head = tree.head();
-    RecoveryAction::ALL
+    let mut choices: Vec<RecoveryPreview> = RecoveryAction::ALL
         .into_iter()
         .filter_map(|action| {
-            let target = match action {
-                RecoveryAction::Deep => tree.deep_rollback_target(recovery.rollback_to).ok()?,
-                RecoveryAction::Clear => tree.clear_target().ok()?,
-                RecoveryAction::Ignore | RecoveryAction::Retry => head,
+            let (target, covers) = match action {
+                RecoveryAction::Deep => (tree.deep_rollback_target(recovery.rollback_to).ok()?, Vec::new()),
+                RecoveryAction::Clear => (tree.clear_target().ok()?, Vec::new()),
+                RecoveryAction::Ignore | RecoveryAction::Retry => (head, Vec::new()),
+                RecoveryAction::Compact => {
+                    let plan = tree.compaction_plan(DEFAULT_KEEP).ok()?;
+                    (tree.len() + 1, plan.covers)
+                }
+            };
+            let drops = match action {
+                RecoveryAction::Compact => Vec::new(),
+                _ => tree.left_by_move(head, target),
             };
             Some(RecoveryPreview {
                 action,
                 head_after: target,
-                drops: tree.left_by_move(head, target),
+                drops,
+                covers,
+                first: too_long && action == RecoveryAction::Compact,
             })
         })
-        .collect()
+        .collect();
+    if !too_long {
+        choices.sort_by_key(|choice| choice.action == RecoveryAction::Compact);
+    }
+    choices
 }
 
 /// One line of the session list; `head` is the head's node (for pending function calls),
@@ -153,9 +220,11 @@ pub fn summary(
     recovery_choices: Vec<RecoveryPreview>,
     origin: Option<String>,
     config: &Config,
+    context: omni_proto::ContextGauge,
 ) -> SessionSummary {
     let (model, fallback) = models_in_effect(record, &config.provider);
     SessionSummary {
+        context,
         model,
         fallback,
         id: record.id.to_string(),
@@ -187,6 +256,7 @@ pub fn summary(
 /// The line of a session whose record cannot be read at all.
 pub fn unreadable_summary(id: &uuid::Uuid, reason: &str) -> SessionSummary {
     SessionSummary {
+        context: context::unmeasured(),
         id: id.to_string(),
         title: String::new(),
         created_at_ms: 0,

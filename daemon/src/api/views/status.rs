@@ -17,6 +17,7 @@ pub fn status(daemon: &Daemon) -> DaemonStatus {
     let live = services.live.get();
     let config = &live.config;
     DaemonStatus {
+        current_context: current_context(daemon, &live),
         version: env!("CARGO_PKG_VERSION").to_string(),
         protocol_version: PROTOCOL_VERSION,
         pid: std::process::id(),
@@ -131,4 +132,13 @@ fn counted(counts: &ProxyCounts) -> (u64, u64, u64) {
         counts.healed.load(Ordering::Relaxed),
         counts.failed.load(Ordering::Relaxed),
     )
+}
+
+/// How full the current session's context is, when there is a current session.
+fn current_context(daemon: &Daemon, live: &crate::services::Live) -> Option<omni_proto::ContextGauge> {
+    let services = &daemon.services;
+    let id = services.current.get()?;
+    let record = services.store.session(&id).ok().flatten()?;
+    let gauge = crate::session::gauge::gauge_of(services, live, &record, record.head);
+    Some(super::context::gauge(&gauge))
 }

@@ -141,7 +141,10 @@ impl Actor {
         }
         // Memory follows the store.
         if let Some(node) = &node {
-            let pushed = self.tree.push(node.parent, node.role);
+            let pushed = match node.role {
+                Role::Summary => self.tree.push_summary(node.parent, node.resumes_at()),
+                Role::User | Role::Model | Role::Tool => self.tree.push(node.parent, node.role),
+            };
             debug_assert_eq!(pushed, Ok(node.id));
         }
         if let Some(mv) = &mv {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use uuid::Uuid;
 
-use crate::model::NodeId;
+use crate::model::{NodeId, NodeRecord};
 use crate::provider::{Extras, Fragment, Kind, assemble, body};
 use crate::services::{Endpoint, Live};
 use crate::store::{Store, StoreError};
@@ -15,8 +15,10 @@ use crate::store::{Store, StoreError};
 /// What a request is made of, whichever model it goes to.
 pub(super) struct Context {
     pub session: Uuid,
-    /// The path from the start to the turn being answered.
+    /// The stored nodes of the context, in order.
     pub path: Vec<NodeId>,
+    /// A node after them that is not stored (the request for a compaction's summary).
+    pub extra: Option<NodeRecord>,
     /// The path rendered for one provider (the session's own), and whose rendering it is.
     pub fragments: Arc<Vec<Fragment>>,
     pub rendered_for: (String, Kind),
@@ -42,11 +44,12 @@ impl Context {
         if *provider == target.provider && *kind == target.kind {
             return Ok(assemble(&target, &self.fragments, extras));
         }
-        let nodes = self
+        let mut nodes = self
             .path
             .iter()
             .map(|&id| self.store.node(&self.session, id))
             .collect::<Result<Vec<_>, _>>()?;
+        nodes.extend(self.extra.clone());
         Ok(body(&target, &nodes, extras))
     }
 }

@@ -42,6 +42,9 @@ impl Watchers {
 pub(super) struct Events {
     requester: Option<mpsc::UnboundedSender<SessionEvent>>,
     watchers: Watchers,
+    /// Only progress passes (retries), not the text streamed: a compaction's summary is
+    /// not an answer.
+    progress_only: bool,
 }
 
 impl Events {
@@ -50,11 +53,27 @@ impl Events {
         Self {
             requester,
             watchers,
+            progress_only: false,
+        }
+    }
+
+    /// The same outlet, passing only progress (retries and failures), not streamed text.
+    pub fn progress_only(self) -> Self {
+        Self {
+            progress_only: true,
+            ..self
         }
     }
 
     /// Sends one event. Nobody listening is not an error: the work goes on regardless.
     pub fn send(&self, event: SessionEvent) {
+        let streamed = matches!(
+            event,
+            SessionEvent::Text(_) | SessionEvent::Thought(_) | SessionEvent::FunctionCall(_)
+        );
+        if self.progress_only && streamed {
+            return;
+        }
         self.watchers.send(&event);
         if let Some(requester) = &self.requester {
             let _ = requester.send(event);

@@ -5,6 +5,8 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::Actor;
+use super::compact::Compaction;
+use super::send::Purpose;
 use super::attempts::SendOutcome;
 use super::commit::{HeadMove, RedoEffect};
 use crate::exchange::Outcome;
@@ -38,6 +40,13 @@ fn model_info(
     }
 }
 
+/// Where an answer's attempts ended.
+struct Ended {
+    turn: NodeId,
+    latency_ms: u64,
+    deadline: Duration,
+}
+
 /// Why the attempts stopped, as the end of the failure's message ("" when the failure
 /// itself says it: it cannot be retried).
 fn gave_up_because(gave_up: GiveUp, attempts: u32, deadline: Duration) -> String {
@@ -58,7 +67,8 @@ fn gave_up_because(gave_up: GiveUp, attempts: u32, deadline: Duration) -> String
 }
 
 impl Actor {
-    /// Stores what the attempts produced and answers the requester.
+    /// Stores what the attempts produced and tells whoever waits: an answer's requester,
+    /// or a compaction's.
     pub(super) async fn finish_send(
         &mut self,
         outcome: Result<SendOutcome, tokio::task::JoinError>,
@@ -66,17 +76,46 @@ impl Actor {
         let Some(mut send) = self.inflight.take() else {
             return;
         };
-        let mut cancellers = std::mem::take(&mut send.cancellers);
+        let cancellers = std::mem::take(&mut send.cancellers);
         self.ctx
             .counters
             .sends_in_flight
             .fetch_sub(1, Ordering::Relaxed);
         let latency_ms = send.started.elapsed().as_millis() as u64;
+        match send.purpose {
+            Purpose::Answer(done) => {
+                let ended = Ended {
+                    turn: send.turn,
+                    latency_ms,
+                    deadline: send.live.config.retry.deadline,
+                };
+                let result = self.store_outcome(ended, outcome, cancellers).await;
+                self.held.trim();
+                self.finish(done, result);
+            }
+            Purpose::Compact(compaction) => {
+                self.finish_compaction(*compaction, outcome, latency_ms, cancellers)
+                    .await;
+            }
+        }
+    }
+
+    /// What an answer's attempts produced, stored.
+    async fn store_outcome(
+        &mut self,
+        Ended {
+            turn,
+            latency_ms,
+            deadline,
+        }: Ended,
+        outcome: Result<SendOutcome, tokio::task::JoinError>,
+        mut cancellers: Vec<super::Reply<crate::session::outcome::Cancelled>>,
+    ) -> Result<Answer, SessionError> {
         let result = match outcome {
             Ok(SendOutcome { outcome, asked }) => match outcome {
                 Outcome::Completed { done, attempts } => {
                     let info = model_info(&asked, &done, attempts, latency_ms, false);
-                    self.store_answer(send.turn, done, info).await
+                    self.store_answer(turn, done, info).await
                 }
                 Outcome::Failed {
                     failure,
@@ -84,28 +123,79 @@ impl Actor {
                     gave_up,
                     error_id,
                 } => {
-                    let deadline = send.live.config.retry.deadline;
                     let why = gave_up_because(gave_up, attempts, deadline);
                     Err(self
-                        .send_failed(send.turn, &failure, attempts, &why, error_id)
+                        .send_failed(turn, &failure, attempts, &why, error_id)
                         .await)
                 }
                 Outcome::Interrupted(answer) => {
                     let info = model_info(&asked, &answer, 1, latency_ms, true);
                     let cancellers = std::mem::take(&mut cancellers);
                     Err(self
-                        .store_interrupted(send.turn, answer, info, cancellers)
+                        .store_interrupted(turn, answer, info, cancellers)
                         .await)
                 }
             },
             Err(join) => Err(SessionError::Internal(format!(
                 "the answer task failed ({join}); your turn is saved as node {}",
-                send.turn
+                turn
             ))),
         };
         self.too_late_to_cancel(cancellers, &result);
-        self.held.trim();
-        self.finish(send.done, result);
+        result
+    }
+
+    /// What a summary request produced: the compaction stored, or nothing changed.
+    async fn finish_compaction(
+        &mut self,
+        compaction: Compaction,
+        outcome: Result<SendOutcome, tokio::task::JoinError>,
+        latency_ms: u64,
+        cancellers: Vec<super::Reply<crate::session::outcome::Cancelled>>,
+    ) {
+        let turn = self.tree.head();
+        let cancelled = Ok(crate::session::outcome::Cancelled {
+            session: self.record.id,
+            turn,
+            kept: None,
+        });
+        let (summary, why_not) = match outcome {
+            Ok(SendOutcome {
+                outcome: Outcome::Completed { done, attempts },
+                asked,
+            }) => {
+                let info = model_info(&asked, &done, attempts, latency_ms, false);
+                let text = crate::model::visible_text(&done.parts);
+                let why_not = format!(
+                    "{} wrote no summary (it stopped with {})",
+                    asked.reference,
+                    info.finish_reason.as_deref().unwrap_or("no reason")
+                );
+                let summary = (!text.trim().is_empty()).then_some((text, info));
+                (summary, why_not)
+            }
+            Ok(SendOutcome {
+                outcome: Outcome::Failed { failure, .. },
+                ..
+            }) => (None, failure.message),
+            Ok(SendOutcome {
+                outcome: Outcome::Interrupted(_),
+                ..
+            }) => (None, "it was cancelled".to_string()),
+            Err(join) => (None, format!("the summary's task failed ({join})")),
+        };
+        for canceller in cancellers {
+            let _ = canceller.send(match &summary {
+                Some(_) => Err(SessionError::wrong_state(
+                    "the compaction's summary was complete before the cancel took effect",
+                )),
+                None => cancelled.clone(),
+            });
+        }
+        match summary {
+            Some((text, info)) => self.store_compaction(compaction, text, info).await,
+            None => self.compaction_failed(compaction, why_not),
+        }
     }
 
     /// What a failed send means for the session: needs recovery (the API rejected the
@@ -199,6 +289,7 @@ impl Actor {
             model,
             pending_calls,
             session_usage: self.record.usage.clone(),
+            context: self.gauge_at(id, &self.ctx.live.get()),
         })
     }
 }

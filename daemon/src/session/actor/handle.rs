@@ -131,6 +131,23 @@ impl ActorHandle {
         .await
     }
 
+    /// Compacts the context up to its `keep` latest rounds; the summary request's retries
+    /// stream to `events`.
+    pub async fn compact(
+        &self,
+        keep: Option<u32>,
+        instructions: Option<String>,
+        events: mpsc::UnboundedSender<SessionEvent>,
+    ) -> Result<super::Compacted, SessionError> {
+        self.call(|reply| Command::Compact {
+            keep,
+            instructions,
+            events,
+            reply,
+        })
+        .await
+    }
+
     /// Records turns that happened elsewhere under `parent`, each with its conversation's
     /// chain hash; returns their nodes once they are durable.
     pub async fn record(

@@ -5,6 +5,7 @@
 mod attempts;
 mod cancel;
 mod commit;
+mod compact;
 mod context;
 mod events;
 mod fallback;
@@ -19,13 +20,15 @@ mod record;
 mod recovery;
 mod send;
 mod tools;
+mod window;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
 use super::SessionError;
 use super::outcome::{
-    Answer, Cancelled, HeadOp, MoveOutcome, PendingCall, Recovered, RecoveryChoice, SessionEvent,
+    Answer, Cancelled, Compacted, HeadOp, MoveOutcome, PendingCall, Recovered, RecoveryChoice,
+    SessionEvent,
 };
 use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
@@ -114,6 +117,12 @@ enum Command {
     },
     Close {
         reply: Reply<()>,
+    },
+    Compact {
+        keep: Option<u32>,
+        instructions: Option<String>,
+        events: mpsc::UnboundedSender<SessionEvent>,
+        reply: Reply<Compacted>,
     },
 }
 
@@ -280,6 +289,15 @@ impl Actor {
                 events,
                 reply,
             } => self.recover(action, events, reply).await,
+            Command::Compact {
+                keep,
+                instructions,
+                events,
+                reply,
+            } => {
+                let events = self.events(Some(events));
+                self.begin_compact(keep, instructions, events, reply).await
+            }
         }
     }
 

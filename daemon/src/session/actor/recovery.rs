@@ -6,6 +6,7 @@ use crate::session::SessionError;
 use crate::session::outcome::{Recovered, RecoveryChoice, SessionEvent};
 use tokio::sync::mpsc;
 
+use super::compact::{DEFAULT_KEEP, Then, Why};
 use super::send::done_with;
 use super::{Actor, HeadMove, RecoverOutcome, RedoEffect, Reply};
 use crate::model::{MoveKind, Recovery};
@@ -61,6 +62,9 @@ impl Actor {
         events: mpsc::UnboundedSender<SessionEvent>,
         reply_to: Reply<RecoverOutcome>,
     ) {
+        if action == RecoveryChoice::Compact {
+            return self.recover_by_compacting(events, reply_to);
+        }
         let moved = self.recovery_move(action).await;
         if let Ok(recovered) = &moved {
             self.announce(SessionEvent::Recovered(recovered.clone()));
@@ -73,15 +77,43 @@ impl Actor {
                 let turn = self.tree.head();
                 let done = done_with(reply_to, RecoverOutcome::Answered);
                 let events = self.events(Some(events));
-                self.start_answering(turn, events, done).await;
+                // The user chose to send as it is: the API has the last word on its size.
+                self.answer_unchecked(turn, events, done).await;
             }
             (
-                RecoveryChoice::Deep | RecoveryChoice::Clear | RecoveryChoice::Ignore,
+                RecoveryChoice::Deep
+                | RecoveryChoice::Clear
+                | RecoveryChoice::Ignore
+                | RecoveryChoice::Compact,
                 Ok(recovered),
             ) => {
                 let _ = reply_to.send(Ok(RecoverOutcome::Moved(recovered)));
             }
         }
+    }
+
+    /// Compacts (the state ends with the summary's commit), then answers the turn waiting
+    /// at the head. A compaction that fails leaves the session needing recovery.
+    fn recover_by_compacting(
+        &mut self,
+        events: mpsc::UnboundedSender<SessionEvent>,
+        reply_to: Reply<RecoverOutcome>,
+    ) {
+        let done = done_with(reply_to, RecoverOutcome::Answered);
+        let then_answer = |events| Then::Answer { done, events };
+        let events = self.events(Some(events));
+        if let Err(error) = self.refuse_compaction(true) {
+            return then_answer(events).fail(error);
+        }
+        if self.record.needs_recovery.is_none() {
+            let error = SessionError::wrong_state(format!(
+                "session {} does not need recovery; `omnictl compact` compacts it",
+                self.record.id
+            ));
+            return then_answer(events).fail(error);
+        }
+        let then = then_answer(events.clone());
+        self.start_compaction(DEFAULT_KEEP, None, Why::Recovery, events, then);
     }
 
     /// Records the choice as a move (clearing the state in the same transaction).
@@ -108,6 +140,11 @@ impl Actor {
             ),
             RecoveryChoice::Ignore => (MoveKind::Ignore, from, RedoEffect::Keep),
             RecoveryChoice::Retry => (MoveKind::Retry, from, RedoEffect::Keep),
+            RecoveryChoice::Compact => {
+                return Err(SessionError::Internal(
+                    "compaction is not a plain move".into(),
+                ));
+            }
         };
         let head_move = HeadMove {
             kind,

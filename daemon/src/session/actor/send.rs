@@ -22,6 +22,7 @@ use crate::diag::{Cause, Report};
 use crate::model::{MoveKind, NodeRecord};
 use crate::provider::{Extras, assemble};
 use crate::services::Live;
+use crate::session::gauge::Gauge;
 use crate::session::tree::{NodeId, ROOT};
 use crate::session::validate::{Violation, validate};
 use crate::time::now_ms;
@@ -36,10 +37,18 @@ pub(super) fn done_with<T: Send + 'static>(reply: Reply<T>, wrap: fn(Answer) -> 
     })
 }
 
+/// What a request in flight is for.
+pub(super) enum Purpose {
+    /// Answering a turn; its requester hears through this.
+    Answer(Done),
+    /// Writing a compaction's summary.
+    Compact(Box<super::compact::Compaction>),
+}
+
 pub(super) struct InFlight {
     pub(super) turn: NodeId,
-    task: JoinHandle<SendOutcome>,
-    pub(super) done: Done,
+    pub(super) task: JoinHandle<SendOutcome>,
+    pub(super) purpose: Purpose,
     pub(super) started: Instant,
     /// The settings this send started with (a reload does not change them).
     pub(super) live: Arc<Live>,
@@ -178,11 +187,46 @@ impl Actor {
         Ok(turn)
     }
 
+    /// Answers the turn at the head, seeing the wall coming first: a context past
+    /// `context.compact_at` of its window is compacted first when `context.auto_compact`
+    /// is on, and one over the window (by the estimate) is not sent: the session needs
+    /// recovery, whose menu offers compaction first.
+    pub(super) async fn start_answering(&mut self, turn: NodeId, events: Events, done: Done) {
+        let live = self.ctx.live.get();
+        let gauge = self.gauge_at(turn, &live);
+        let settings = &live.config.context;
+        if settings.auto_compact && gauge.past(settings.compact_at) {
+            let keep = super::compact::DEFAULT_KEEP;
+            let then = super::compact::Then::Answer {
+                done,
+                events: events.clone(),
+            };
+            let why = super::compact::Why::Auto;
+            return self.start_compaction(keep, None, why, events, then);
+        }
+        let wall = gauge.past(100).then_some(gauge);
+        self.answer_turn(turn, events, done, wall).await;
+    }
+
+    /// Answers the turn at the head whatever its size (after a compaction, or when the
+    /// user asks for a retry): the API has the last word.
+    pub(super) async fn answer_unchecked(&mut self, turn: NodeId, events: Events, done: Done) {
+        self.answer_turn(turn, events, done, None).await;
+    }
+
     /// Answers the turn at the head: validates the context, then runs the attempts in their
     /// own task. A violation never reaches the API: it is recorded and the session needs
     /// recovery. The body is assembled from the context the session holds, which reads
     /// from the store only what is new on the path (`held.rs`).
-    pub(super) async fn start_answering(&mut self, turn: NodeId, events: Events, done: Done) {
+    /// `over_window`: the context is over its window by the estimate: it is refused like
+    /// a preflight violation, and the recovery menu offers compaction first.
+    async fn answer_turn(
+        &mut self,
+        turn: NodeId,
+        events: Events,
+        done: Done,
+        over_window: Option<Gauge>,
+    ) {
         let live = self.ctx.live.get();
         let chain = match self.model_chain(&live) {
             Ok(chain) => chain,
@@ -197,7 +241,7 @@ impl Actor {
         }
         let endpoint = chain[0].clone();
         let target = endpoint.target();
-        let path = self.tree.path_to(turn);
+        let path = self.tree.context_path(turn);
         let store = self.ctx.store.clone();
         if let Err(error) = self.held.follow(&store, &self.record.id, &path, &target) {
             return self.finish(done, Err(error.into()));
@@ -205,6 +249,7 @@ impl Actor {
         let context = Context {
             session: self.record.id,
             path,
+            extra: None,
             fragments: self.held.fragments(),
             rendered_for: (target.provider.to_string(), target.kind),
             tools_json: self.record.tools_json.clone(),
@@ -217,8 +262,12 @@ impl Actor {
             options: &live.config.provider.request,
         };
         let body = assemble(&target, &context.fragments, extras);
+        let url = (endpoint.api.url().to_string(), endpoint.api.headers());
+        if let Some(gauge) = over_window {
+            let error = self.refuse_over_window(turn, &gauge, url, body, &live).await;
+            return self.finish(done, Err(error));
+        }
         if let Err(violation) = validate(self.held.shapes()) {
-            let url = (endpoint.api.url().to_string(), endpoint.api.headers());
             let error = self
                 .refuse_preflight(turn, violation, url, body, &live)
                 .await;
@@ -246,7 +295,7 @@ impl Actor {
         self.inflight = Some(InFlight {
             turn,
             task,
-            done,
+            purpose: Purpose::Answer(done),
             started: Instant::now(),
             live,
             cancel,

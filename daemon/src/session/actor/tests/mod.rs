@@ -2,6 +2,7 @@
 //! paused tokio time. No socket, no subprocess: each test drives the session layer as the
 //! server's handlers do, and reads the store as `history` does.
 
+mod compact;
 mod follow;
 mod health;
 mod held;
@@ -222,11 +223,11 @@ impl World {
         )
     }
 
-    /// The texts of the nodes on the path to the head: what the model sees next.
+    /// The texts of the nodes of the context at the head: what the model sees next.
     pub fn context(&self, id: Uuid) -> Vec<String> {
         let (record, nodes) = self.stored(id);
         let tree = crate::session::build_tree(&record, crate::session::places(&nodes)).unwrap();
-        tree.path_to(tree.head())
+        tree.context_path(tree.head())
             .into_iter()
             .map(|n| nodes[n as usize - 1].text())
             .collect()

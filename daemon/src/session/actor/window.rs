@@ -1,0 +1,52 @@
+//! The session against its model's window: how full its context is at a node, and what
+//! happens to a send over the window by the estimate (it is not sent; the session needs
+//! recovery, and the menu offers compaction first).
+
+use super::Actor;
+use crate::diag::{Cause, Report};
+use crate::services::Live;
+use crate::session::SessionError;
+use crate::session::gauge::{Gauge, gauge_of};
+use crate::session::tree::NodeId;
+
+impl Actor {
+    /// How full the context whose last node is `node` is (see [`gauge_of`]).
+    pub(super) fn gauge_at(&self, node: NodeId, live: &Live) -> Gauge {
+        gauge_of(&self.ctx, live, &self.record, node)
+    }
+
+    /// A context over its window by the estimate: recorded (with the request it would have
+    /// sent), and the session needs recovery.
+    pub(super) async fn refuse_over_window(
+        &mut self,
+        turn: NodeId,
+        gauge: &Gauge,
+        (request_url, request_headers): (String, Vec<(String, String)>),
+        request_body: String,
+        live: &Live,
+    ) -> SessionError {
+        let window = gauge.window.map_or(0, |w| w.tokens);
+        let report = Report {
+            session: Some(self.record.id),
+            node: turn,
+            attempt: 0,
+            max_attempts: live.config.retry.max_attempts,
+            cause: Cause::Window,
+            message: format!(
+                "the context holds about {} tokens (estimated), over {}'s window of {window} \
+                 tokens; nothing was sent. `omnictl recover --compact` summarises the older \
+                 turns and sends again",
+                gauge.size.tokens, gauge.model
+            ),
+            response: None,
+            request_url,
+            request_headers,
+            request_body,
+            timeline: Vec::new(),
+        };
+        let reason = report.message.clone();
+        tracing::warn!(session = %self.record.id, turn, "{reason}");
+        let error_id = self.ctx.diag.record(report, &live.diag).await;
+        self.enter_recovery(&reason, error_id, None).await
+    }
+}
