@@ -105,6 +105,10 @@ fn the_model_sees_the_summary_and_the_kept_rounds_and_history_keeps_everything()
     let full = omni.ctl(&["history", "--full"]).ok().stdout;
     assert!(full.contains("[ COMPACTED ] #1 user: alpha one"), "{full}");
     assert!(!full.contains("[ REVERTED ]"), "{full}");
+    let header = text.lines().next().unwrap();
+    assert!(header.contains(" · head #11 · context "), "{header}");
+    let status = omni.ctl(&["status"]).ok().stdout;
+    assert!(status.contains("in the current session"), "{status}");
     let (entries, _) = tree(&omni);
     assert_eq!(entries[0]["compacted"], true);
     assert_eq!(entries[0]["reverted"], false);
@@ -115,7 +119,16 @@ fn the_model_sees_the_summary_and_the_kept_rounds_and_history_keeps_everything()
 fn undo_returns_to_the_full_context_and_redo_brings_the_summary_back() {
     let omni = Omni::start();
     four_rounds(&omni);
-    compact(&omni, &["--keep", "1"]);
+    omni.fake().push([Reply::Answer(Answer::text([SUMMARY]))]);
+    let said = omni.ctl(&["compact", "--keep", "1"]).ok().stdout;
+    assert!(
+        said.starts_with("compacted nodes 1–6 into node 9 (summary); context "),
+        "{said}"
+    );
+    assert!(
+        said.ends_with("; `omnictl undo` returns to the full context\n"),
+        "{said}"
+    );
     let (compacted, head) = tree(&omni);
     assert_eq!(head, 9);
     assert_eq!(
@@ -225,4 +238,58 @@ fn a_crash_while_the_summary_streams_loses_nothing() {
     let sent = last_asked(&omni);
     assert!(sent.contains("alpha one"), "{sent}");
     assert!(!sent.contains("cut short"), "{sent}");
+}
+
+#[test]
+fn recovery_can_compact_then_answers_the_pending_prompt() {
+    let omni = Omni::start();
+    four_rounds(&omni);
+    omni.fake().push([Reply::error(
+        400,
+        "INVALID_ARGUMENT",
+        "Request contains an invalid argument.",
+    )]);
+    omni.ctl(&["send", "echo five"])
+        .fails(3, &["needs recovery", "--compact"]);
+    omni.fake().push([Reply::Answer(Answer::text([SUMMARY]))]);
+    let out = omni.ctl(&["recover", "--compact"]).ok();
+    assert!(out.stderr.contains("compacting "), "{}", out.stderr);
+    assert!(out.stderr.contains("compacted nodes "), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("You said: \"echo five\""),
+        "{}",
+        out.stdout
+    );
+    let sent = last_asked(&omni);
+    assert!(
+        sent.contains(SUMMARY) && sent.contains("echo five"),
+        "{sent}"
+    );
+    assert!(!sent.contains("alpha one"), "{sent}");
+}
+
+#[test]
+fn the_chat_compacts_with_its_own_command() {
+    let omni = Omni::start();
+    four_rounds(&omni);
+    omni.fake().push([Reply::Answer(Answer::text([SUMMARY]))]);
+    let out = omni
+        .ctl_with_stdin(&["chat"], Some("/compact 1 keep the Greek letters\n"))
+        .ok();
+    assert!(
+        out.stderr
+            .contains("compacted nodes 1–6 into node 9 (summary);"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("`/undo` returns to the full context"),
+        "{}",
+        out.stderr
+    );
+    let summary_request = asked(&omni)[4].clone();
+    assert!(
+        summary_request.contains("keep the Greek letters"),
+        "{summary_request}"
+    );
 }

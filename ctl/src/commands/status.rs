@@ -62,7 +62,7 @@ fn lines(status: &DaemonStatus) -> Vec<String> {
         format!("model:    {} at {}", status.model, status.base_url),
         match &status.current_context {
             Some(gauge) => format!(
-                "context:  {} ({}) in the current session",
+                "context:  {} for {} in the current session",
                 render::context::gauge(gauge).trim_start_matches("context "),
                 gauge.model
             ),

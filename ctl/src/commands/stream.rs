@@ -140,3 +140,54 @@ pub fn footer(answer: &Answer) -> String {
         crate::render::usage::line(&answer.session_usage)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use omni_proto::{ContextGauge, ModelInfo, UsageTotals};
+
+    use super::*;
+
+    #[test]
+    fn the_footer_says_how_full_the_context_is() {
+        let mut answer = Answer {
+            session: "s".into(),
+            prompt_node: 5,
+            prompts: vec![5],
+            node: 6,
+            text: "hi".into(),
+            model: ModelInfo {
+                model: "flash".into(),
+                model_version: None,
+                finish_reason: None,
+                usage: None,
+                attempts: 1,
+                latency_ms: 1200,
+                interrupted: false,
+                provider: "gemini".into(),
+            },
+            pending_calls: Vec::new(),
+            session_usage: UsageTotals::default(),
+            context: ContextGauge {
+                tokens: 640_000,
+                estimated: 0,
+                model: "gemini/flash".into(),
+                window: Some(1_048_576),
+                window_source: None,
+                percent: Some(61),
+                warning: None,
+            },
+        };
+        assert_eq!(
+            footer(&answer),
+            "[node 6 · gemini/flash · 1.2 s · context 61% of 1,048,576 · session 0 in · 0 out]"
+        );
+        answer.context.window = None;
+        answer.context.percent = None;
+        answer.context.estimated = 12;
+        assert!(
+            footer(&answer).contains(" · context ~640,000 tokens (window unknown) · "),
+            "{}",
+            footer(&answer)
+        );
+    }
+}

@@ -2,6 +2,8 @@
 //! 1,048,576"), what a compaction is doing and what it did, and how a summary node and
 //! the nodes it covers are named in listings.
 
+use std::collections::HashMap;
+
 use omni_proto::{Compacted, Compacting, Compaction, ContextGauge, Entry};
 
 use super::usage::count;
@@ -35,20 +37,23 @@ fn before_after(before: &ContextGauge, after: &ContextGauge) -> String {
     }
 }
 
-/// Node numbers as a span: `node 5`, `nodes 1–16`, or `12 nodes, 1–30` when the numbers
-/// between are not all among them (another branch's nodes were made in between).
+/// Node numbers as a span, in any order: `node 5`, `nodes 1–16`, or `12 nodes, 1–30`
+/// when the numbers between are not all among them (another branch's nodes were made in
+/// between).
 pub fn span(nodes: &[u64]) -> String {
-    match nodes {
-        [] => "no nodes".to_string(),
-        [one] => format!("node {one}"),
-        [first, .., last] => {
-            let (low, high) = (*first.min(last), *first.max(last));
-            if high - low + 1 == nodes.len() as u64 {
-                format!("nodes {low}–{high}")
-            } else {
-                format!("{} nodes, {low}–{high}", nodes.len())
-            }
-        }
+    let (Some(low), Some(high)) = (nodes.iter().min(), nodes.iter().max()) else {
+        return "no nodes".to_string();
+    };
+    if low == high {
+        return format!("node {low}");
+    }
+    let mut distinct = nodes.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if high - low + 1 == distinct.len() as u64 {
+        format!("nodes {low}–{high}")
+    } else {
+        format!("{} nodes, {low}–{high}", distinct.len())
     }
 }
 
@@ -89,16 +94,18 @@ pub fn summary_rule(summary: &Entry, compaction: &Compaction) -> String {
     )
 }
 
-/// The summary among `entries` that covers `node`, if it is there.
-pub fn summary_covering(entries: &[Entry], node: u64) -> Option<u64> {
-    entries
-        .iter()
-        .find(|e| {
-            e.compaction
-                .as_ref()
-                .is_some_and(|c| c.covers.contains(&node))
-        })
-        .map(|e| e.id)
+/// Which summary covers each node: a summary on the path (not reverted) wins over one
+/// another branch left (a compaction undone, then done again differently).
+pub fn covering(entries: &[Entry]) -> HashMap<u64, u64> {
+    let mut summaries: Vec<&Entry> = entries.iter().filter(|e| e.compaction.is_some()).collect();
+    summaries.sort_by_key(|e| !e.reverted);
+    let mut covering = HashMap::new();
+    for summary in summaries {
+        for node in summary.compaction.iter().flat_map(|c| &c.covers) {
+            covering.insert(*node, summary.id);
+        }
+    }
+    covering
 }
 
 /// One line for a run of compacted entries, in place of their text.
@@ -155,6 +162,8 @@ pub(crate) mod tests {
         assert_eq!(span(&[7]), "node 7");
         assert_eq!(span(&[1, 2, 3, 4]), "nodes 1–4");
         assert_eq!(span(&[1, 2, 5, 6]), "4 nodes, 1–6");
+        // A second compaction covers the first summary (made last) before the rest.
+        assert_eq!(span(&[9, 5, 6, 7, 8]), "nodes 5–9");
     }
 
     #[test]

@@ -173,15 +173,20 @@ pub fn history(view: &HistoryView, style: &Style, detail: Detail) -> String {
         )));
     }
     let fold = detail.cut.is_some();
+    let covering = context::covering(&view.entries);
     let mut answering: Option<String> = None;
     let mut entries = view.entries.iter().peekable();
     while let Some(item) = entries.next() {
         if fold && item.compacted {
+            // One line per run of nodes the same summary covers.
+            let summary = covering.get(&item.id).copied();
             let mut run = vec![item.id];
-            while let Some(next) = entries.next_if(|e| e.compacted) {
+            while let Some(next) =
+                entries.next_if(|e| e.compacted && covering.get(&e.id).copied() == summary)
+            {
                 run.push(next.id);
             }
-            let line = context::folded(&run, context::summary_covering(&view.entries, item.id));
+            let line = context::folded(&run, summary);
             out.push_str(&style.dim(&format!("{line}\n")));
             continue;
         }

@@ -220,3 +220,34 @@ fn a_client_compaction_is_labelled_as_the_clients_and_a_warning_follows_the_head
          earlier chat\n"
     );
 }
+
+#[test]
+fn each_summary_folds_its_own_run_when_a_summary_is_compacted_again() {
+    let mut view = compacted_session();
+    // A second compaction covers the first summary and the kept round: 5, 6, 7.
+    for entry in &mut view.entries {
+        entry.compacted = true;
+    }
+    let mut second = item(8, Role::Summary, "Shorter still.", false);
+    second.parent = Some(5);
+    second.compaction = Some(omni_proto::Compaction {
+        covers: vec![5, 6, 7],
+        resumes_at: None,
+        instructions: None,
+    });
+    view.entries.push(second);
+    view.head = 8;
+    let cut = Detail {
+        thoughts: false,
+        cut: Some("--full shows it whole"),
+    };
+    let text = history(&view, &Style::new(false), cut);
+    assert!(
+        text.contains(
+            "nodes 1–4 compacted into node 5: history --full shows them\n\
+             nodes 5–7 compacted into node 8: history --full shows them\n\
+             ── summary of nodes 5–7"
+        ),
+        "{text}"
+    );
+}
