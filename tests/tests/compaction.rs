@@ -178,7 +178,9 @@ fn a_failed_summary_leaves_the_session_as_it_was() {
         session["sessions"][0]["needs_recovery"].is_null(),
         "{session}"
     );
-    omni.ctl(&["send", "echo five"]).ok();
+    // At a terminal the answer's footer says how full the context is.
+    let (ok, screen) = omni.ctl_at_terminal("send echo five", "");
+    assert!(ok && screen.contains(" · context "), "{screen}");
     let sent = last_asked(&omni);
     assert!(sent.contains("alpha one"), "nothing was compacted: {sent}");
 }
