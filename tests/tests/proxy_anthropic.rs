@@ -282,7 +282,8 @@ fn a_clients_own_compaction_is_labelled_the_clients_and_the_context_is_measured(
     // The recorded answer's usage measures the context: exactly, nothing estimated.
     let usage = &history["entries"][1]["model"]["usage"];
     let context = &sessions[0]["context"];
-    let counted = usage["prompt_tokens"].as_u64().unwrap() + usage["answer_tokens"].as_u64().unwrap();
+    let counted =
+        usage["prompt_tokens"].as_u64().unwrap() + usage["answer_tokens"].as_u64().unwrap();
     assert_eq!(context["tokens"].as_u64(), Some(counted), "{context}");
     assert_eq!(context["estimated"], 0, "{context}");
 }

@@ -30,7 +30,13 @@ pub struct Windows;
 
 impl Windows {
     /// PLACEHOLDER.
-    pub fn window(&self, _live: &Live, _provider: &str, _kind: Kind, _model: &str) -> Option<Window> {
+    pub fn window(
+        &self,
+        _live: &Live,
+        _provider: &str,
+        _kind: Kind,
+        _model: &str,
+    ) -> Option<Window> {
         None
     }
 }
