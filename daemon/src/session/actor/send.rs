@@ -240,6 +240,7 @@ impl Actor {
             });
         }
         let endpoint = chain[0].clone();
+        self.learn_window(&endpoint);
         let target = endpoint.target();
         let path = self.tree.context_path(turn);
         let store = self.ctx.store.clone();
