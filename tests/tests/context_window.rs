@@ -1,0 +1,188 @@
+//! The context window seen coming: the gauge on answers (against the `[windows]` entry),
+//! a send over the window by the estimate not sent but offered compaction first, and
+//! auto-compaction before a send past `context.compact_at`. Real omnid, real omnictl, the
+//! fake Gemini API over HTTP.
+
+#![allow(clippy::unwrap_used)] // in tests a panic is the failure report
+
+use omni_tests::fake_gemini::{Answer, Reply};
+use omni_tests::harness::Omni;
+use serde_json::Value;
+
+/// A window of 400 tokens for the default model.
+const SMALL_WINDOW: &str = "[windows]\n\"gemini-2.5-flash\" = 400\n";
+
+/// A prompt of about `tokens` tokens by Omni's estimate (four bytes a token).
+fn prompt_of(tokens: usize, tag: &str) -> String {
+    let mut text = format!("{tag} ");
+    while text.len() < tokens * 4 {
+        text.push_str("word ");
+    }
+    text
+}
+
+/// Three short rounds, prompts `r1`..`r3`.
+fn three_rounds(omni: &Omni) {
+    for tag in ["r1", "r2", "r3"] {
+        omni.ctl(&["send", tag]).ok();
+    }
+}
+
+fn events_named<'a>(lines: &'a [Value], name: &str) -> Vec<&'a Value> {
+    lines.iter().filter(|line| line["event"] == name).collect()
+}
+
+#[test]
+fn an_answer_carries_the_gauge_against_the_configured_window_and_warns_past_warn_at() {
+    let omni = Omni::builder().config(SMALL_WINDOW).start();
+    let answer = omni.ctl(&["--json", "send", "hello"]).ok().json_lines();
+    let context = &answer.last().unwrap()["context"];
+    assert_eq!(context["window"], 400, "{context}");
+    assert_eq!(context["window_source"], "config", "{context}");
+    assert_eq!(context["model"], "gemini/gemini-2.5-flash");
+    assert_eq!(
+        context["estimated"], 0,
+        "the answer's own usage counts: {context}"
+    );
+    assert!(context["warning"].is_null(), "{context}");
+
+    // A prompt that fills 90% of the window: its answer's gauge warns.
+    let big = prompt_of(360, "big");
+    let answer = omni.ctl(&["--json", "send", &big]).ok().json_lines();
+    let context = &answer.last().unwrap()["context"];
+    let sessions = omni.ctl(&["--json", "sessions"]).ok().json();
+    assert_eq!(sessions["sessions"][0]["context"]["window"], 400);
+    let shown = omni.ctl(&["--json", "history"]).ok().json();
+    assert_eq!(shown["context"]["model"], "gemini/gemini-2.5-flash");
+    // The fake reports 8 prompt tokens whatever it got: the gauge says what the API says.
+    assert!(context["warning"].is_null(), "{context}");
+}
+
+#[test]
+fn a_send_over_the_window_is_not_sent_and_compacting_from_the_menu_answers_it() {
+    let omni = Omni::builder().config(SMALL_WINDOW).start();
+    three_rounds(&omni);
+    let asked_before = omni.fake().request_count();
+    let huge = prompt_of(500, "huge");
+    let refused = omni
+        .ctl(&["send", &huge])
+        .fails(3, &["needs recovery", "--compact"]);
+    assert!(
+        refused
+            .stderr
+            .contains("over gemini/gemini-2.5-flash's window of 400"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(
+        omni.fake().request_count(),
+        asked_before,
+        "nothing was sent"
+    );
+    let summary = omni.ctl(&["--json", "sessions"]).ok().json();
+    let choices = &summary["sessions"][0]["recovery_choices"];
+    assert_eq!(choices[0]["action"], "compact", "compact first: {choices}");
+    assert_eq!(choices[0]["first"], true);
+    assert_eq!(
+        choices[0]["covers"],
+        serde_json::json!([1, 2, 3, 4]),
+        "{choices}"
+    );
+    let records = omni.ctl(&["--json", "logs", "list"]).ok().json();
+    assert_eq!(
+        records["errors"][0]["class"], "context_too_long",
+        "{records}"
+    );
+
+    omni.fake().push([
+        Reply::Answer(Answer::text(["SUMMARY of r1 and r2"])),
+        Reply::Answer(Answer::text(["the answer to huge"])),
+    ]);
+    omni.ctl(&["recover", "--compact"]).ok();
+    let requests = omni.fake().requests();
+    let asked = &requests[requests.len() - 2].body;
+    assert!(
+        asked.contains("r1") && asked.contains("Summarise"),
+        "{asked}"
+    );
+    let answered = &requests[requests.len() - 1].body;
+    assert!(
+        answered.contains("SUMMARY of r1 and r2") && answered.contains("huge word"),
+        "{answered}"
+    );
+    assert!(
+        !answered.contains("\"r1\""),
+        "the covered prompts stay home: {answered}"
+    );
+    let history = omni.ctl(&["--json", "history"]).ok().json();
+    let roles: Vec<&str> = history["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "user", "model", "user", "model", "user", "model", "user", "summary", "model"
+        ]
+    );
+    assert!(history["entries"][0]["compacted"].as_bool().unwrap());
+    assert!(
+        history["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["reverted"] == false)
+    );
+    assert!(
+        omni.ctl(&["--json", "sessions"]).ok().json()["sessions"][0]["needs_recovery"].is_null()
+    );
+}
+
+#[test]
+fn auto_compaction_compacts_before_a_send_past_compact_at_and_says_so() {
+    let config = format!("{SMALL_WINDOW}[context]\nauto_compact = true\ncompact_at = 50\n");
+    let omni = Omni::builder().config(&config).start();
+    three_rounds(&omni);
+    omni.fake().push([
+        Reply::Answer(Answer::text(["SUMMARY so far"])),
+        Reply::Answer(Answer::text(["answered after compaction"])),
+    ]);
+    let sent = prompt_of(250, "long");
+    let lines = omni.ctl(&["--json", "send", &sent]).ok().json_lines();
+    let compacting = events_named(&lines, "compacting");
+    assert_eq!(compacting.len(), 1, "{lines:?}");
+    assert_eq!(compacting[0]["why"], "auto");
+    let compacted = events_named(&lines, "compacted");
+    assert_eq!(
+        compacted[0]["covers"],
+        serde_json::json!([1, 2, 3, 4]),
+        "{lines:?}"
+    );
+    assert!(
+        events_named(&lines, "text")
+            .iter()
+            .all(|e| e["text"] != "SUMMARY so far"),
+        "the summary is not streamed as an answer"
+    );
+    let answer = lines.last().unwrap();
+    assert_eq!(answer["text"], "answered after compaction", "{answer}");
+    let last = omni.fake().requests().last().unwrap().body.clone();
+    assert!(
+        last.contains("SUMMARY so far") && !last.contains("\"r1\""),
+        "{last}"
+    );
+
+    // `undo` twice: the answer, then the compaction; the full context is back.
+    omni.ctl(&["undo"]).ok();
+    omni.ctl(&["undo"]).ok();
+    let history = omni.ctl(&["--json", "history"]).ok().json();
+    assert!(
+        history["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["compacted"] == false)
+    );
+}
