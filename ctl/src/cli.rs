@@ -243,11 +243,28 @@ pub enum Command {
         #[arg(value_name = "JSON")]
         result: String,
     },
+    /// Summarise the context up to its last rounds into one summary node: the model sees
+    /// the summary from then on, the covered nodes stay in the tree (history, search,
+    /// exports), and `omnictl undo` right after returns to the full context
+    Compact {
+        #[command(flatten)]
+        session: SessionArg,
+        /// Rounds (a prompt, its answer and tool calls) kept whole after the summary
+        /// [default: 2]
+        #[arg(long, value_name = "N")]
+        keep: Option<u32>,
+        /// What the summary should keep in mind (added to Omni's own instructions)
+        #[arg(long, value_name = "TEXT")]
+        instructions: Option<String>,
+    },
     /// Choose how a session that needs recovery goes on (without a flag: a menu)
-    #[command(group(ArgGroup::new("action").args(["deep", "clear", "ignore", "retry"])))]
+    #[command(group(ArgGroup::new("action").args(["compact", "deep", "clear", "ignore", "retry"])))]
     Recover {
         #[command(flatten)]
         session: SessionArg,
+        /// Compact: summarise the older turns (they stay in the tree), then send again
+        #[arg(long)]
+        compact: bool,
         /// Deep rollback: drop the last prompt and its whole tool chain from the context
         #[arg(long)]
         deep: bool,

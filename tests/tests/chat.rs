@@ -210,7 +210,7 @@ fn recovery_from_a_piped_chat_names_the_choices_and_applies_one() {
         2,
         &[
             "this session needs recovery",
-            "/recover deep | clear | ignore | retry",
+            "/recover compact | deep | clear | ignore | retry",
         ],
     );
     let out = chat(&omni, &["-s", &id], "/recover deep\n/history --active\n").ok();

@@ -176,23 +176,24 @@ fn at_a_terminal_recover_offers_a_numbered_menu() {
     // A stray answer is asked again; Enter leaves, with exit 1 and nothing changed.
     let (ok, screen) = omni.ctl_at_terminal("recover", "no\n\n");
     assert!(!ok, "leaving without a choice is not a success: {screen}");
-    assert!(screen.contains("'no' is not one of 1-5"), "{screen}");
-    assert_eq!(screen.matches("choose 1-5").count(), 2, "{screen}");
+    assert!(screen.contains("'no' is not one of 1-6"), "{screen}");
+    assert_eq!(screen.matches("choose 1-6").count(), 2, "{screen}");
     assert!(
         screen.contains("nothing chosen: the session still needs recovery"),
         "{screen}"
     );
     omni.ctl(&["send", "still?"]).fails(3, &["needs recovery"]);
 
-    let (ok, screen) = omni.ctl_at_terminal("recover", "x\n2\n");
+    let (ok, screen) = omni.ctl_at_terminal("recover", "x\n3\n");
     assert!(ok, "{screen}");
     for line in [
-        "1) --deep",
-        "2) --clear",
-        "3) --ignore",
-        "4) --retry",
-        "5) logs export",
-        "choose 1-5",
+        "1) --compact",
+        "2) --deep",
+        "3) --clear",
+        "4) --ignore",
+        "5) --retry",
+        "6) logs export",
+        "choose 1-6",
     ] {
         assert!(screen.contains(line), "{line}: {screen}");
     }

@@ -8,7 +8,7 @@ use super::slash::{self, Slash};
 use super::{Chat, Flow, new_session, summary};
 use crate::cli::SessionArg;
 use crate::commands::{
-    branches, keep, logs, model, moves, resume, search, sessions, status, unexpected,
+    branches, compact, keep, logs, model, moves, resume, search, sessions, status, unexpected,
 };
 use crate::error::CtlError;
 use crate::output;
@@ -37,6 +37,7 @@ impl Chat<'_> {
             Slash::Skip => self.skip().await,
             Slash::Edit(node) => self.edit(node).await,
             Slash::Retry => self.retry().await,
+            Slash::Compact { keep, instructions } => self.compact(keep, instructions).await,
             Slash::Recover(action) => self.recover(action).await,
             Slash::Branches => self.branches().await,
             Slash::History { active, full } => self.history(active, full).await,
@@ -81,6 +82,20 @@ impl Chat<'_> {
         let moved = moves::request(self.ctx, self.id(), op).await?;
         self.calls.clear();
         output::line(&format!("{name} · head: {}", moved.head_summary));
+        Ok(Flow::Go)
+    }
+
+    /// `/compact [N] [TEXT]`: a summary takes the older turns' place in the context; they
+    /// stay in the tree and `/undo` right after brings them back.
+    async fn compact(
+        &mut self,
+        keep: Option<u32>,
+        instructions: Option<String>,
+    ) -> Result<Flow, CtlError> {
+        let asked = compact::Asked { keep, instructions };
+        let live = crate::render::live::Live::new(false, false);
+        let compacted = compact::request(self.ctx, self.id(), asked, live).await?;
+        self.note(&crate::render::context::compacted(&compacted, "/undo"));
         Ok(Flow::Go)
     }
 

@@ -225,7 +225,7 @@ impl Chat<'_> {
             if self.person {
                 return self.recover(None).await;
             }
-            self.note("choose with /recover deep|clear|ignore|retry");
+            self.note("choose with /recover compact|deep|clear|ignore|retry");
         }
         if summary.needs_recovery.is_none()
             && self.calls.is_empty()

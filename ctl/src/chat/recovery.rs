@@ -1,6 +1,7 @@
 //! The recovery menu's rows: one per way out, and one row for ways out that take the same
 //! nodes out of the context (a failed prompt alone at the head: deep rollback and clear
-//! turn do the same), labelled with all their names.
+//! turn do the same), labelled with all their names. Compact says what its summary would
+//! cover, and comes first only when it fits the failure best (a context too long).
 
 use omni_proto::{RecoveryAction, RecoveryPreview};
 
@@ -21,7 +22,14 @@ fn name(action: RecoveryAction) -> &'static str {
 }
 
 /// What a way out takes out of the context, as the menu says it.
-fn detail(drops: &[u64]) -> String {
+fn detail(preview: &RecoveryPreview) -> String {
+    if preview.action == RecoveryAction::Compact {
+        return format!(
+            "(summarises {} into one node, then sends again; they stay in the tree)",
+            crate::render::context::span(&preview.covers)
+        );
+    }
+    let drops = &preview.drops;
     if drops.is_empty() {
         return "(the context stays as it is)".to_string();
     }
@@ -29,13 +37,24 @@ fn detail(drops: &[u64]) -> String {
     format!("(takes {} out of the context)", nodes.join(", "))
 }
 
-/// The menu's rows for `previews`, in their order: ways out that take the same nodes out
-/// and leave the head at the same node are one row, named by all of them.
+/// The order the menu shows `previews` in: theirs, except that compact goes last unless
+/// the daemon marks it `first`.
+fn ordered(previews: &[RecoveryPreview]) -> Vec<&RecoveryPreview> {
+    let demoted = |p: &&RecoveryPreview| p.action == RecoveryAction::Compact && !p.first;
+    let (last, mut order): (Vec<_>, Vec<_>) = previews.iter().partition(demoted);
+    order.sort_by_key(|p| !p.first);
+    order.extend(last);
+    order
+}
+
+/// The menu's rows for `previews`: ways out that take the same nodes out and leave the
+/// head at the same node are one row, named by all of them.
 pub fn rows(previews: &[RecoveryPreview]) -> Vec<Row> {
     let mut rows: Vec<(Row, &RecoveryPreview)> = Vec::new();
-    for preview in previews {
+    for preview in ordered(previews) {
         let same = rows.iter_mut().find(|(_, earlier)| {
-            !preview.drops.is_empty()
+            preview.action != RecoveryAction::Compact
+                && !preview.drops.is_empty()
                 && earlier.drops == preview.drops
                 && earlier.head_after == preview.head_after
         });
@@ -47,7 +66,7 @@ pub fn rows(previews: &[RecoveryPreview]) -> Vec<Row> {
                 Row {
                     choice: Choice {
                         label: name(preview.action).to_string(),
-                        detail: detail(&preview.drops),
+                        detail: detail(preview),
                     },
                     action: preview.action,
                 },
@@ -67,7 +86,45 @@ mod tests {
             action,
             head_after,
             drops: drops.to_vec(),
+            covers: Vec::new(),
+            first: false,
         }
+    }
+
+    fn compact(covers: &[u64], first: bool) -> RecoveryPreview {
+        RecoveryPreview {
+            covers: covers.to_vec(),
+            first,
+            ..preview(RecoveryAction::Compact, 9, &[])
+        }
+    }
+
+    #[test]
+    fn compact_says_what_it_covers_and_leads_only_when_it_fits_best() {
+        let others = [
+            preview(RecoveryAction::Deep, 4, &[6, 5]),
+            preview(RecoveryAction::Retry, 6, &[]),
+        ];
+        let too_long: Vec<_> = [compact(&[1, 2, 3, 4], true)]
+            .into_iter()
+            .chain(others.clone())
+            .collect();
+        assert_eq!(
+            shown(&rows(&too_long)),
+            [
+                "compact (summarises nodes 1–4 into one node, then sends again; they stay in \
+                 the tree)",
+                "deep rollback (takes #5, #6 out of the context)",
+                "retry (the context stays as it is)",
+            ]
+        );
+        let other_failure: Vec<_> = [compact(&[1, 2], false)]
+            .into_iter()
+            .chain(others)
+            .collect();
+        let rows = rows(&other_failure);
+        assert_eq!(rows[0].action, RecoveryAction::Deep);
+        assert_eq!(rows[2].action, RecoveryAction::Compact);
     }
 
     fn shown(rows: &[Row]) -> Vec<String> {

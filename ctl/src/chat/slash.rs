@@ -47,8 +47,13 @@ pub const COMMANDS: &[Spec] = &[
         "the session as a tree, with why each node is out of the context",
     ),
     spec(
+        "/compact",
+        "[N] [TEXT]",
+        "summarise all but the last N rounds (default 2) into one node; /undo brings them back",
+    ),
+    spec(
         "/recover",
-        "[deep|clear|ignore|retry]",
+        "[compact|deep|clear|ignore|retry]",
         "choose how a session that needs recovery goes on",
     ),
     spec(
@@ -103,8 +108,15 @@ pub enum Slash {
     Retry,
     Branches,
     Checkout(u64),
-    History { active: bool, full: bool },
+    History {
+        active: bool,
+        full: bool,
+    },
     Tree,
+    Compact {
+        keep: Option<u32>,
+        instructions: Option<String>,
+    },
     Recover(Option<RecoveryAction>),
     Export(Option<PathBuf>),
     Search(String),
@@ -179,14 +191,17 @@ pub fn parse(line: &str) -> Result<Slash, String> {
             }),
             Some(_) => Err("usage: /history [--active] [--full]".into()),
         },
+        "/compact" => Ok(compact(&args)),
         "/recover" => match args.as_slice() {
             [] => Ok(Slash::Recover(None)),
             [choice] => RecoveryAction::ALL
                 .into_iter()
                 .find(|a| a.flag().trim_start_matches('-') == *choice)
                 .map(|a| Slash::Recover(Some(a)))
-                .ok_or_else(|| format!("'{choice}' is not one of deep, clear, ignore, retry")),
-            _ => Err("usage: /recover [deep|clear|ignore|retry]".into()),
+                .ok_or_else(|| {
+                    format!("'{choice}' is not one of compact, deep, clear, ignore, retry")
+                }),
+            _ => Err("usage: /recover [compact|deep|clear|ignore|retry]".into()),
         },
         "/export" => match args.as_slice() {
             [] => Ok(Slash::Export(None)),
@@ -201,6 +216,17 @@ pub fn parse(line: &str) -> Result<Slash, String> {
         },
         other => Err(format!("{other} is not a command; /help lists them")),
     }
+}
+
+/// `/compact [N] [TEXT]`: a first word that is a number is the rounds kept, the rest
+/// the summary's instructions.
+fn compact(args: &[&str]) -> Slash {
+    let (keep, rest) = match args.split_first() {
+        Some((first, rest)) if first.parse::<u32>().is_ok() => (first.parse().ok(), rest),
+        _ => (None, args),
+    };
+    let instructions = (!rest.is_empty()).then(|| rest.join(" "));
+    Slash::Compact { keep, instructions }
 }
 
 /// The `/help` text.
@@ -240,7 +266,7 @@ pub fn complete(line: &str, pos: usize) -> (usize, Vec<String>) {
         Some((name, rest)) => {
             let start = pos - rest.len();
             let choices: &[&str] = match name {
-                "/recover" => &["deep", "clear", "ignore", "retry"],
+                "/recover" => &["compact", "deep", "clear", "ignore", "retry"],
                 "/history" => &["--active", "--full"],
                 _ => &[],
             };
@@ -289,6 +315,10 @@ mod tests {
         );
         assert!(parse("/recover sideways").is_err());
         assert_eq!(
+            parse("/recover compact"),
+            Ok(Slash::Recover(Some(RecoveryAction::Compact)))
+        );
+        assert_eq!(
             parse("/history --active"),
             Ok(Slash::History {
                 active: true,
@@ -301,6 +331,24 @@ mod tests {
                 active: true,
                 full: true
             })
+        );
+    }
+
+    #[test]
+    fn compact_reads_the_rounds_kept_then_the_instructions() {
+        let compact = |keep, instructions: Option<&str>| Slash::Compact {
+            keep,
+            instructions: instructions.map(str::to_string),
+        };
+        assert_eq!(parse("/compact"), Ok(compact(None, None)));
+        assert_eq!(parse("/compact 4"), Ok(compact(Some(4), None)));
+        assert_eq!(
+            parse("/compact 0 keep  the API names"),
+            Ok(compact(Some(0), Some("keep the API names")))
+        );
+        assert_eq!(
+            parse("/compact keep the API names"),
+            Ok(compact(None, Some("keep the API names")))
         );
     }
 

@@ -195,6 +195,9 @@ impl Chat<'_> {
 
     fn answered(&mut self, answer: &Answer) {
         self.note(&footer(answer));
+        if let Some(warning) = &answer.context.warning {
+            eprintln!("{}", self.err.error(warning));
+        }
         self.wait_for(&answer.pending_calls);
     }
 
@@ -261,7 +264,7 @@ impl Chat<'_> {
             Some(action) => self.apply_recovery(action).await,
             None if self.person => self.recover_menu().await,
             None => Err(CtlError::usage(
-                "choose one: /recover deep | clear | ignore | retry",
+                "choose one: /recover compact | deep | clear | ignore | retry",
             )),
         }
     }
@@ -271,7 +274,9 @@ impl Chat<'_> {
             session: self.id(),
             action,
         };
-        self.answer(request, action == RecoveryAction::Retry).await
+        // Retry and compact store no prompt first: the wait starts at once.
+        let waiting = matches!(action, RecoveryAction::Retry | RecoveryAction::Compact);
+        self.answer(request, waiting).await
     }
 
     /// The recovery menu: each choice says which nodes it takes out of the context.

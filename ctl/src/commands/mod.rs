@@ -4,6 +4,7 @@ mod around;
 mod attach;
 pub mod branches;
 mod cancel;
+pub mod compact;
 mod demo;
 mod docs;
 mod export;
@@ -95,13 +96,22 @@ async fn dispatch_state(ctx: &mut Ctx, command: Command) -> Result<(), CtlError>
         Command::Checkout { session, node } => {
             moves::run(ctx, &session, MoveOp::Checkout { node }).await
         }
+        Command::Compact {
+            session,
+            keep,
+            instructions,
+        } => compact::run(ctx, &session, compact::Asked { keep, instructions }).await,
         Command::Recover {
             session,
+            compact,
             deep,
             clear,
             ignore,
             retry,
-        } => recover::run(ctx, &session, recover::chosen(deep, clear, ignore, retry)).await,
+        } => {
+            let action = recover::chosen([compact, deep, clear, ignore, retry]);
+            recover::run(ctx, &session, action).await
+        }
         Command::Resume { id, session } => {
             let session = SessionArg {
                 session: id.or(session.session),

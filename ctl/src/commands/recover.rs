@@ -1,5 +1,5 @@
-//! `omnictl recover [--deep|--clear|--ignore|--retry]`: choose how a session that needs
-//! recovery goes on. Without a flag: a numbered menu at a terminal; otherwise the options,
+//! `omnictl recover [--compact|--deep|--clear|--ignore|--retry]`: choose how a session
+//! that needs recovery goes on. Without a flag: a numbered menu at a terminal; otherwise the options,
 //! and exit code 2.
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -12,29 +12,42 @@ use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
 
-/// The flags given, as an action.
-pub fn chosen(deep: bool, clear: bool, ignore: bool, retry: bool) -> Option<RecoveryAction> {
-    [
-        (deep, RecoveryAction::Deep),
-        (clear, RecoveryAction::Clear),
-        (ignore, RecoveryAction::Ignore),
-        (retry, RecoveryAction::Retry),
-    ]
-    .into_iter()
-    .find_map(|(given, action)| given.then_some(action))
+/// The flags given, in [`RecoveryAction::ALL`]'s order (compact, deep, clear, ignore,
+/// retry), as an action.
+pub fn chosen(flags: [bool; RecoveryAction::ALL.len()]) -> Option<RecoveryAction> {
+    flags
+        .into_iter()
+        .zip(RecoveryAction::ALL)
+        .find_map(|(given, action)| given.then_some(action))
 }
 
-fn options_text() -> String {
+/// The menu's number for writing the diagnostic bundle: after every way out.
+const EXPORT: usize = RecoveryAction::ALL.len() + 1;
+
+/// The flags in one line: `--compact | --deep | ...`.
+fn flags() -> String {
+    let flags: Vec<&str> = RecoveryAction::ALL.iter().map(|a| a.flag()).collect();
+    flags.join(" | ")
+}
+
+/// The numbered choices; compact says what its summary would cover, when the daemon
+/// said (`covers`).
+fn options_text(covers: &[u64]) -> String {
     let mut text = String::new();
     for (i, action) in RecoveryAction::ALL.iter().enumerate() {
+        let mut explanation = action.explanation().to_string();
+        if *action == RecoveryAction::Compact && !covers.is_empty() {
+            explanation.push_str(&format!(" ({})", crate::render::context::span(covers)));
+        }
         text.push_str(&format!(
-            "  {}) {:<9} {}\n",
+            "  {}) {:<9} {explanation}\n",
             i + 1,
             action.flag(),
-            action.explanation()
         ));
     }
-    text.push_str("  5) logs export  write the diagnostic bundle (the state stays)\n");
+    text.push_str(&format!(
+        "  {EXPORT}) logs export  write the diagnostic bundle (the state stays)\n"
+    ));
     text
 }
 
@@ -52,7 +65,7 @@ fn menu(input: &mut impl BufRead, prompt: &mut impl Write) -> Pick {
     loop {
         let _ = write!(
             prompt,
-            "choose 1-5 (Enter or Esc leaves the session as it is): "
+            "choose 1-{EXPORT} (Enter or Esc leaves the session as it is): "
         );
         let _ = prompt.flush();
         let mut answer = String::new();
@@ -64,19 +77,18 @@ fn menu(input: &mut impl BufRead, prompt: &mut impl Write) -> Pick {
         if answer.is_empty() || answer.contains('\x1b') {
             return Pick::Leave;
         }
-        let picked = match answer {
-            "5" => Some(Pick::Export),
-            n => n
-                .parse::<usize>()
-                .ok()
-                .and_then(|n| n.checked_sub(1))
+        let picked = match answer.parse::<usize>() {
+            Ok(EXPORT) => Some(Pick::Export),
+            Ok(n) => n
+                .checked_sub(1)
                 .and_then(|i| RecoveryAction::ALL.get(i).copied())
                 .map(Pick::Action),
+            Err(_) => None,
         };
         match picked {
             Some(pick) => return pick,
             None => {
-                let _ = writeln!(prompt, "'{answer}' is not one of 1-5");
+                let _ = writeln!(prompt, "'{answer}' is not one of 1-{EXPORT}");
             }
         }
     }
@@ -106,15 +118,22 @@ pub async fn run(
                 )));
             };
             let reason = format!("session {} needs recovery: {reason}", summary.id);
+            let covers = summary
+                .recovery_choices
+                .iter()
+                .find(|p| p.action == RecoveryAction::Compact)
+                .map(|p| p.covers.clone())
+                .unwrap_or_default();
             let interactive =
                 !ctx.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
             if !interactive {
                 return Err(CtlError::usage(format!(
-                    "{reason}\nchoose one: omnictl recover --deep | --clear | --ignore | --retry\n{}",
-                    options_text()
+                    "{reason}\nchoose one: omnictl recover {}\n{}",
+                    flags(),
+                    options_text(&covers)
                 )));
             }
-            eprintln!("{reason}\n{}", options_text());
+            eprintln!("{reason}\n{}", options_text(&covers));
             match menu(&mut std::io::stdin().lock(), &mut std::io::stderr()) {
                 Pick::Action(action) => action,
                 Pick::Export => {
@@ -169,10 +188,31 @@ mod tests {
 
     #[test]
     fn a_stray_key_asks_again() {
-        let (choice, shown) = pick("x\n9\n2\n");
+        let (choice, shown) = pick("x\n9\n3\n");
         assert_eq!(choice, Pick::Action(RecoveryAction::Clear));
-        assert!(shown.contains("'x' is not one of 1-5"), "{shown}");
-        assert!(shown.contains("'9' is not one of 1-5"), "{shown}");
+        assert!(shown.contains("'x' is not one of 1-6"), "{shown}");
+        assert!(shown.contains("'9' is not one of 1-6"), "{shown}");
+    }
+
+    #[test]
+    fn compact_comes_first_and_says_what_it_would_cover() {
+        assert_eq!(pick("1\n").0, Pick::Action(RecoveryAction::Compact));
+        let text = options_text(&[1, 2, 3, 4]);
+        let first = text.lines().next().unwrap_or_default();
+        assert!(first.starts_with("  1) --compact"), "{text}");
+        assert!(first.ends_with("(nodes 1–4)"), "{text}");
+        assert!(
+            text.ends_with("  6) logs export  write the diagnostic bundle (the state stays)\n")
+        );
+        assert_eq!(
+            chosen([true, false, false, false, false]),
+            Some(RecoveryAction::Compact)
+        );
+        assert_eq!(
+            chosen([false, false, false, true, false]),
+            Some(RecoveryAction::Ignore)
+        );
+        assert_eq!(chosen([false; 5]), None);
     }
 
     #[test]
@@ -180,6 +220,6 @@ mod tests {
         assert_eq!(pick("\n").0, Pick::Leave);
         assert_eq!(pick("\x1b\n").0, Pick::Leave);
         assert_eq!(pick("").0, Pick::Leave);
-        assert_eq!(pick("5\n").0, Pick::Export);
+        assert_eq!(pick("6\n").0, Pick::Export);
     }
 }

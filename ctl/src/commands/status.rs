@@ -60,6 +60,14 @@ fn lines(status: &DaemonStatus) -> Vec<String> {
         health(&status.store_health),
         format!("logs:     {}", status.log_dir),
         format!("model:    {} at {}", status.model, status.base_url),
+        match &status.current_context {
+            Some(gauge) => format!(
+                "context:  {} ({}) in the current session",
+                render::context::gauge(gauge).trim_start_matches("context "),
+                gauge.model
+            ),
+            None => "context:  no current session".to_string(),
+        },
         format!(
             "activity: {}, {} in flight",
             count(status.connections, "connection"),
@@ -81,6 +89,13 @@ fn lines(status: &DaemonStatus) -> Vec<String> {
             render::usage::line(&status.usage_today)
         ),
     ];
+    if let Some(warning) = status
+        .current_context
+        .as_ref()
+        .and_then(|g| g.warning.as_ref())
+    {
+        lines.push(format!("warning:  {warning}"));
+    }
     lines.extend(status.damaged_sessions.iter().map(|damaged| {
         format!(
             "damaged:  session {} ({}): readable, takes no changes",

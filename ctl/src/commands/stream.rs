@@ -18,7 +18,8 @@ fn session_of(request: &Request) -> SessionRef {
         Request::Send { session, .. }
         | Request::ToolResult { session, .. }
         | Request::Recover { session, .. }
-        | Request::Retry { session } => session.clone(),
+        | Request::Retry { session }
+        | Request::Compact { session, .. } => session.clone(),
         _ => SessionRef::Current,
     }
 }
@@ -113,10 +114,13 @@ pub fn finish_answer(ctx: &Ctx, answer: &Answer) {
     if std::io::stderr().is_terminal() {
         eprintln!("{}", style.dim(&footer(answer)));
     }
+    if let Some(warning) = &answer.context.warning {
+        eprintln!("{}", style.error(&format!("omnictl: {warning}")));
+    }
 }
 
-/// One line on how an answer was made: its node, the model that gave it, time, tokens and
-/// attempts.
+/// One line on how an answer was made: its node, the model that gave it, time, tokens,
+/// attempts, how full the context is now and the session's usage.
 pub fn footer(answer: &Answer) -> String {
     let tokens = answer
         .model
@@ -128,10 +132,11 @@ pub fn footer(answer: &Answer) -> String {
         n => format!(" · {n} attempts"),
     };
     format!(
-        "[node {} · {} · {:.1} s{tokens}{attempts} · session {}]",
+        "[node {} · {} · {:.1} s{tokens}{attempts} · {} · session {}]",
         answer.node,
         crate::render::model_ref(&answer.model),
         answer.model.latency_ms as f64 / 1000.0,
+        crate::render::context::gauge(&answer.context),
         crate::render::usage::line(&answer.session_usage)
     )
 }

@@ -241,6 +241,7 @@ pub(crate) mod testing {
                 format!("result {name} {}", id.as_deref().unwrap_or("-"))
             }
             PartContent::Other { json } => format!("other {json}"),
+            PartContent::Compaction { resumes_at, .. } => format!("compaction {resumes_at:?}"),
         }
     }
 }

@@ -67,6 +67,10 @@ fn change_line(event: &Event) -> Option<String> {
             calls.len()
         ),
         Event::Missed { events } => format!("missed {events} events (fell behind)"),
+        Event::Compacted(compacted) => {
+            let back = format!("omnictl checkout {}", compacted.from);
+            super::context::compacted(compacted, &back)
+        }
         _ => return None,
     })
 }
@@ -150,6 +154,18 @@ impl Live {
             }
             Event::PromptStored { .. } => {
                 self.stored_at = Instant::now();
+                self.spinner = Spinner::waiting(self.stored_at);
+            }
+            Event::Compacting(compacting) => {
+                self.end_line();
+                self.note(&super::context::compacting(&compacting));
+                self.spinner = Spinner::waiting(Instant::now());
+            }
+            Event::Compacted(compacted) if !self.follower => {
+                // A send that compacted first: say so before its answer streams. Its answer
+                // will be the head, so `undo` no longer returns there; a checkout does.
+                let back = format!("checkout {}", compacted.from);
+                self.note(&super::context::compacted(&compacted, &back));
                 self.spinner = Spinner::waiting(self.stored_at);
             }
             Event::PromptsMerged { prompts, .. } => {

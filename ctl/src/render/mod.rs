@@ -1,5 +1,6 @@
 //! Everything `omnictl` prints: styles, the transcript, events and JSON.
 
+pub mod context;
 pub mod json;
 pub mod live;
 pub mod markdown;

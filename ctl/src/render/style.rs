@@ -65,6 +65,7 @@ impl Style {
             omni_proto::Role::User => "1;36",
             omni_proto::Role::Model => "1;32",
             omni_proto::Role::Tool => "1;33",
+            omni_proto::Role::Summary => "1;35",
         };
         self.wrap(codes, role.as_str())
     }

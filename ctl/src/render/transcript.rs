@@ -1,12 +1,18 @@
 //! The transcript: every entry in creation order, reverted ones prefixed `[ REVERTED ]`
-//! (and dim + struck through on a colour terminal).
+//! (and dim + struck through on a colour terminal). A compaction's summary opens with a
+//! rule saying what it covers; the nodes it covers are folded into one line per run, or
+//! shown whole and prefixed `[ COMPACTED ]` (they are still on the path, not reverted).
 
 use omni_proto::{Entry, HistoryView, PartContent};
 
+use super::context;
 use super::style::Style;
 
 /// The prefix that marks an entry the model will not see.
 pub const REVERTED: &str = "[ REVERTED ]";
+
+/// The prefix that marks an entry a summary stands for in the model's context.
+pub const COMPACTED: &str = "[ COMPACTED ]";
 
 /// How much of the content to show.
 #[derive(Debug, Clone, Copy, Default)]
@@ -14,7 +20,8 @@ pub struct Detail {
     /// Include thought summaries.
     pub thoughts: bool,
     /// Cut an entry longer than [`CUT_CHARS`] characters or [`CUT_LINES`] lines, with a
-    /// note ending in this text (how to see it whole); `None` shows every entry whole.
+    /// note ending in this text (how to see it whole), and fold the entries a summary
+    /// covers into one line per run; `None` shows every entry whole.
     pub cut: Option<&'static str>,
 }
 
@@ -81,6 +88,8 @@ fn content_lines(entry: &Entry, detail: Detail) -> Vec<String> {
                 ..
             } => lines.push(format!("← {name}: {response_json}")),
             PartContent::Other { json } => lines.push(format!("(part) {json}")),
+            // Said by the rule above a summary (`context::summary_rule`).
+            PartContent::Compaction { .. } => {}
         }
     }
     if lines.is_empty() {
@@ -94,9 +103,10 @@ fn content_lines(entry: &Entry, detail: Detail) -> Vec<String> {
 
 /// Renders one entry as lines of text. A reverted entry is styled as a whole, line by
 /// line: its role label is not coloured, because the colour's reset would also switch the
-/// strike-through off for the rest of the line.
+/// strike-through off for the rest of the line. A compacted entry is dim the same way.
 pub fn entry(entry: &Entry, style: &Style, detail: Detail) -> String {
-    let role = if entry.reverted {
+    let plain = entry.reverted || entry.compacted;
+    let role = if plain {
         entry.role.as_str().to_string()
     } else {
         style.role(entry.role)
@@ -105,9 +115,15 @@ pub fn entry(entry: &Entry, style: &Style, detail: Detail) -> String {
     if entry.model.as_ref().is_some_and(|m| m.interrupted) {
         label.push_str(" (interrupted)");
     }
-    let lines = content_lines(entry, detail);
+    if entry.client_compaction {
+        label.push_str(" (the client's own compaction of an earlier conversation)");
+    }
     let mut out = String::new();
-    for (i, line) in lines.iter().enumerate() {
+    if let Some(compaction) = &entry.compaction {
+        out.push_str(&style.dim(&context::summary_rule(entry, compaction)));
+        out.push('\n');
+    }
+    for (i, line) in content_lines(entry, detail).iter().enumerate() {
         let text = if i == 0 {
             format!("{label}: {line}")
         } else {
@@ -115,6 +131,8 @@ pub fn entry(entry: &Entry, style: &Style, detail: Detail) -> String {
         };
         if entry.reverted {
             out.push_str(&style.reverted(&format!("{REVERTED} {text}")));
+        } else if entry.compacted {
+            out.push_str(&style.dim(&format!("{COMPACTED} {text}")));
         } else {
             out.push_str(&text);
         }
@@ -129,7 +147,8 @@ fn model_line(now: &str, style: &Style) -> String {
     style.dim(&format!("── model: {now} ──\n"))
 }
 
-/// Renders a whole transcript with a header line.
+/// Renders a whole transcript with a header line (the head, how full the context is, the
+/// session's usage).
 pub fn history(view: &HistoryView, style: &Style, detail: Detail) -> String {
     let head = if view.head == 0 {
         "the start".to_string()
@@ -140,14 +159,32 @@ pub fn history(view: &HistoryView, style: &Style, detail: Detail) -> String {
         0 => String::new(),
         _ => format!(" · {}", super::usage::line(&view.usage)),
     };
-    let mut out = style.dim(&format!("session {} · head {head}{usage}\n", view.session));
+    let gauge = context::gauge(&view.context);
+    let mut out = style.dim(&format!(
+        "session {} · head {head} · {gauge}{usage}\n",
+        view.session
+    ));
+    if let Some(warning) = &view.context.warning {
+        out.push_str(&style.error(&format!("{warning}\n")));
+    }
     if let Some(reason) = &view.damaged {
         out.push_str(&style.error(&format!(
             "this session is damaged: {reason}; it is shown as stored and takes no changes\n"
         )));
     }
+    let fold = detail.cut.is_some();
     let mut answering: Option<String> = None;
-    for item in &view.entries {
+    let mut entries = view.entries.iter().peekable();
+    while let Some(item) = entries.next() {
+        if fold && item.compacted {
+            let mut run = vec![item.id];
+            while let Some(next) = entries.next_if(|e| e.compacted) {
+                run.push(next.id);
+            }
+            let line = context::folded(&run, context::summary_covering(&view.entries, item.id));
+            out.push_str(&style.dim(&format!("{line}\n")));
+            continue;
+        }
         if let Some(model) = &item.model {
             let now = super::model_ref(model);
             if answering.as_ref() != Some(&now) {
@@ -164,140 +201,5 @@ pub fn history(view: &HistoryView, style: &Style, detail: Detail) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use omni_proto::{Part, Role};
-
-    fn item(id: u64, role: Role, text: &str, reverted: bool) -> Entry {
-        Entry {
-            id,
-            parent: id.checked_sub(1).filter(|p| *p > 0),
-            role,
-            text: text.into(),
-            parts: vec![Part::text(text)],
-            created_at_ms: 0,
-            reverted,
-            why_reverted: reverted.then_some(omni_proto::RevertReason::Undone),
-            model: None,
-        }
-    }
-
-    #[test]
-    fn reverted_entries_carry_the_plain_prefix_on_every_line() {
-        let view = HistoryView {
-            usage: omni_proto::UsageTotals::default(),
-            session: "s".into(),
-            head: 1,
-            entries: vec![
-                item(1, Role::User, "hello", false),
-                item(2, Role::Model, "line one\nline two", true),
-            ],
-            damaged: None,
-        };
-        let text = history(&view, &Style::new(false), Detail::default());
-        assert_eq!(
-            text,
-            "session s · head #1\n#1 user: hello\n[ REVERTED ] #2 model: line one\n[ REVERTED ]     line two\n"
-        );
-    }
-
-    #[test]
-    fn colour_strikes_every_line_of_a_reverted_entry_through_to_its_end() {
-        let style = Style::new(true);
-        let text = entry(
-            &item(2, Role::Model, "gone\nand this too", true),
-            &style,
-            Detail::default(),
-        );
-        assert_eq!(
-            text,
-            "\x1b[2;9m[ REVERTED ] #2 model: gone\x1b[0m\n\
-             \x1b[2;9m[ REVERTED ]     and this too\x1b[0m\n",
-            "no reset before the end of a line may switch the strike-through off"
-        );
-        let live = entry(
-            &item(1, Role::User, "here", false),
-            &style,
-            Detail::default(),
-        );
-        assert_eq!(live, "#1 \x1b[1;36muser\x1b[0m: here\n");
-    }
-
-    fn answered_by(mut entry: Entry, provider: &str, model: &str) -> Entry {
-        entry.model = Some(omni_proto::ModelInfo {
-            model: model.into(),
-            model_version: None,
-            finish_reason: Some("STOP".into()),
-            usage: None,
-            attempts: 1,
-            latency_ms: 0,
-            interrupted: false,
-            provider: provider.into(),
-        });
-        entry
-    }
-
-    #[test]
-    fn the_model_is_named_above_the_first_answer_and_wherever_it_changes() {
-        let view = HistoryView {
-            usage: omni_proto::UsageTotals::default(),
-            session: "s".into(),
-            head: 6,
-            entries: vec![
-                item(1, Role::User, "a", false),
-                answered_by(item(2, Role::Model, "b", false), "gemini", "flash"),
-                item(3, Role::User, "c", false),
-                answered_by(item(4, Role::Model, "d", false), "gemini", "flash"),
-                item(5, Role::User, "e", false),
-                answered_by(item(6, Role::Model, "f", false), "local", "qwen"),
-            ],
-            damaged: None,
-        };
-        let text = history(&view, &Style::new(false), Detail::default());
-        assert_eq!(
-            text,
-            "session s · head #6\n#1 user: a\n── model: gemini/flash ──\n#2 model: b\n\
-             #3 user: c\n#4 model: d\n#5 user: e\n── model: local/qwen ──\n#6 model: f\n"
-        );
-    }
-
-    #[test]
-    fn a_huge_entry_is_cut_with_a_note_on_how_to_see_it_whole() {
-        let huge = "x".repeat(5_000_000);
-        let detail = Detail {
-            thoughts: false,
-            cut: Some("--full shows it whole"),
-        };
-        let text = entry(
-            &item(1, Role::User, &huge, false),
-            &Style::new(false),
-            detail,
-        );
-        assert!(text.len() < CUT_CHARS + 200, "{} bytes shown", text.len());
-        assert!(text.starts_with(&format!("#1 user: {}\n", "x".repeat(CUT_CHARS))));
-        assert!(
-            text.ends_with(
-                "\n    … cut here (4996000 more characters not shown; --full shows it whole)\n"
-            ),
-            "{}",
-            &text[text.len() - 200..]
-        );
-        let many = "line\n".repeat(100);
-        let text = entry(
-            &item(1, Role::User, &many, false),
-            &Style::new(false),
-            detail,
-        );
-        assert_eq!(text.lines().count(), CUT_LINES + 1);
-        assert!(
-            text.contains("(160 more characters, 40 more lines not shown;"),
-            "{text}"
-        );
-        let whole = entry(
-            &item(1, Role::User, &huge, false),
-            &Style::new(false),
-            Detail::default(),
-        );
-        assert!(whole.len() > 5_000_000);
-    }
-}
+#[path = "transcript_tests.rs"]
+mod tests;

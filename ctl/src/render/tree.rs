@@ -1,6 +1,7 @@
 //! The session drawn as a tree: a conversation runs straight down; where it forks, each
 //! branch is indented under the fork. The head's path is highlighted, the head marked,
-//! and every node out of the context says why (undone, rewound, ...).
+//! and every node out of the context says why (undone, rewound, ...); a node a summary
+//! stands for is marked `[ COMPACTED ]`, and a summary says what it covers.
 
 use std::collections::HashMap;
 
@@ -8,7 +9,7 @@ use omni_proto::{Entry, HistoryView};
 
 use super::style::Style;
 use super::width;
-use crate::render::transcript::REVERTED;
+use crate::render::transcript::{COMPACTED, REVERTED};
 
 /// The first line of an entry's content, cut to `max` columns.
 fn gist(entry: &Entry, max: usize) -> String {
@@ -44,10 +45,21 @@ fn line(entry: &Entry, head: u64, style: &Style, indent: &str, columns: Option<u
     let end = if entry.reverted {
         let why = entry.why_reverted.map_or("reverted", |w| w.as_str());
         format!("  {REVERTED} {why}")
-    } else if entry.id == head {
-        "  ◀ head".to_string()
     } else {
-        String::new()
+        let mut end = String::new();
+        if entry.compacted {
+            end.push_str(&format!("  {COMPACTED}"));
+        }
+        if let Some(compaction) = &entry.compaction {
+            end.push_str(&format!(
+                "  (summary of {})",
+                super::context::span(&compaction.covers)
+            ));
+        }
+        if entry.id == head {
+            end.push_str("  ◀ head");
+        }
+        end
     };
     let room = columns.map_or(GIST_CHARS, |columns| {
         columns.saturating_sub(width::visible_width(&format!("{indent}{label}{end}")))
@@ -129,6 +141,9 @@ mod tests {
             reverted: why.is_some(),
             why_reverted: why,
             model: None,
+            compacted: false,
+            compaction: None,
+            client_compaction: false,
         }
     }
 
@@ -149,6 +164,7 @@ mod tests {
                 entry(7, 5, Role::Model, Some(Interrupted)),
             ],
             damaged: None,
+            context: crate::render::context::tests::gauge(0, None),
         };
         let drawn = draw(&view, &Style::new(false), None);
         assert_eq!(
@@ -161,6 +177,37 @@ mod tests {
              └─ #5 user: text 5\n\
              \u{20}  ├─ #6 model: text 6  ◀ head\n\
              \u{20}  └─ #7 model: text 7  [ REVERTED ] interrupted\n"
+        );
+    }
+
+    #[test]
+    fn covered_nodes_are_marked_and_the_summary_says_what_it_covers() {
+        let mut entries = vec![
+            entry(1, 0, Role::User, None),
+            entry(2, 1, Role::Model, None),
+            entry(3, 2, Role::Summary, None),
+        ];
+        entries[0].compacted = true;
+        entries[1].compacted = true;
+        entries[2].compaction = Some(omni_proto::Compaction {
+            covers: vec![1, 2],
+            resumes_at: None,
+            instructions: None,
+        });
+        let view = HistoryView {
+            usage: omni_proto::UsageTotals::default(),
+            session: "s".into(),
+            head: 3,
+            entries,
+            damaged: None,
+            context: crate::render::context::tests::gauge(0, None),
+        };
+        assert_eq!(
+            draw(&view, &Style::new(false), None),
+            "session s · head #3\n\
+             #1 user: text 1  [ COMPACTED ]\n\
+             #2 model: text 2  [ COMPACTED ]\n\
+             #3 summary: text 3  (summary of nodes 1–2)  ◀ head\n"
         );
     }
 }

@@ -1,0 +1,61 @@
+//! `omnictl compact [--keep N] [--instructions TEXT]`: the model summarises the context up
+//! to its last N rounds into a summary node; the covered nodes stay in the tree, and
+//! `omnictl undo` right after returns to the full context.
+
+use omni_proto::{Compacted, Reply, Request, SessionRef};
+
+use super::stream::streamed_with;
+use super::{Ctx, unexpected};
+use crate::cli::SessionArg;
+use crate::error::CtlError;
+use crate::output;
+use crate::render::context;
+use crate::render::live::Live;
+
+/// What to compact and how.
+pub struct Asked {
+    /// Rounds kept whole after the summary (`None`: the daemon's default, 2).
+    pub keep: Option<u32>,
+    /// What the summary should keep in mind.
+    pub instructions: Option<String>,
+}
+
+/// Asks the daemon to compact `session`, showing its progress (what it covers, the model,
+/// retries) as `live` does; returns what the compaction did.
+pub async fn request(
+    ctx: &mut Ctx,
+    session: SessionRef,
+    asked: Asked,
+    live: Live,
+) -> Result<Compacted, CtlError> {
+    let request = Request::Compact {
+        session,
+        keep: asked.keep,
+        instructions: asked.instructions,
+    };
+    match streamed_with(ctx, request, live.waiting()).await? {
+        Reply::Compacted(compacted) => Ok(*compacted),
+        other => Err(unexpected(other)),
+    }
+}
+
+/// `omnictl compact`.
+pub async fn run(ctx: &mut Ctx, session: &SessionArg, asked: Asked) -> Result<(), CtlError> {
+    if asked
+        .instructions
+        .as_deref()
+        .is_some_and(|t| t.trim().is_empty())
+    {
+        return Err(CtlError::usage(
+            "--instructions is empty; leave it out to use Omni's own",
+        ));
+    }
+    let live = Live::new(ctx.json, false);
+    let compacted = request(ctx, session.to_ref(), asked, live).await?;
+    if ctx.json {
+        output::json(&compacted);
+    } else {
+        output::line(&context::compacted(&compacted, "omnictl undo"));
+    }
+    Ok(())
+}
