@@ -5,12 +5,12 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use omni_tests::fake_gemini::{Answer, Reply};
+use omni_tests::fake_gemini::{Answer, FakeGemini, Reply};
 use omni_tests::harness::Omni;
 use serde_json::Value;
 
 /// A window of 400 tokens for the default model.
-const SMALL_WINDOW: &str = "[windows]\n\"gemini-2.5-flash\" = 400\n";
+const SMALL_WINDOW: &str = "[windows]\n\"fake-model\" = 400\n";
 
 /// A prompt of about `tokens` tokens by Omni's estimate (four bytes a token).
 fn prompt_of(tokens: usize, tag: &str) -> String {
@@ -19,6 +19,13 @@ fn prompt_of(tokens: usize, tag: &str) -> String {
         text.push_str("word ");
     }
     text
+}
+
+/// A daemon with this configuration and a new session.
+fn started(config: &str) -> Omni {
+    let omni = Omni::builder().config(config).start();
+    omni.ctl(&["new"]).ok();
+    omni
 }
 
 /// Three short rounds, prompts `r1`..`r3`.
@@ -34,33 +41,72 @@ fn events_named<'a>(lines: &'a [Value], name: &str) -> Vec<&'a Value> {
 
 #[test]
 fn an_answer_carries_the_gauge_against_the_configured_window_and_warns_past_warn_at() {
-    let omni = Omni::builder().config(SMALL_WINDOW).start();
+    let omni = started(&format!("{SMALL_WINDOW}[context]\nwarn_at = 5\n"));
     let answer = omni.ctl(&["--json", "send", "hello"]).ok().json_lines();
     let context = &answer.last().unwrap()["context"];
     assert_eq!(context["window"], 400, "{context}");
     assert_eq!(context["window_source"], "config", "{context}");
-    assert_eq!(context["model"], "gemini/gemini-2.5-flash");
+    assert_eq!(context["model"], "gemini/fake-model");
     assert_eq!(
         context["estimated"], 0,
         "the answer's own usage counts: {context}"
     );
-    assert!(context["warning"].is_null(), "{context}");
-
-    // A prompt that fills 90% of the window: its answer's gauge warns.
-    let big = prompt_of(360, "big");
-    let answer = omni.ctl(&["--json", "send", &big]).ok().json_lines();
-    let context = &answer.last().unwrap()["context"];
+    let tokens = context["tokens"].as_u64().unwrap();
+    assert_eq!(
+        context["percent"].as_u64(),
+        Some(tokens * 100 / 400),
+        "{context}"
+    );
+    assert!(tokens * 100 / 400 >= 5, "past warn_at: {context}");
+    let warning = context["warning"].as_str().unwrap();
+    assert!(warning.contains("omnictl compact"), "{warning}");
+    let sent = omni.ctl(&["send", "and again"]).ok();
+    assert!(
+        sent.stderr.contains("omnictl compact"),
+        "the warning: {}",
+        sent.stderr
+    );
+    let shown = omni.ctl(&["history"]).ok().stdout;
+    let first = shown.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("of 400"),
+        "history's first line has the gauge: {shown}"
+    );
     let sessions = omni.ctl(&["--json", "sessions"]).ok().json();
     assert_eq!(sessions["sessions"][0]["context"]["window"], 400);
-    let shown = omni.ctl(&["--json", "history"]).ok().json();
-    assert_eq!(shown["context"]["model"], "gemini/gemini-2.5-flash");
-    // The fake reports 8 prompt tokens whatever it got: the gauge says what the API says.
-    assert!(context["warning"].is_null(), "{context}");
+    let status = omni.ctl(&["--json", "status"]).ok().json();
+    assert_eq!(status["current_context"]["window"], 400, "{status}");
+}
+
+#[test]
+fn a_window_nobody_knows_is_unknown_and_never_warns() {
+    let fake = FakeGemini::start().unwrap();
+    fake.push_model_lookup(Reply::error(
+        404,
+        "NOT_FOUND",
+        "models/fake-model is not found",
+    ));
+    let omni = Omni::builder()
+        .fake(fake)
+        .config("[context]\nwarn_at = 1\n")
+        .start();
+    omni.ctl(&["new"]).ok();
+    let answer = omni.ctl(&["--json", "send", "hello"]).ok().json_lines();
+    let context = &answer.last().unwrap()["context"];
+    assert!(context["window"].is_null(), "{context}");
+    assert!(
+        context["percent"].is_null() && context["warning"].is_null(),
+        "{context}"
+    );
+    let sent = omni.ctl(&["send", "again"]).ok();
+    assert!(!sent.stderr.contains("omnictl compact"), "{}", sent.stderr);
+    let shown = omni.ctl(&["history"]).ok().stdout;
+    assert!(shown.contains("window unknown"), "{shown}");
 }
 
 #[test]
 fn a_send_over_the_window_is_not_sent_and_compacting_from_the_menu_answers_it() {
-    let omni = Omni::builder().config(SMALL_WINDOW).start();
+    let omni = started(SMALL_WINDOW);
     three_rounds(&omni);
     let asked_before = omni.fake().request_count();
     let huge = prompt_of(500, "huge");
@@ -70,7 +116,7 @@ fn a_send_over_the_window_is_not_sent_and_compacting_from_the_menu_answers_it() 
     assert!(
         refused
             .stderr
-            .contains("over gemini/gemini-2.5-flash's window of 400"),
+            .contains("over gemini/fake-model's window of 400"),
         "{}",
         refused.stderr
     );
@@ -143,7 +189,7 @@ fn a_send_over_the_window_is_not_sent_and_compacting_from_the_menu_answers_it() 
 #[test]
 fn auto_compaction_compacts_before_a_send_past_compact_at_and_says_so() {
     let config = format!("{SMALL_WINDOW}[context]\nauto_compact = true\ncompact_at = 50\n");
-    let omni = Omni::builder().config(&config).start();
+    let omni = started(&config);
     three_rounds(&omni);
     omni.fake().push([
         Reply::Answer(Answer::text(["SUMMARY so far"])),
