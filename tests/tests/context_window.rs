@@ -232,3 +232,42 @@ fn auto_compaction_compacts_before_a_send_past_compact_at_and_says_so() {
             .all(|e| e["compacted"] == false)
     );
 }
+
+#[test]
+fn a_compacted_session_exports_and_imports_whole_and_keeps_its_context() {
+    let here = started("");
+    three_rounds(&here);
+    here.fake()
+        .push([Reply::Answer(Answer::text(["SUMMARY of r1 and r2"]))]);
+    here.ctl(&["compact", "--keep", "1"]).ok();
+    let session = here.ctl(&["--json", "sessions"]).ok().json()["sessions"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let file = here.dir().join("compacted.json");
+    let path = file.to_str().unwrap();
+    here.ctl(&["export", "-s", &session, "--format", "json", "-o", path])
+        .ok();
+    let there = started("");
+    there.ctl(&["import", path]).ok();
+    let shape = |omni: &Omni| -> Vec<(String, bool, Value)> {
+        omni.history_of(&session)["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let role = e["role"].as_str().unwrap().to_string();
+                (
+                    role,
+                    e["compacted"].as_bool().unwrap(),
+                    e["compaction"].clone(),
+                )
+            })
+            .collect()
+    };
+    let original = shape(&here);
+    assert_eq!(original.len(), 7);
+    assert_eq!(original[6].0, "summary");
+    assert_eq!(original[6].2["covers"], serde_json::json!([1, 2, 3, 4]));
+    assert_eq!(shape(&there), original, "the same tree, the same context");
+}
