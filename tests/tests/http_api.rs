@@ -177,7 +177,10 @@ fn tool_results_recovery_resume_errors_bundle_and_replay_over_http() {
         r#"{"prompt": "x"}"#,
     );
     refused.error(409, "needs_recovery");
-    assert_eq!(refused.json()["error"]["options"][0], "deep");
+    assert_eq!(
+        refused.json()["error"]["options"],
+        json!(["compact", "deep", "clear", "ignore", "retry"])
+    );
     let errors = api.get(&format!("/v1/errors?session={session}")).json();
     let error_id = errors["errors"][0]["id"].as_str().unwrap().to_string();
     let bundle = api.get(&format!("/v1/errors/bundle?session={session}"));

@@ -203,13 +203,49 @@ pub fn tool_result(input: Input) -> Result<Request, ErrorReply> {
     })
 }
 
-/// `{"action": "deep" | "clear" | "ignore" | "retry"}`.
+/// The recovery actions as the API names them: `compact`, `deep`, ... in menu order.
+pub fn recovery_actions() -> Vec<&'static str> {
+    RecoveryAction::ALL
+        .iter()
+        .map(|action| action.flag().trim_start_matches('-'))
+        .collect()
+}
+
+/// `{"action": "compact" | "deep" | "clear" | "ignore" | "retry"}`.
 pub fn recover(input: Input) -> Result<Request, ErrorReply> {
-    let action: RecoveryAction = serde_json::from_value(input.body["action"].clone())
-        .map_err(|_| invalid("\"action\" must be one of deep, clear, ignore, retry"))?;
+    let action: RecoveryAction =
+        serde_json::from_value(input.body["action"].clone()).map_err(|_| {
+            invalid(format!(
+                "\"action\" must be one of {}",
+                recovery_actions().join(", ")
+            ))
+        })?;
     Ok(Request::Recover {
         session: input.session(),
         action,
+    })
+}
+
+/// `{"keep": N, "instructions": "..."}`, both optional.
+pub fn compact(input: Input) -> Result<Request, ErrorReply> {
+    let keep = match &input.body["keep"] {
+        Value::Null => None,
+        keep => Some(
+            keep.as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| invalid("\"keep\" must be a number of rounds (0 or more)"))?,
+        ),
+    };
+    let instructions = input.optional_string("instructions")?;
+    if instructions.as_deref().is_some_and(|t| t.trim().is_empty()) {
+        return Err(invalid(
+            "\"instructions\" is empty; leave it out to use Omni's own",
+        ));
+    }
+    Ok(Request::Compact {
+        session: input.session(),
+        keep,
+        instructions,
     })
 }
 

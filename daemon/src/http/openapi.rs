@@ -3,8 +3,8 @@
 //! checked in as `docs/openapi.json`; a test fails when the two differ.
 
 use omni_proto::{
-    Answer, BranchList, DaemonStatus, ErrorKind, ErrorSummary, ExportedSession, HistoryView,
-    ImportOutcome, MoveOutcome, PendingCall, Recovered, ReplayOutcome, SearchResults,
+    Answer, BranchList, Compacted, DaemonStatus, ErrorKind, ErrorSummary, ExportedSession,
+    HistoryView, ImportOutcome, MoveOutcome, PendingCall, Recovered, ReplayOutcome, SearchResults,
     SessionSummary, UsageReport,
 };
 use schemars::generate::{SchemaGenerator, SchemaSettings};
@@ -18,9 +18,9 @@ use super::routes;
 pub const OPENAPI_PATH: &str = "/v1/openapi.json";
 
 /// The event names a stream may carry, besides the final `result` or `error`.
-const EVENTS: &str = "prompt_stored, text, thought, function_call, retrying; when following \
-    (`/events`): attached, answered, failed, moved, recovered, resumed, tool_result_stored, \
-    missed";
+const EVENTS: &str = "prompt_stored, text, thought, function_call, retrying, compacting, \
+    compacted; when following (`/events`): attached, answered, failed, moved, recovered, \
+    resumed, tool_result_stored, missed";
 
 fn reference(name: &str) -> Value {
     json!({"$ref": format!("#/components/schemas/{name}")})
@@ -45,6 +45,7 @@ fn components() -> Map<String, Value> {
     generator.subschema_for::<ExportedSession>();
     generator.subschema_for::<ImportOutcome>();
     generator.subschema_for::<SearchResults>();
+    generator.subschema_for::<Compacted>();
     let kind = generator.subschema_for::<ErrorKind>();
     let mut schemas = generator.take_definitions(true);
     let wrappers = [

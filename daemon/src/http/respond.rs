@@ -43,7 +43,7 @@ pub fn status_of(kind: ErrorKind) -> StatusCode {
 fn error_body(error: &ErrorReply) -> Value {
     let mut body = json::error(error);
     if error.kind == ErrorKind::NeedsRecovery {
-        body["error"]["options"] = serde_json::json!(["deep", "clear", "ignore", "retry"]);
+        body["error"]["options"] = serde_json::json!(super::input::recovery_actions());
     }
     body
 }

@@ -6,7 +6,10 @@
 use omni_proto::{MoveOp, Request};
 use serde_json::json;
 
-use super::input::{checkout, head_move, new_session, object, recover, set_model, tool_result};
+use super::input::{
+    checkout, compact, head_move, new_session, object, recover, recovery_actions, set_model,
+    tool_result,
+};
 use super::route::{Answer, Route};
 
 /// Every route of the API, in the order the OpenAPI document lists them.
@@ -243,17 +246,30 @@ pub const ROUTES: &[Route] = &[
     Route {
         method: "POST",
         path: "/v1/sessions/{id}/recover",
-        summary: "Choose a way out of needs-recovery; `retry` streams the new answer",
+        summary: "Choose a way out of needs-recovery; `retry` and `compact` stream the new answer",
         query: &[],
-        body: Some(|| {
-            object(
-                json!({"action": {"enum": ["deep", "clear", "ignore", "retry"]}}),
-                &["action"],
-            )
-        }),
+        body: Some(|| object(json!({"action": {"enum": recovery_actions()}}), &["action"])),
         reply: "RecoverOutcome",
         answer: Answer::Streams,
         build: recover,
+    },
+    Route {
+        method: "POST",
+        path: "/v1/sessions/{id}/compact",
+        summary: "Summarise the context up to its last rounds into one summary node: the model sees the summary from then on, the covered nodes stay in the tree, and `undo` right after returns to the full context. Streams `compacting` and any retries, then the result",
+        query: &[],
+        body: Some(|| {
+            object(
+                json!({
+                    "keep": {"type": "integer", "minimum": 0, "default": 2, "description": "Rounds (a prompt, its answer and tool chain) kept whole after the summary"},
+                    "instructions": {"type": "string", "description": "What the summary should keep in mind, added to Omni's own instructions"}
+                }),
+                &[],
+            )
+        }),
+        reply: "Compacted",
+        answer: Answer::Streams,
+        build: compact,
     },
     Route {
         method: "POST",
