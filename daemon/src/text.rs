@@ -97,7 +97,9 @@ const CLIENT_SUMMARY_MARKS: [&str; 2] = [
 /// it stands for went on in another session (or an earlier branch).
 pub fn is_client_summary(text: &str) -> bool {
     let start = without_preamble(text).trim_start();
-    CLIENT_SUMMARY_MARKS.iter().any(|mark| start.starts_with(mark))
+    CLIENT_SUMMARY_MARKS
+        .iter()
+        .any(|mark| start.starts_with(mark))
 }
 
 /// `text` after the preamble blocks it starts with.

@@ -255,3 +255,35 @@ fn a_whole_answer_is_healed_past_a_529() {
     assert_eq!(message["content"][0]["text"], "Hello from the fake Claude");
     assert_eq!(fake.request_count(), 2);
 }
+
+#[test]
+fn a_clients_own_compaction_is_labelled_the_clients_and_the_context_is_measured() {
+    let fake = FakeAnthropic::start().unwrap();
+    let (omni, api) = start(&fake);
+    fake.push([Reply::Answer(answer())]);
+    let summary = "This session is being continued from a previous conversation that ran \
+                   out of context. The conversation is summarized below: the user fixed a bug.";
+    let body = json!({
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 1024,
+        "stream": true,
+        "messages": [{"role": "user", "content": summary}]
+    });
+    let reply = messages(&api, KEY, &body);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let sessions = recorded(&omni);
+    let id = sessions[0]["id"].as_str().unwrap();
+    let history = omni.history_of(id);
+    let first = &history["entries"][0];
+    assert_eq!(first["client_compaction"], true, "{history}");
+    assert_eq!(history["entries"][1]["client_compaction"], false);
+    let shown = omni.ctl(&["history", "-s", id]).ok().stdout;
+    assert!(shown.contains("compaction"), "{shown}");
+    // The recorded answer's usage measures the context: exactly, nothing estimated.
+    let usage = &history["entries"][1]["model"]["usage"];
+    let context = &sessions[0]["context"];
+    let counted =
+        usage["prompt_tokens"].as_u64().unwrap() + usage["answer_tokens"].as_u64().unwrap();
+    assert_eq!(context["tokens"].as_u64(), Some(counted), "{context}");
+    assert_eq!(context["estimated"], 0, "{context}");
+}

@@ -18,11 +18,16 @@
 //! | `commit_ratio_search` | a committed turn with the search index following the store ÷ without |
 //! | `search_p50_ms_1m` | a full-text search over 1,000,000 nodes in 1,000 sessions (top 20, with snippets) |
 //! | `sessions_ratio_100k` | the first page of `sessions` with 100,000 sessions ÷ with 10 |
+//! | `compact_ms_10k` | compacting a 10,000-turn session (keep 2), the model answering at once |
+//! | `compact_ratio_10k` | that ÷ a send on the same session just before |
+//! | `summary_request_kb_10k` | the summary request's body |
+//! | `context_ratio_after_compact` | the body of a send after the compaction ÷ before it |
 
 #![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
 
 #[path = "../common/mod.rs"]
 mod common;
+mod compact;
 mod disk;
 mod listing;
 mod memory;
@@ -62,6 +67,9 @@ fn main() {
                 &ping,
             );
             figure("ipc_ratio", common::ratio(&ping, &echo));
+        }
+        if wanted("compact_ms_10k") {
+            compact::compact_10k().await;
         }
         if wanted("commit_ratio") {
             disk::commit_ratio(300).await;

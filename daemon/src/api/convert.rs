@@ -3,8 +3,8 @@
 
 use omni_proto as wire;
 
-use crate::model::{ModelInfo, Part, PartContent, Role, Usage};
 use crate::api::views::context;
+use crate::model::{ModelInfo, Part, PartContent, Role, Usage};
 use crate::resilience::{BreakerState, BreakerStatus};
 use crate::session::SessionError;
 use crate::session::outcome::{
@@ -131,7 +131,7 @@ pub fn event(event: SessionEvent, prices: &crate::config::Prices) -> wire::Event
             SessionEvent::Thought(text) => wire::Event::Thought(text),
             SessionEvent::FunctionCall(part) => wire::Event::FunctionCall(part.into()),
             SessionEvent::Retrying(notice) => wire::Event::Retrying(notice.into()),
-            SessionEvent::Answered(answer) => wire::Event::Answered(self::answer(answer, prices)),
+            SessionEvent::Answered(answer) => wire::Event::Answered(self::answer(*answer, prices)),
             SessionEvent::Failed(error) => wire::Event::Failed(error.into()),
             SessionEvent::Moved(outcome) => wire::Event::Moved(outcome.into()),
             SessionEvent::Recovered(recovered) => wire::Event::Recovered(recovered.into()),

@@ -5,8 +5,9 @@
 
 mod current;
 mod endpoints;
+mod known_windows;
 mod live;
-mod windows;
+pub mod windows;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64};
@@ -18,7 +19,7 @@ use tokio_util::task::TaskTracker;
 pub use current::CurrentSession;
 pub use endpoints::Endpoint;
 pub use live::{Live, Swap};
-pub use windows::{Window, WindowSource, Windows};
+pub use windows::{ModelWindows, Window, WindowSource};
 
 use crate::diag::Diagnostics;
 use crate::store::Store;
@@ -132,6 +133,6 @@ pub struct Services {
     pub counters: Counters,
     /// Today's answers' tokens, for `status`.
     pub usage_today: UsageToday,
-    /// Each model's context window, as far as it is known.
-    pub windows: Windows,
+    /// Each model's context window, and what the APIs said of theirs.
+    pub windows: ModelWindows,
 }

@@ -138,7 +138,9 @@ pub fn gauge_of(services: &Services, live: &Live, record: &SessionRecord, node: 
     let (model, window) = match live.endpoint(own) {
         Ok(endpoint) => {
             let (provider, kind) = (&endpoint.provider, endpoint.kind);
-            let window = services.windows.window(live, provider, kind, &endpoint.model);
+            let window = services
+                .windows
+                .window(live, provider, kind, &endpoint.model);
             (endpoint.reference, window)
         }
         Err(_) => (own.clone(), None),
@@ -194,7 +196,13 @@ mod tests {
         ];
         let read = |id: NodeId| Ok::<_, ()>(nodes[id as usize - 1].clone());
         let size = measure(3, read).unwrap();
-        assert_eq!(size, ContextSize { tokens: 1120, estimated: 100 });
+        assert_eq!(
+            size,
+            ContextSize {
+                tokens: 1120,
+                estimated: 100
+            }
+        );
         assert_eq!(measure(2, read).unwrap().estimated, 0);
     }
 
@@ -213,13 +221,22 @@ mod tests {
             summary,
         ];
         let read = |id: NodeId| Ok::<_, ()>(nodes[id as usize - 1].clone());
-        assert_eq!(measure(5, read).unwrap(), ContextSize { tokens: 14, estimated: 14 });
+        assert_eq!(
+            measure(5, read).unwrap(),
+            ContextSize {
+                tokens: 14,
+                estimated: 14
+            }
+        );
     }
 
     #[test]
     fn a_gauge_warns_past_its_threshold_and_never_against_an_unknown_window() {
         let mut gauge = Gauge {
-            size: ContextSize { tokens: 850, estimated: 0 },
+            size: ContextSize {
+                tokens: 850,
+                estimated: 0,
+            },
             model: "p/m".into(),
             window: None,
             warn_at: 80,

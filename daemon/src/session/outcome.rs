@@ -36,7 +36,7 @@ pub enum SessionEvent {
     /// An attempt failed (or the circuit breaker is open) and a retry follows a wait.
     Retrying(RetryNotice),
     /// An answer was stored (watchers only).
-    Answered(Answer),
+    Answered(Box<Answer>),
     /// A turn was not answered: failed, cancelled, refused by preflight (watchers only).
     Failed(SessionError),
     /// The head moved (watchers only).

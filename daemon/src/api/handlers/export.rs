@@ -97,8 +97,7 @@ fn render(
         ExportFormat::Markdown => {
             let unpriced = crate::config::Prices::default();
             let unmeasured = views::context::unmeasured();
-            let history =
-                views::history(record, tree, nodes, &moves, !all, &unpriced, unmeasured);
+            let history = views::history(record, tree, nodes, &moves, !all, &unpriced, unmeasured);
             Ok(views::markdown::markdown(record, origin.as_deref(), &history).into_bytes())
         }
         ExportFormat::Json => {

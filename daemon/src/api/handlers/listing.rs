@@ -78,7 +78,7 @@ fn listed(
     }
     let live = daemon.services.live.get();
     let head = head_node(daemon, &record).ok().flatten();
-    let summary = views::summary(
+    let mut summary = views::summary(
         &record,
         daemon.services.current.get() == Some(id),
         head.as_ref(),
@@ -86,8 +86,8 @@ fn listed(
         recovery_choices(daemon, &record),
         origin,
         &live.config,
-        context(daemon, &record),
     );
+    summary.context = context(daemon, &record);
     if let Some(model) = &query.model {
         if !asks_or_answered(&record, &summary, model) {
             return Ok(None);

@@ -28,7 +28,7 @@ pub async fn handle(
     {
         RecoverOutcome::Moved(recovered) => Ok(Reply::Recovered(recovered.into())),
         RecoverOutcome::Answered(answer) => Ok(Reply::Answered(crate::api::convert::answer(
-            answer,
+            *answer,
             &daemon.services.live.get().config.prices,
         ))),
     }

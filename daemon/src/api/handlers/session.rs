@@ -12,7 +12,7 @@ pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply
     let head = head_node(daemon, &record)?;
     let damaged = daemon.sessions.damaged().get(&record.id);
     let choices = recovery_choices(daemon, &record);
-    Ok(Reply::Session(views::summary(
+    let mut summary = views::summary(
         &record,
         current,
         head.as_ref(),
@@ -20,6 +20,7 @@ pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply
         choices,
         daemon.services.store.origin(&record.id),
         &daemon.services.live.get().config,
-        context(daemon, &record),
-    )))
+    );
+    summary.context = context(daemon, &record);
+    Ok(Reply::Session(summary))
 }

@@ -9,9 +9,9 @@ use crate::api::convert::store_error;
 use crate::api::state::Daemon;
 use crate::api::views;
 use crate::model::{NodeRecord, SessionRecord};
+use crate::session::gauge::gauge_of;
 use crate::session::registry::is_bad_record;
 use crate::session::tree::{NodeId, Tree};
-use crate::session::gauge::gauge_of;
 use crate::session::{build_tree, indexed, places};
 
 /// A session's record, read straight from the store.
@@ -45,7 +45,10 @@ pub fn recovery_choices(daemon: &Daemon, record: &SessionRecord) -> Vec<Recovery
 /// Whether the failure the session needs recovery from says the context is too long
 /// (its diagnostic record's class: the API's answer, or Omni's own estimate).
 fn too_long(daemon: &Daemon, record: &SessionRecord) -> bool {
-    let error_id = record.needs_recovery.as_ref().and_then(|r| r.error_id.as_ref());
+    let error_id = record
+        .needs_recovery
+        .as_ref()
+        .and_then(|r| r.error_id.as_ref());
     error_id.is_some_and(|id| {
         daemon
             .services

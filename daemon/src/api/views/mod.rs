@@ -133,8 +133,7 @@ pub fn damaged_history(
         .filter_map(|node| {
             // The move log of a damaged session is not trusted: no reason is given.
             let reverted = !on_path.contains(&node.id);
-            (!active_only || !reverted)
-                .then(|| entry(node, reverted, None, Standing::default()))
+            (!active_only || !reverted).then(|| entry(node, reverted, None, Standing::default()))
         })
         .collect();
     HistoryView {
@@ -174,7 +173,11 @@ pub fn branches(record: &SessionRecord, tree: &Tree, nodes: &[NodeRecord]) -> Br
 /// What each way out of *needs recovery* would take out of the context (nothing when the
 /// session does not need recovery). Compaction comes first when the context is too long
 /// (`too_long`), else last; it is offered when there is something to summarise.
-pub fn recovery_choices(record: &SessionRecord, tree: &Tree, too_long: bool) -> Vec<RecoveryPreview> {
+pub fn recovery_choices(
+    record: &SessionRecord,
+    tree: &Tree,
+    too_long: bool,
+) -> Vec<RecoveryPreview> {
     let Some(recovery) = &record.needs_recovery else {
         return Vec::new();
     };
@@ -183,7 +186,10 @@ pub fn recovery_choices(record: &SessionRecord, tree: &Tree, too_long: bool) -> 
         .into_iter()
         .filter_map(|action| {
             let (target, covers) = match action {
-                RecoveryAction::Deep => (tree.deep_rollback_target(recovery.rollback_to).ok()?, Vec::new()),
+                RecoveryAction::Deep => (
+                    tree.deep_rollback_target(recovery.rollback_to).ok()?,
+                    Vec::new(),
+                ),
                 RecoveryAction::Clear => (tree.clear_target().ok()?, Vec::new()),
                 RecoveryAction::Ignore | RecoveryAction::Retry => (head, Vec::new()),
                 RecoveryAction::Compact => {
@@ -220,11 +226,11 @@ pub fn summary(
     recovery_choices: Vec<RecoveryPreview>,
     origin: Option<String>,
     config: &Config,
-    context: omni_proto::ContextGauge,
 ) -> SessionSummary {
     let (model, fallback) = models_in_effect(record, &config.provider);
     SessionSummary {
-        context,
+        // Measured by the caller, which reads the store (`handlers::sessions::context`).
+        context: context::unmeasured(),
         model,
         fallback,
         id: record.id.to_string(),

@@ -135,7 +135,10 @@ fn counted(counts: &ProxyCounts) -> (u64, u64, u64) {
 }
 
 /// How full the current session's context is, when there is a current session.
-fn current_context(daemon: &Daemon, live: &crate::services::Live) -> Option<omni_proto::ContextGauge> {
+fn current_context(
+    daemon: &Daemon,
+    live: &crate::services::Live,
+) -> Option<omni_proto::ContextGauge> {
     let services = &daemon.services;
     let id = services.current.get()?;
     let record = services.store.session(&id).ok().flatten()?;

@@ -152,7 +152,14 @@ impl Actor {
             before,
             then,
         };
-        self.spawn_summary(live, chain, endpoint, context, events.progress_only(), compaction);
+        self.spawn_summary(
+            live,
+            chain,
+            endpoint,
+            context,
+            events.progress_only(),
+            compaction,
+        );
     }
 
     /// The models asked for the summary: `context.compact_model`, else the session's chain.

@@ -5,10 +5,10 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::Actor;
-use super::compact::Compaction;
-use super::send::Purpose;
 use super::attempts::SendOutcome;
 use super::commit::{HeadMove, RedoEffect};
+use super::compact::Compaction;
+use super::send::Purpose;
 use crate::exchange::Outcome;
 use crate::model::{ModelInfo, MoveKind, NodeRecord, Role};
 use crate::resilience::{Failure, GiveUp};
@@ -131,9 +131,7 @@ impl Actor {
                 Outcome::Interrupted(answer) => {
                     let info = model_info(&asked, &answer, 1, latency_ms, true);
                     let cancellers = std::mem::take(&mut cancellers);
-                    Err(self
-                        .store_interrupted(turn, answer, info, cancellers)
-                        .await)
+                    Err(self.store_interrupted(turn, answer, info, cancellers).await)
                 }
             },
             Err(join) => Err(SessionError::Internal(format!(

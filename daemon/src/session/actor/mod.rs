@@ -62,8 +62,8 @@ pub enum ToolOutcome {
 pub enum RecoverOutcome {
     /// The head moved (or stayed, for `--ignore`).
     Moved(Recovered),
-    /// `--retry` got an answer.
-    Answered(Answer),
+    /// `--retry` (or compact) got an answer.
+    Answered(Box<Answer>),
 }
 
 enum Command {

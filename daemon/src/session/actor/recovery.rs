@@ -75,7 +75,9 @@ impl Actor {
             }
             (RecoveryChoice::Retry, Ok(_)) => {
                 let turn = self.tree.head();
-                let done = done_with(reply_to, RecoverOutcome::Answered);
+                let done = done_with(reply_to, |answer| {
+                    RecoverOutcome::Answered(Box::new(answer))
+                });
                 let events = self.events(Some(events));
                 // The user chose to send as it is: the API has the last word on its size.
                 self.answer_unchecked(turn, events, done).await;
@@ -99,7 +101,9 @@ impl Actor {
         events: mpsc::UnboundedSender<SessionEvent>,
         reply_to: Reply<RecoverOutcome>,
     ) {
-        let done = done_with(reply_to, RecoverOutcome::Answered);
+        let done = done_with(reply_to, |answer| {
+            RecoverOutcome::Answered(Box::new(answer))
+        });
         let then_answer = |events| Then::Answer { done, events };
         let events = self.events(Some(events));
         if let Err(error) = self.refuse_compaction(true) {

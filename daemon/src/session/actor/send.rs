@@ -240,6 +240,7 @@ impl Actor {
             });
         }
         let endpoint = chain[0].clone();
+        self.learn_window(&endpoint);
         let target = endpoint.target();
         let path = self.tree.context_path(turn);
         let store = self.ctx.store.clone();
@@ -264,7 +265,9 @@ impl Actor {
         let body = assemble(&target, &context.fragments, extras);
         let url = (endpoint.api.url().to_string(), endpoint.api.headers());
         if let Some(gauge) = over_window {
-            let error = self.refuse_over_window(turn, &gauge, url, body, &live).await;
+            let error = self
+                .refuse_over_window(turn, &gauge, url, body, &live)
+                .await;
             return self.finish(done, Err(error));
         }
         if let Err(violation) = validate(self.held.shapes()) {
@@ -345,7 +348,7 @@ impl Actor {
     /// Tells the session's watchers how a turn ended, then the requester.
     pub(super) fn finish(&self, done: Done, result: Result<Answer, SessionError>) {
         self.announce(match &result {
-            Ok(answer) => SessionEvent::Answered(answer.clone()),
+            Ok(answer) => SessionEvent::Answered(Box::new(answer.clone())),
             Err(error) => SessionEvent::Failed(error.clone()),
         });
         done(result);

@@ -4,7 +4,7 @@
 
 use super::Actor;
 use crate::diag::{Cause, Report};
-use crate::services::Live;
+use crate::services::{Endpoint, Live};
 use crate::session::SessionError;
 use crate::session::gauge::{Gauge, gauge_of};
 use crate::session::tree::NodeId;
@@ -13,6 +13,19 @@ impl Actor {
     /// How full the context whose last node is `node` is (see [`gauge_of`]).
     pub(super) fn gauge_at(&self, node: NodeId, live: &Live) -> Gauge {
         gauge_of(&self.ctx, live, &self.record, node)
+    }
+
+    /// Learns the window of the model a send asks, in the background, when its API can
+    /// say it (Gemini): the gauge of the next answer knows it. Never holds up the send.
+    pub(super) fn learn_window(&self, endpoint: &Endpoint) {
+        let (services, endpoint) = (self.ctx.clone(), endpoint.clone());
+        self.ctx.tracker.spawn(async move {
+            let shutdown = services.shutdown.clone();
+            tokio::select! {
+                () = services.windows.learn(&endpoint) => {}
+                () = shutdown.cancelled() => {}
+            }
+        });
     }
 
     /// A context over its window by the estimate: recorded (with the request it would have

@@ -153,5 +153,4 @@ impl Tree {
             Some(Role::Model) | None => false,
         }
     }
-
 }

@@ -127,7 +127,11 @@ fn a_compaction_covers_all_but_the_kept_rounds_and_the_context_starts_at_its_sum
     assert_eq!(tree.context_path(summary), vec![11, 7, 8, 9, 10]);
     let prompt = tree.push(summary, User).unwrap();
     assert_eq!(tree.context_path(prompt), vec![11, 7, 8, 9, 10, 12]);
-    assert_eq!(tree.path_to(prompt).len(), 12, "the covered nodes stay on the path");
+    assert_eq!(
+        tree.path_to(prompt).len(),
+        12,
+        "the covered nodes stay on the path"
+    );
     assert_eq!(tree.undo_target(), Ok(10), "undo takes the compaction back");
 }
 
@@ -144,7 +148,11 @@ fn a_second_compaction_covers_the_first_summary_and_keeps_only_rounds_after_it()
     assert_eq!(plan.covers, vec![7, 5, 6, 8, 9]);
     assert_eq!(plan.resumes_at, Some(10));
     let plan = tree.compaction_plan(5).unwrap();
-    assert_eq!(plan.covers, vec![7, 5, 6], "kept rounds never reach past a summary");
+    assert_eq!(
+        plan.covers,
+        vec![7, 5, 6],
+        "kept rounds never reach past a summary"
+    );
     assert_eq!(plan.resumes_at, Some(8));
     let second = tree.push_summary(at, Some(10)).unwrap();
     assert_eq!(tree.context_path(second), vec![12, 10, 11]);
@@ -158,7 +166,11 @@ fn a_pending_prompt_is_always_kept_and_a_tool_chain_never_cut() {
     let plan = tree.compaction_plan(1).unwrap();
     assert_eq!(plan.covers, (1..=6).collect::<Vec<_>>());
     let plan = tree.compaction_plan(2).unwrap();
-    assert_eq!(plan.covers, vec![1, 2], "the tool chain goes with its prompt");
+    assert_eq!(
+        plan.covers,
+        vec![1, 2],
+        "the tool chain goes with its prompt"
+    );
     assert_eq!(
         tree.compaction_plan(3),
         Err(TreeError::NothingToCompact { keep: 3 })
@@ -174,7 +186,10 @@ fn an_answer_to_a_summary_undoes_to_the_summary_and_bad_summaries_are_refused() 
     assert_eq!(tree.undo_target(), Ok(summary));
     assert_eq!(tree.push_summary(4, Some(6)), Err(TreeError::NotKept(6)));
     assert_eq!(tree.push_summary(2, Some(3)), Err(TreeError::NotKept(3)));
-    assert_eq!(tree.push_summary(4, Some(ROOT)), Err(TreeError::NotKept(ROOT)));
+    assert_eq!(
+        tree.push_summary(4, Some(ROOT)),
+        Err(TreeError::NotKept(ROOT))
+    );
 }
 
 #[test]

@@ -27,21 +27,28 @@ async fn compact(
     keep: u32,
 ) -> Result<crate::session::outcome::Compacted, SessionError> {
     let (events, _) = mpsc::unbounded_channel();
-    actor.compact(Some(keep), Some("keep the numbers".into()), events).await
+    actor
+        .compact(Some(keep), Some("keep the numbers".into()), events)
+        .await
 }
 
 #[tokio::test(start_paused = true)]
 async fn the_summary_stands_for_the_covered_rounds_and_undo_redo_move_between_contexts() {
     let world = World::new();
     let (id, actor) = four_rounds(&world).await;
-    world.model.push([Step::Text(vec!["SUMMARY ", "of q1 and q2"])]);
+    world
+        .model
+        .push([Step::Text(vec!["SUMMARY ", "of q1 and q2"])]);
     let done = compact(&actor, 2).await.unwrap();
     assert_eq!((done.node, done.from), (9, 8));
     assert_eq!(done.covers, vec![1, 2, 3, 4]);
     assert_eq!(done.resumes_at, Some(5));
     let asked = world.model.requests().pop().unwrap();
     assert!(asked.contains("q1") && asked.contains("q2"), "{asked}");
-    assert!(!asked.contains("q3"), "kept rounds are not summarised: {asked}");
+    assert!(
+        !asked.contains("q3"),
+        "kept rounds are not summarised: {asked}"
+    );
     assert!(asked.contains("keep the numbers"), "{asked}");
     let (record, nodes) = world.stored(id);
     assert_eq!((record.head, nodes.len()), (9, 9), "nothing left the tree");
@@ -53,14 +60,23 @@ async fn the_summary_stands_for_the_covered_rounds_and_undo_redo_move_between_co
 
     world.send(&actor, "q5").await.0.unwrap();
     let sent = world.model.requests().pop().unwrap();
-    assert!(sent.contains("SUMMARY of q1 and q2") && sent.contains("q3"), "{sent}");
-    assert!(!sent.contains("q1\""), "covered prompts are not sent: {sent}");
+    assert!(
+        sent.contains("SUMMARY of q1 and q2") && sent.contains("q3"),
+        "{sent}"
+    );
+    assert!(
+        !sent.contains("q1\""),
+        "covered prompts are not sent: {sent}"
+    );
 
     actor.apply_move(HeadOp::Undo).await.unwrap(); // the answer to q5
     actor.apply_move(HeadOp::Back).await.unwrap(); // q5's round: back to the summary
     assert_eq!(world.stored(id).0.head, 9);
     let undone = actor.apply_move(HeadOp::Undo).await.unwrap();
-    assert_eq!(undone.to, 8, "undo right after a compaction returns to the full context");
+    assert_eq!(
+        undone.to, 8,
+        "undo right after a compaction returns to the full context"
+    );
     assert_eq!(world.context(id).len(), 8);
     let redone = actor.apply_move(HeadOp::Redo).await.unwrap();
     assert_eq!(redone.to, 9, "redo brings the compaction back");
@@ -121,10 +137,19 @@ async fn nothing_to_cover_is_refused_and_a_context_too_long_recovers_by_compacti
         body: r#"{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}"#.into(),
     })]);
     let failed = world.send(&actor, "q3 is huge").await.0.unwrap_err();
-    assert!(matches!(failed, SessionError::NeedsRecovery { .. }), "{failed}");
-    world.model.push([Step::Text(vec!["SUMMARY"]), Step::Text(vec!["the answer to q3"])]);
+    assert!(
+        matches!(failed, SessionError::NeedsRecovery { .. }),
+        "{failed}"
+    );
+    world.model.push([
+        Step::Text(vec!["SUMMARY"]),
+        Step::Text(vec!["the answer to q3"]),
+    ]);
     let (events, _) = mpsc::unbounded_channel();
-    let outcome = actor.recover(RecoveryChoice::Compact, events).await.unwrap();
+    let outcome = actor
+        .recover(RecoveryChoice::Compact, events)
+        .await
+        .unwrap();
     let RecoverOutcome::Answered(answer) = outcome else {
         panic!("compaction then an answer");
     };
@@ -133,7 +158,13 @@ async fn nothing_to_cover_is_refused_and_a_context_too_long_recovers_by_compacti
     assert!(record.needs_recovery.is_none());
     assert_eq!(
         world.context(id),
-        ["SUMMARY", "q2", "an answer", "q3 is huge", "the answer to q3"],
+        [
+            "SUMMARY",
+            "q2",
+            "an answer",
+            "q3 is huge",
+            "the answer to q3"
+        ],
         "the two latest rounds kept, the waiting prompt's among them"
     );
 }
