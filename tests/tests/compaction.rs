@@ -295,3 +295,32 @@ fn the_chat_compacts_with_its_own_command() {
         "{summary_request}"
     );
 }
+
+#[test]
+fn the_summary_request_is_retried_like_a_send_and_giving_up_changes_nothing() {
+    let omni = Omni::builder()
+        .args(&[
+            "--retry-initial-delay-ms",
+            "10",
+            "--retry-max-attempts",
+            "3",
+        ])
+        .start();
+    four_rounds(&omni);
+    let unavailable = || Reply::error(503, "UNAVAILABLE", "The model is overloaded.");
+    omni.fake().push([unavailable(), unavailable()]);
+    let done = compact(&omni, &["--keep", "3"]);
+    assert_eq!(done["covers"], serde_json::json!([1, 2]), "{done}");
+
+    let before = tree(&omni);
+    omni.fake().push((0..3).map(|_| unavailable()));
+    let out = omni.ctl(&["--json", "compact"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let retries = out
+        .json_lines()
+        .iter()
+        .filter(|l| l["event"] == "retrying")
+        .count();
+    assert_eq!(retries, 2, "{}", out.stdout);
+    assert_eq!(tree(&omni), before);
+}
