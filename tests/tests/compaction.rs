@@ -289,6 +289,8 @@ fn the_chat_compacts_with_its_own_command() {
         "{}",
         out.stderr
     );
+    let greeting = out.stderr.lines().next().unwrap();
+    assert!(greeting.contains(" · head #8 · context "), "{greeting}");
     let summary_request = asked(&omni)[4].clone();
     assert!(
         summary_request.contains("keep the Greek letters"),

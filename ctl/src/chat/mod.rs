@@ -203,9 +203,10 @@ impl Chat<'_> {
             format!("“{}”", summary.title)
         };
         self.note(&format!(
-            "session {short} ({title}) · {} turns · head #{}{}",
+            "session {short} ({title}) · {} turns · head #{} · {}{}",
             summary.nodes,
             summary.head,
+            crate::render::context::gauge(&summary.context),
             if self.person {
                 " · /help lists commands · Ctrl-D leaves"
             } else {
@@ -214,6 +215,9 @@ impl Chat<'_> {
         ));
         if self.options.model.is_some() {
             self.note(&crate::commands::model::describe(&summary));
+        }
+        if let Some(warning) = &summary.context.warning {
+            eprintln!("{}", self.err.error(warning));
         }
         self.wait_for(&summary.pending_calls);
         if let Some(reason) = &summary.needs_recovery {
