@@ -51,9 +51,24 @@ fn a_store_written_by_omnid_0_1_0_reads_identically() {
             .sum();
         assert_eq!(now["usage"]["answers"], answers.len(), "{}", now["usage"]);
         assert_eq!(now["usage"]["input"], input, "{}", now["usage"]);
-        now = without(now, &["usage"]);
+        // 0.1.0 knew no context window: the gauge is measured now, and nothing is
+        // compacted in a store that predates compaction.
+        assert_eq!(
+            now["context"]["model"], "gemini/fake-model",
+            "{}",
+            now["context"]
+        );
+        now = without(now, &["usage", "context"]);
         for entry in now["entries"].as_array_mut().unwrap() {
-            *entry = without(entry.take(), &["why_reverted"]);
+            assert_eq!(entry["compacted"], false);
+            assert!(entry["compaction"].is_null());
+            let added = [
+                "why_reverted",
+                "compacted",
+                "compaction",
+                "client_compaction",
+            ];
+            *entry = without(entry.take(), &added);
             // Every answer 0.1.0 stored came from Gemini, its one provider.
             if let Some(model) = entry.get_mut("model").filter(|m| m.is_object()) {
                 assert_eq!(model["provider"], "gemini", "{model}");
@@ -107,6 +122,7 @@ fn a_store_written_by_omnid_0_1_0_reads_identically() {
                     "title_set",
                     "archived_at_ms",
                     "deleted_at_ms",
+                    "context",
                 ],
             )
         })

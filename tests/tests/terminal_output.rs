@@ -33,7 +33,10 @@ fn rows(screen: &str) -> Vec<String> {
 
 #[test]
 fn a_huge_entry_is_cut_with_a_note_and_long_output_is_paged_at_a_terminal_and_piped() {
-    let omni = Omni::start();
+    // A window that takes the 5 MB prompt (by the estimate, 1,310,720 tokens).
+    let omni = Omni::builder()
+        .config("[windows]\n\"fake-model\" = 2000000\n")
+        .start();
     let id = omni.new_session();
     let huge = "x".repeat(5 * 1024 * 1024);
     omni.fake()
