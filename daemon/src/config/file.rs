@@ -13,11 +13,17 @@ use super::env::Env;
 use super::prices::Prices;
 use super::providers::ProviderEntry;
 use super::settings::DECLARED;
+use super::windows::Windows;
 
-/// The configuration file's values, by dotted key, its `[providers.NAME]` tables and its
-/// `[prices."MODEL"]` tables.
+/// The configuration file's values, by dotted key, its `[providers.NAME]` tables, its
+/// `[prices."MODEL"]` tables and its `[windows]` table.
 #[derive(Debug, Clone, Default)]
-pub struct FileValues(toml::Table, BTreeMap<String, ProviderEntry>, Prices);
+pub struct FileValues(
+    toml::Table,
+    BTreeMap<String, ProviderEntry>,
+    Prices,
+    Windows,
+);
 
 impl FileValues {
     /// Parses a file's text, refusing a key no setting declares (so a typo never silently
@@ -38,9 +44,21 @@ impl FileValues {
             None => Prices::default(),
         };
         prices.check()?;
+        let windows: Windows = match table.remove("windows") {
+            Some(value) => value.try_into().context(
+                "invalid [windows] table (\"MODEL\" or \"PROVIDER/MODEL\" = input tokens)",
+            )?,
+            None => Windows::default(),
+        };
+        windows.check()?;
         let keys: BTreeSet<&str> = declared.iter().map(|d| d.key).collect();
         check_keys(&table, "", &keys)?;
-        Ok(Self(table, providers, prices))
+        Ok(Self(table, providers, prices, windows))
+    }
+
+    /// The `[windows]` table.
+    pub fn windows(&self) -> &Windows {
+        &self.3
     }
 
     /// The `[prices."MODEL"]` tables.
@@ -151,6 +169,23 @@ mod tests {
         assert_eq!(file.get::<u32>("retry.max_attempts").unwrap(), Some(3));
         assert_eq!(file.get::<u64>("log.retention_days").unwrap(), Some(7));
         assert_eq!(file.get::<u64>("log.max_archives").unwrap(), None);
+    }
+
+    #[test]
+    fn the_windows_table_and_the_context_section_parse() {
+        let file = parse(
+            "[context]\nwarn_at = 70\nauto_compact = true\n\
+             [windows]\n\"qwen\" = 32768\n\"local/llama\" = 131072\n",
+        )
+        .unwrap();
+        assert_eq!(file.get::<u8>("context.warn_at").unwrap(), Some(70));
+        assert_eq!(file.windows().of("local", "qwen"), Some(32768));
+        assert_eq!(file.windows().of("local", "llama"), Some(131072));
+        let err = parse("[windows]\n\"m\" = \"big\"\n").unwrap_err();
+        assert!(
+            format!("{err:#}").contains("invalid [windows] table"),
+            "{err:#}"
+        );
     }
 
     #[test]

@@ -32,6 +32,7 @@ plain_setting_values!(
     String,
     PathBuf,
     bool,
+    u8,
     u32,
     u64,
     usize,

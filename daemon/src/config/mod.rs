@@ -12,6 +12,7 @@ mod key;
 mod prices;
 mod providers;
 mod settings;
+mod windows;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -22,6 +23,8 @@ use serde_json::json;
 pub use args::Args;
 pub use env::Env;
 pub use file::FileValues;
+/// Parses a configuration file's text (as `--config` would read it).
+pub use file::parse as parse_file_text;
 #[cfg(test)]
 pub use settings::SettingFlags;
 pub use settings::Settings;
@@ -35,6 +38,7 @@ pub use forms::ModelList;
 pub use prices::Prices;
 pub use providers::ProviderEntry;
 use providers::{default_provider, key_source};
+pub use windows::{ContextSettings, Windows};
 
 /// Everything the daemon needs to run, in typed form, with the settings it came from.
 #[derive(Debug, Clone)]
@@ -62,6 +66,11 @@ pub struct Config {
     pub provider_entries: std::collections::BTreeMap<String, ProviderEntry>,
     /// What a million tokens of each model cost (the file's `[prices."MODEL"]`).
     pub prices: Prices,
+    /// When to warn and compact, and how large a tool result travels to a model.
+    pub context: ContextSettings,
+    /// Input tokens per model, as the file's `[windows]` table says (it wins over what
+    /// the API says and the known defaults).
+    pub windows: Windows,
     /// Serve from the bundled demo model.
     pub demo: bool,
     /// Connection cap.
@@ -243,7 +252,9 @@ impl Config {
             },
             idle_timeout: seconds("stream-idle-timeout-secs", s.stream_idle_timeout_secs)?,
         };
-        for reference in std::iter::once(&provider.model).chain(&provider.fallback) {
+        let context = ContextSettings::from_settings(s)?;
+        let models = std::iter::once(&provider.model).chain(&provider.fallback);
+        for reference in models.chain(&context.compact_model) {
             provider.canonical(reference)?;
         }
         Ok(Self {
@@ -257,6 +268,8 @@ impl Config {
             provider,
             provider_entries: file.providers().clone(),
             prices: file.prices().clone(),
+            context,
+            windows: file.windows().clone(),
             demo,
             max_connections: at_least_one("max-connections", s.max_connections)?,
             tcp_max_connections: at_least_one("tcp-max-connections", s.tcp_max_connections)?,
@@ -323,6 +336,12 @@ impl Config {
             table.insert(
                 "prices".into(),
                 toml::Value::try_from(&self.prices).context("cannot print the prices")?,
+            );
+        }
+        if !self.windows.is_empty() {
+            table.insert(
+                "windows".into(),
+                toml::Value::try_from(&self.windows).context("cannot print the windows")?,
             );
         }
         let demo = if self.demo {

@@ -237,6 +237,56 @@ settings! {
         reloads: true,
         secret: false,
     }
+    /// A session whose context passes this share of its model's window (percent) warns
+    /// that the wall is coming.
+    context_warn_at: u8 {
+        key: "context.warn_at",
+        flag: value("context-warn-at", "PERCENT"),
+        env: none,
+        default: fixed(80),
+        reloads: true,
+        secret: false,
+    }
+    /// With `context.auto_compact`, a send whose context would pass this share of its
+    /// model's window (percent) compacts the session first.
+    context_compact_at: u8 {
+        key: "context.compact_at",
+        flag: value("context-compact-at", "PERCENT"),
+        env: none,
+        default: fixed(90),
+        reloads: true,
+        secret: false,
+    }
+    /// Compact a session by itself, before sending, once its context passes
+    /// `context.compact_at`.
+    context_auto_compact: bool {
+        key: "context.auto_compact",
+        flag: switch("context-auto-compact", true),
+        env: none,
+        default: fixed(false),
+        reloads: true,
+        secret: false,
+    }
+    /// The model that writes a compaction's summary (`MODEL` or `PROVIDER/MODEL`); unset,
+    /// the session's own.
+    context_compact_model: String {
+        key: "context.compact_model",
+        flag: value("context-compact-model", "MODEL"),
+        env: none,
+        default: none,
+        reloads: true,
+        secret: false,
+    }
+    /// A tool result larger than this many bytes is sent to the model cut to about this
+    /// size, with a marked elision (the session keeps it whole); 0 never cuts.
+    context_max_tool_result: usize {
+        key: "context.max_tool_result",
+        flag: value("context-max-tool-result", "BYTES"),
+        env: none,
+        default: fixed(262144),
+        reloads: true,
+        secret: false,
+    }
     /// Client connections served at once; more get a clear refusal.
     max_connections: usize {
         key: "max_connections",

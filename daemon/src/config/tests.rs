@@ -177,6 +177,30 @@ fn nonsense_values_are_refused_naming_the_flag() {
             "must not exceed",
         ),
         ("model = 3\n", "invalid value for `model`"),
+        (
+            "[context]\nwarn_at = 0\n",
+            "--context-warn-at is a percent of the context window, from 1 to 100, not 0",
+        ),
+        (
+            "[context]\nwarn_at = 101\n",
+            "--context-warn-at is a percent",
+        ),
+        (
+            "[context]\ncompact_at = 150\n",
+            "--context-compact-at is a percent of the context window, from 1 to 100, not 150",
+        ),
+        (
+            "[context]\nwarn_at = 300\n",
+            "invalid value for `context.warn_at`",
+        ),
+        (
+            "[context]\ncompact_model = \"nowhere/m\"\n",
+            "no provider is named `nowhere`",
+        ),
+        (
+            "[windows]\n\"m\" = 0\n",
+            "a window is a number of input tokens",
+        ),
     ] {
         let error = format!(
             "{:#}",
@@ -184,6 +208,39 @@ fn nonsense_values_are_refused_naming_the_flag() {
         );
         assert!(error.contains(says), "{file}: {error}");
     }
+}
+
+#[test]
+fn the_context_settings_and_windows_are_typed_and_printed() {
+    let env = [("OMNI_SOCKET", "/s.sock"), ("HOME", "/h")];
+    let defaults = resolve(SettingFlags::default(), &env, "");
+    assert_eq!(
+        defaults.context,
+        ContextSettings {
+            warn_at: 80,
+            compact_at: 90,
+            auto_compact: false,
+            compact_model: None,
+            max_tool_result: 262_144,
+        }
+    );
+    let file = "[context]\nwarn_at = 70\ncompact_at = 85\nauto_compact = true\n\
+                compact_model = \"gemini-2.5-flash-lite\"\nmax_tool_result = 0\n\
+                [windows]\n\"qwen\" = 32768\n";
+    let config = resolve(SettingFlags::default(), &env, file);
+    assert_eq!(config.context.warn_at, 70);
+    assert_eq!(config.context.compact_at, 85);
+    assert!(config.context.auto_compact);
+    assert_eq!(
+        config.context.compact_model.as_deref(),
+        Some("gemini-2.5-flash-lite")
+    );
+    assert_eq!(config.context.max_tool_result, 0);
+    assert_eq!(config.windows.of("gemini", "qwen"), Some(32768));
+    let printed = config.print().unwrap();
+    let again = resolve(SettingFlags::default(), &env, &printed);
+    assert_eq!(again.context, config.context);
+    assert_eq!(again.windows, config.windows);
 }
 
 #[test]
