@@ -90,6 +90,7 @@ pub async fn run(
     };
     notify::ready(&describe());
     check_in_background(&tracker, &daemon);
+    learn_default_window(&tracker, &services, shutdown.clone());
     crate::api::trash::spawn_expiry(&tracker, daemon.clone(), shutdown.clone());
     notify::spawn_watchdog(&tracker, shutdown.clone());
     memory::spawn_release(&tracker, shutdown.clone());
@@ -135,6 +136,40 @@ fn check_in_background(tracker: &TaskTracker, daemon: &Arc<Daemon>) {
     tracker.spawn_blocking(move || {
         if let Err(error) = daemon.sessions.check_all() {
             tracing::error!(%error, "cannot check the sessions' records");
+        }
+    });
+}
+
+/// Learns the default model's context window in the background (Gemini's API says it;
+/// other families' come from the configuration or the known windows) and logs the one in
+/// effect, so an unknown window shows in the log before the first send.
+fn learn_default_window(
+    tracker: &TaskTracker,
+    services: &Arc<Services>,
+    shutdown: CancellationToken,
+) {
+    let services = services.clone();
+    tracker.spawn(async move {
+        let live = services.live.get();
+        let Ok(endpoint) = live.default_endpoint() else {
+            return;
+        };
+        tokio::select! {
+            () = services.windows.learn(&endpoint) => {}
+            () = shutdown.cancelled() => return,
+        }
+        let (provider, model) = (&endpoint.provider, &endpoint.model);
+        match services.windows.window(&live, provider, endpoint.kind, model) {
+            Some(window) => tracing::info!(
+                model = %endpoint.reference,
+                tokens = window.tokens,
+                source = window.source.as_str(),
+                "the default model's context window"
+            ),
+            None => tracing::info!(
+                model = %endpoint.reference,
+                "the default model's context window is unknown; name it in the configuration's [windows] table"
+            ),
         }
     });
 }
@@ -230,6 +265,7 @@ fn build_services(
         current: CurrentSession::new(None),
         counters: Counters::default(),
         usage_today: crate::usage::UsageToday::new(crate::time::now_ms()),
+        windows: crate::services::ModelWindows::new(),
     }))
 }
 

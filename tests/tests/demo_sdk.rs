@@ -105,6 +105,7 @@ fn the_demo_answers_every_path_the_proxy_forwards_under_both_versions() {
         let one = api.request("GET", &format!("/{version}/models/omni-demo"), &key, "");
         assert_eq!(one.status, 200, "{}", one.body);
         assert!(one.body.contains("countTokens"), "{}", one.body);
+        assert_eq!(one.json()["inputTokenLimit"], 32_768, "{}", one.body);
         for method in [
             "generateContent",
             "streamGenerateContent?alt=sse",

@@ -24,6 +24,7 @@ pub use args::Args;
 pub use env::Env;
 pub use file::FileValues;
 /// Parses a configuration file's text (as `--config` would read it).
+#[cfg(test)]
 pub use file::parse as parse_file_text;
 #[cfg(test)]
 pub use settings::SettingFlags;

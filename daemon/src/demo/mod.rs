@@ -25,6 +25,23 @@ pub const MODEL: &str = "omni-demo";
 /// The demo's fallback model: asked when [`MODEL`] is out of quota (`[demo:fallback]`).
 pub const FALLBACK_MODEL: &str = "omni-demo-lite";
 
+/// The demo model's input window, in tokens, as its model resource reports it: small, so
+/// a demo session's context gauge moves visibly and the wall is reachable by hand.
+pub const WINDOW: u64 = 32_768;
+
+/// The fallback model's input window: half the demo model's, as a lite model's often is.
+pub const FALLBACK_WINDOW: u64 = 16_384;
+
+/// The input window the demo reports for `model`: [`WINDOW`], [`FALLBACK_WINDOW`] for
+/// [`FALLBACK_MODEL`].
+pub fn window_of(model: &str) -> u64 {
+    if model == FALLBACK_MODEL {
+        FALLBACK_WINDOW
+    } else {
+        WINDOW
+    }
+}
+
 /// The demo model, listening on 127.0.0.1.
 pub struct DemoModel {
     addr: SocketAddr,

@@ -118,14 +118,15 @@ pub fn simple_error(status: StatusCode, api_status: &'static str, message: Strin
     })
 }
 
-/// How the model listing describes a model the demo answers as.
+/// How the model listing describes a model the demo answers as (its window:
+/// [`super::window_of`]).
 pub fn model(name: &str) -> Value {
     json!({
         "name": format!("models/{name}"),
         "version": env!("CARGO_PKG_VERSION"),
         "displayName": name,
         "description": "Answered by the Omni demo model: an echo, or a tag's trick.",
-        "inputTokenLimit": 1_048_576,
+        "inputTokenLimit": super::window_of(name),
         "outputTokenLimit": 65_536,
         "supportedGenerationMethods": ["generateContent", "streamGenerateContent", "countTokens"],
     })
@@ -134,6 +135,15 @@ pub fn model(name: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_demo_model_reports_its_own_window() {
+        assert_eq!(model(super::super::MODEL)["inputTokenLimit"], 32_768);
+        assert_eq!(
+            model(super::super::FALLBACK_MODEL)["inputTokenLimit"],
+            16_384
+        );
+    }
 
     fn text(text: &str) -> Piece {
         Piece::Text(text.into())

@@ -26,16 +26,36 @@ pub trait ReadEvents: Send {
     fn read(&mut self, data: &str) -> Result<Read, ProviderError>;
 }
 
+/// Where a family's API describes the model, and how its input limit is read from that
+/// description (Gemini's model resource).
+pub struct LimitLookup {
+    /// The description's URL (never with the key).
+    pub url: String,
+    /// The input limit the description gives, if it gives one.
+    pub read: fn(&str) -> Option<u64>,
+}
+
 /// A family's client: where it asks, and how it reads the answer.
 pub struct Client {
     endpoint: Endpoint,
     reader: fn() -> Box<dyn ReadEvents>,
+    limit: Option<LimitLookup>,
 }
 
 impl Client {
     /// Asks `endpoint`, reading each answer with a fresh `reader()`.
     pub fn new(endpoint: Endpoint, reader: fn() -> Box<dyn ReadEvents>) -> Self {
-        Self { endpoint, reader }
+        Self {
+            endpoint,
+            reader,
+            limit: None,
+        }
+    }
+
+    /// The same client, able to ask the API for the model's input limit.
+    pub fn with_limit_lookup(mut self, lookup: LimitLookup) -> Self {
+        self.limit = Some(lookup);
+        self
     }
 
     async fn stream_raw(
@@ -82,6 +102,22 @@ impl ModelApi for Client {
             self.stream_raw(body, on_update)
                 .await
                 .map_err(|error| self.endpoint.redacted(error))
+        }
+        .boxed()
+    }
+
+    /// Asks the model's description, when the family has one, with the endpoint's key.
+    fn input_token_limit(&self) -> BoxFuture<'_, Result<Option<u64>, ProviderError>> {
+        async move {
+            let Some(lookup) = &self.limit else {
+                return Ok(None);
+            };
+            let description = self
+                .endpoint
+                .get(&lookup.url)
+                .await
+                .map_err(|error| self.endpoint.redacted(error))?;
+            Ok((lookup.read)(&description))
         }
         .boxed()
     }

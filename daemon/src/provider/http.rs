@@ -106,6 +106,18 @@ impl Endpoint {
         Ok(Events::of(response, self.idle))
     }
 
+    /// Gets `url` (a description the API serves beside this endpoint, such as a model's)
+    /// with this endpoint's key and headers, and returns its body; a non-success status is
+    /// an error carrying what the API said.
+    pub async fn get(&self, url: &str) -> Result<String, ProviderError> {
+        let mut request = self.http.get(url);
+        for (name, value) in self.auth.iter().chain(&self.fixed) {
+            request = request.header(name, value);
+        }
+        let mut response = send(request, self.idle).await?;
+        Ok(read_capped(&mut response, self.idle).await)
+    }
+
     /// `error` with the key removed from everything the API said.
     pub fn redacted(&self, error: ProviderError) -> ProviderError {
         error.redacted(&self.redactor)

@@ -2,6 +2,7 @@
 //! asks, the neutral [`StreamUpdate`]s it answers with, and the one rule for when a stream
 //! that ended cleanly is an answer.
 
+use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 
 use super::error::ProviderError;
@@ -27,6 +28,13 @@ pub trait ModelApi: Send + Sync {
         body: &'a str,
         on_update: &'a mut (dyn FnMut(StreamUpdate) + Send),
     ) -> BoxFuture<'a, Result<(), ProviderError>>;
+
+    /// How many input tokens the model takes, as its API says (Gemini's model resource,
+    /// `inputTokenLimit`); `Ok(None)` where the API does not say. Errors come back with
+    /// every secret removed.
+    fn input_token_limit(&self) -> BoxFuture<'_, Result<Option<u64>, ProviderError>> {
+        async { Ok(None) }.boxed()
+    }
 }
 
 /// What one chunk of the stream adds to the answer.

@@ -5,7 +5,9 @@
 
 mod current;
 mod endpoints;
+mod known_windows;
 mod live;
+pub mod windows;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64};
@@ -17,6 +19,7 @@ use tokio_util::task::TaskTracker;
 pub use current::CurrentSession;
 pub use endpoints::Endpoint;
 pub use live::{Live, Swap};
+pub use windows::ModelWindows;
 
 use crate::diag::Diagnostics;
 use crate::store::Store;
@@ -130,4 +133,6 @@ pub struct Services {
     pub counters: Counters,
     /// Today's answers' tokens, for `status`.
     pub usage_today: UsageToday,
+    /// Each model's context window, and what the APIs said of theirs.
+    pub windows: ModelWindows,
 }

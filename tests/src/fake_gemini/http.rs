@@ -66,6 +66,11 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
         return Ok(());
     };
     let method = method_of(&request.method, &request.target);
+    if let Some(Method::Models(Some(name))) = &method {
+        let reply = lookup_reply(name, &shared);
+        lock(&shared.lookups).push(request);
+        return respond(&mut stream, reply, "", Duration::ZERO, &shared).await;
+    }
     let body_json = request.json();
     lock(&shared.requests).push(request.clone());
 
@@ -81,10 +86,7 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
                 Method::Models(None) => json_reply(
                     serde_json::json!({"models": [{"name": "models/fake-model"}]}).to_string(),
                 ),
-                Method::Models(Some(name)) => {
-                    json_reply(serde_json::json!({"name": format!("models/{name}")}).to_string())
-                }
-                Method::Stream(_) => Reply::Reset,
+                Method::Models(Some(_)) | Method::Stream(_) => Reply::Reset,
             });
             let reply = match reply {
                 Reply::Answer(answer) => json_reply(answer.whole("fake-model")),
@@ -110,6 +112,27 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
     let reply = scripted.unwrap_or_else(|| Reply::Answer(Answer::echo(&body_json)));
     let delay = *lock(&shared.chunk_delay);
     respond(&mut stream, reply, &model, delay, &shared).await
+}
+
+/// The answer to `GET /v1beta/models/{name}`: the next reply scripted for lookups, else
+/// the model resource as the real API shapes it, with the fake's input limit.
+fn lookup_reply(name: &str, shared: &Shared) -> Reply {
+    if let Some(reply) = lock(&shared.lookup_script).pop_front() {
+        return reply;
+    }
+    let limit = *lock(&shared.input_token_limit);
+    json_reply(
+        serde_json::json!({
+            "name": format!("models/{name}"),
+            "version": "001",
+            "displayName": name,
+            "description": "A fake model over real HTTP.",
+            "inputTokenLimit": limit,
+            "outputTokenLimit": 65_536,
+            "supportedGenerationMethods": ["generateContent", "countTokens"],
+        })
+        .to_string(),
+    )
 }
 
 /// Gemini's SSE frames (it ends each event with CRLF pairs).

@@ -21,13 +21,35 @@ pub use script::{Answer, Reply};
 
 pub use crate::fake_wire::{Gate, RecordedRequest};
 
-#[derive(Default)]
+/// The input limit the fake's models report unless a test sets another: Gemini 2.5's.
+pub const DEFAULT_INPUT_TOKEN_LIMIT: u64 = 1_048_576;
+
 struct Shared {
     script: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<RecordedRequest>>,
+    /// `GET /v1beta/models/{model}` requests: kept apart from the conversation's.
+    lookups: Mutex<Vec<RecordedRequest>>,
+    /// Replies for the next lookups, before the model resource resumes.
+    lookup_script: Mutex<VecDeque<Reply>>,
+    /// The `inputTokenLimit` every model resource reports.
+    input_token_limit: Mutex<u64>,
     chunk_delay: Mutex<Duration>,
     /// Clients that closed their connection while a held answer waited.
     hangups: std::sync::atomic::AtomicUsize,
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Self {
+            script: Mutex::default(),
+            requests: Mutex::default(),
+            lookups: Mutex::default(),
+            lookup_script: Mutex::default(),
+            input_token_limit: Mutex::new(DEFAULT_INPUT_TOKEN_LIMIT),
+            chunk_delay: Mutex::default(),
+            hangups: std::sync::atomic::AtomicUsize::default(),
+        }
+    }
 }
 
 /// Why the fake server could not start.
@@ -66,6 +88,24 @@ impl FakeGemini {
     /// is visible).
     pub fn set_chunk_delay(&self, delay: Duration) {
         *lock(&self.shared.chunk_delay) = delay;
+    }
+
+    /// The `inputTokenLimit` the model resource (`GET /v1beta/models/{model}`) reports
+    /// ([`DEFAULT_INPUT_TOKEN_LIMIT`] until set).
+    pub fn set_input_token_limit(&self, tokens: u64) {
+        *lock(&self.shared.input_token_limit) = tokens;
+    }
+
+    /// Queues replies for the next model lookups (`GET /v1beta/models/{model}`), in
+    /// order; after them the model resource resumes. Conversation replies are not used.
+    pub fn push_model_lookup(&self, reply: Reply) {
+        lock(&self.shared.lookup_script).push_back(reply);
+    }
+
+    /// Every model lookup (`GET /v1beta/models/{model}`) received so far, oldest first:
+    /// they are not among [`Self::requests`], which holds what conversations sent.
+    pub fn model_lookups(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.lookups).clone()
     }
 
     /// Every request received so far, oldest first.

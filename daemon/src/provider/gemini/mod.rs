@@ -12,7 +12,7 @@ pub mod family;
 pub mod parts;
 pub mod wire;
 
-use crate::provider::client::{Client, Read, ReadEvents};
+use crate::provider::client::{Client, LimitLookup, Read, ReadEvents};
 use crate::provider::error::ProviderError;
 use crate::provider::family::Upstream;
 use crate::provider::http::Endpoint;
@@ -26,13 +26,15 @@ fn auth(key: &ApiKey) -> (HeaderName, HeaderValue) {
     )
 }
 
-/// A client for one Gemini endpoint and model.
+/// A client for one Gemini endpoint and model; it can ask the model's resource
+/// (`GET /v1beta/models/{model}`) for its `inputTokenLimit`.
 pub fn client(upstream: Upstream<'_>) -> Client {
-    let url = format!(
-        "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
+    let model_url = format!(
+        "{}/v1beta/models/{}",
         upstream.base_url.trim_end_matches('/'),
         upstream.model,
     );
+    let url = format!("{model_url}:streamGenerateContent?alt=sse");
     let Upstream {
         http,
         api_key,
@@ -40,7 +42,10 @@ pub fn client(upstream: Upstream<'_>) -> Client {
         ..
     } = upstream;
     let endpoint = Endpoint::new(http.clone(), url, api_key, auth, idle);
-    Client::new(endpoint, || Box::new(Chunks))
+    Client::new(endpoint, || Box::new(Chunks)).with_limit_lookup(LimitLookup {
+        url: model_url,
+        read: wire::input_token_limit,
+    })
 }
 
 /// Gemini's chunks stand alone: each is a `GenerateContentResponse`.

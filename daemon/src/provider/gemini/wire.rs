@@ -253,10 +253,35 @@ pub struct QuotaViolation {
     pub quota_metric: Option<String>,
 }
 
+/// What Omni reads of a model resource (`GET /v1beta/models/{model}`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelResource {
+    /// How many input tokens the model takes.
+    pub input_token_limit: Option<u64>,
+}
+
+/// The `inputTokenLimit` of a model resource's JSON, if it has one above zero.
+pub fn input_token_limit(body: &str) -> Option<u64> {
+    let resource: ModelResource = serde_json::from_str(body).ok()?;
+    resource.input_token_limit.filter(|tokens| *tokens > 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::provider::signs::error_object;
+
+    #[test]
+    fn a_model_resource_gives_its_input_token_limit() {
+        let body = r#"{"name": "models/gemini-2.5-flash", "version": "001",
+            "inputTokenLimit": 1048576, "outputTokenLimit": 65536,
+            "supportedGenerationMethods": ["generateContent", "countTokens"]}"#;
+        assert_eq!(input_token_limit(body), Some(1_048_576));
+        assert_eq!(input_token_limit(r#"{"name": "models/m"}"#), None);
+        assert_eq!(input_token_limit(r#"{"inputTokenLimit": 0}"#), None);
+        assert_eq!(input_token_limit("not json"), None);
+    }
 
     #[test]
     fn error_objects_with_their_details_and_codes_that_are_not_numbers() {

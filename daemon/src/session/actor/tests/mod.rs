@@ -164,6 +164,7 @@ impl World {
             current: CurrentSession::new(None),
             counters: Counters::default(),
             usage_today: crate::usage::UsageToday::new(crate::time::now_ms()),
+            windows: crate::services::ModelWindows::new(),
         });
         let sessions = Registry::new(services.clone());
         Self {
