@@ -9,7 +9,7 @@ use tokio::net::{TcpListener, TcpStream};
 use super::Shared;
 use super::script::{Answer, Reply};
 use crate::fake_wire::sse::{Ending, Pace, Pause, stream_frames};
-use crate::fake_wire::{accept_each, lock, read_request, write_whole};
+use crate::fake_wire::{accept_each, count_tokens, lock, read_request, write_whole};
 
 pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
     accept_each(listener, "gemini", move |stream| {
@@ -108,10 +108,48 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
         let reply = Reply::error(400, "INVALID_ARGUMENT", "Invalid JSON payload received.");
         return respond(&mut stream, reply, &model, Duration::ZERO, &shared).await;
     }
+    let limit = *lock(&shared.context_limit);
+    let counted = limit.map(|limit| (limit, count_tokens(&body_json)));
+    if let Some((limit, count)) = counted.filter(|(limit, count)| count > limit) {
+        let message = format!(
+            "The input token count ({count}) exceeds the maximum number of tokens allowed ({limit})."
+        );
+        let reply = Reply::error(400, "INVALID_ARGUMENT", &message);
+        return respond(&mut stream, reply, &model, Duration::ZERO, &shared).await;
+    }
     let scripted = lock(&shared.script).pop_front();
     let reply = scripted.unwrap_or_else(|| Reply::Answer(Answer::echo(&body_json)));
+    let reply = match (reply, counted) {
+        (Reply::Answer(answer), Some((_, count))) => Reply::RawEvents(
+            answer
+                .events(&model)
+                .iter()
+                .map(|event| with_prompt_tokens(event, count))
+                .collect(),
+        ),
+        (reply, _) => reply,
+    };
     let delay = *lock(&shared.chunk_delay);
     respond(&mut stream, reply, &model, delay, &shared).await
+}
+
+/// A streamed chunk whose usage, if it has one, counts `tokens` of prompt.
+fn with_prompt_tokens(event: &str, tokens: u64) -> String {
+    let Ok(mut chunk) = serde_json::from_str::<serde_json::Value>(event) else {
+        return event.to_string();
+    };
+    if let Some(usage) = chunk
+        .get_mut("usageMetadata")
+        .and_then(|u| u.as_object_mut())
+    {
+        let answer = usage
+            .get("candidatesTokenCount")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0);
+        usage.insert("promptTokenCount".into(), tokens.into());
+        usage.insert("totalTokenCount".into(), (tokens + answer).into());
+    }
+    chunk.to_string()
 }
 
 /// The answer to `GET /v1beta/models/{name}`: the next reply scripted for lookups, else
