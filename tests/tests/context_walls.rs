@@ -1,4 +1,5 @@
-//! The context wall of each provider: a session grown past a fake's window (its real
+//! The window omnid learns from Gemini's API at start, and the context wall of each
+//! provider: a session grown past a fake's window (its real
 //! context-length error, counted by the fakes' one rule) stops and asks how to go on, with
 //! the failure classed `context_too_long`; until then, every answer's recorded input is
 //! the count the fake reported.
@@ -9,8 +10,9 @@ use omni_tests::claude::on_anthropic;
 use omni_tests::count_tokens;
 use omni_tests::fake_anthropic::FakeAnthropic;
 use omni_tests::fake_openai::FakeOpenAi;
-use omni_tests::harness::Omni;
+use omni_tests::harness::{Omni, TEST_API_KEY};
 use omni_tests::local::with_local;
+use omni_tests::proxy::eventually;
 use serde_json::Value;
 
 /// The fakes' window in these tests, in tokens: a few rounds of echoed prompts.
@@ -81,4 +83,29 @@ fn an_anthropic_session_grown_past_the_window_stops_for_recovery() {
         .ok();
     let sent = || server.requests().pop().unwrap().json();
     grow_past_the_wall(&omni, sent, "prompt is too long");
+}
+
+#[test]
+fn omnid_learns_the_default_model_s_window_from_the_api_once_and_logs_it() {
+    let omni = Omni::start();
+    eventually("omnid logs the default model's window", || {
+        omni.daemon_stderr()
+            .contains("the default model's context window")
+    });
+    let log = omni.daemon_stderr();
+    let line = log
+        .lines()
+        .find(|l| l.contains("the default model's context window"))
+        .unwrap();
+    assert!(line.contains("tokens=1048576"), "{line}");
+    assert!(line.contains("source=\"api\""), "{line}");
+    let lookups = omni.fake().model_lookups();
+    assert_eq!(lookups.len(), 1, "asked once");
+    assert_eq!(lookups[0].header("x-goog-api-key"), Some(TEST_API_KEY));
+    assert!(
+        !lookups[0].target.contains(TEST_API_KEY),
+        "never in the URL"
+    );
+    assert!(!log.contains(TEST_API_KEY), "never in the log");
+    assert_eq!(omni.fake().request_count(), 0, "no conversation was sent");
 }
