@@ -10,6 +10,8 @@
 
 mod http;
 mod script;
+#[cfg(test)]
+mod tests;
 
 use crate::background::Background;
 use std::collections::VecDeque;
