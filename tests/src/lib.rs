@@ -24,6 +24,7 @@ pub mod fake_anthropic;
 pub mod fake_gemini;
 pub mod fake_openai;
 mod fake_wire;
+pub use fake_wire::count_tokens;
 pub mod harness;
 pub mod http;
 pub mod local;

@@ -228,3 +228,61 @@ fn a_function_call_is_the_answer_so_it_goes_to_stdout() {
     );
     assert!(out.stderr.contains("submit each with"), "{}", out.stderr);
 }
+
+#[test]
+fn a_huge_tool_result_reaches_the_model_cut_and_the_session_keeps_it_whole() {
+    let omni = Omni::builder()
+        .config("[context]\nmax_tool_result = 65536\n")
+        .start();
+    new_tool_session(&omni);
+    omni.fake().push([Reply::Answer(Answer::calls([(
+        "get_weather",
+        json!({"city": "Paris"}),
+        Some("c1"),
+    )]))]);
+    omni.ctl(&["send", "weather in Paris?"]).ok();
+    let half = "0123456789abcdef".repeat(65_536); // 1 MiB
+    let output = format!("BEGIN-{half}-THE-MIDDLE-{half}-END");
+    let result = json!({ "output": output }).to_string();
+    assert!(result.len() > 2_000_000);
+    omni.ctl_with_stdin(&["tool-result", "get_weather", "-"], Some(&result))
+        .ok();
+
+    let sent = omni.fake().requests().pop().unwrap();
+    assert!(sent.body.len() < 80_000, "{} bytes sent", sent.body.len());
+    let contents = sent.contents();
+    let response = &contents[2]["parts"][0]["functionResponse"]["response"];
+    let cut = response["output"].as_str().unwrap();
+    assert!(cut.starts_with(r#"{"output":"BEGIN-0123"#), "{cut:.100}");
+    assert!(
+        cut.ends_with(r#"cdef-END"}"#),
+        "{}",
+        &cut[cut.len() - 100..]
+    );
+    let marker = format!(
+        "of {} bytes of this tool result elided; the session keeps it whole]",
+        thousands(result.len())
+    );
+    assert!(cut.contains(&marker), "{marker} not in the cut");
+    assert!(!cut.contains("THE-MIDDLE"));
+
+    let history = omni.ctl(&["history", "--full"]).ok();
+    assert!(
+        history.stdout.contains("THE-MIDDLE"),
+        "the stored node is whole"
+    );
+    assert!(history.stdout.contains(&half), "every byte of it");
+}
+
+/// `2000000` as `2,000,000`.
+fn thousands(count: usize) -> String {
+    let digits = count.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}

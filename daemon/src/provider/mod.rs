@@ -12,6 +12,7 @@
 
 pub mod anthropic;
 mod client;
+mod elide;
 pub mod error;
 pub mod family;
 mod fragment;

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 
 use crate::model::{NodeRecord, Part, PartContent, Role};
 
+use super::elide::elided;
 use super::fragment::{Extras, Fragment};
 use super::kind::Kind;
 
@@ -23,6 +24,9 @@ pub struct Target<'a> {
     pub kind: Kind,
     /// The model's name there.
     pub model: &'a str,
+    /// Tool results over this many bytes are sent cut (`context.max_tool_result`); 0
+    /// never cuts.
+    pub max_tool_result: usize,
 }
 
 /// How a compaction's summary opens, as the model reads it.
@@ -42,8 +46,9 @@ fn summary_as_prompt(node: &NodeRecord) -> NodeRecord {
 
 /// A node as `target` should see it: an answer another provider gave loses its thoughts,
 /// signatures and raw parts (each family's own wire JSON: Gemini's code execution,
-/// Anthropic's redacted thinking), and is adopted by the target's family. A summary is
-/// a prompt.
+/// Anthropic's redacted thinking), and is adopted by the target's family; a tool result
+/// over the target's limit is cut ([`elided`]). A summary is a prompt. The stored node is
+/// never changed.
 fn as_seen_by<'a>(node: &'a NodeRecord, target: &Target<'_>) -> Cow<'a, NodeRecord> {
     if node.role == Role::Summary {
         return Cow::Owned(summary_as_prompt(node));
@@ -52,21 +57,44 @@ fn as_seen_by<'a>(node: &'a NodeRecord, target: &Target<'_>) -> Cow<'a, NodeReco
         .model
         .as_ref()
         .is_some_and(|info| info.provider != target.provider);
-    if !foreign {
-        return Cow::Borrowed(node);
+    let mut node = Cow::Borrowed(node);
+    if foreign {
+        let node = node.to_mut();
+        node.parts.retain(|part| {
+            !matches!(
+                part.content,
+                PartContent::Thought(_) | PartContent::Other { .. }
+            )
+        });
+        for part in &mut node.parts {
+            part.thought_signature = None;
+        }
+        target.kind.family().adopt_foreign(node);
     }
-    let mut node = node.clone();
-    node.parts.retain(|part| {
-        !matches!(
-            part.content,
-            PartContent::Thought(_) | PartContent::Other { .. }
-        )
-    });
-    for part in &mut node.parts {
-        part.thought_signature = None;
+    cut_large_results(&mut node, target.max_tool_result);
+    node
+}
+
+/// Cuts every function response of `node` over `max` bytes, cloning it only then.
+fn cut_large_results(node: &mut Cow<'_, NodeRecord>, max: usize) {
+    let cuts: Vec<(usize, String)> = node
+        .parts
+        .iter()
+        .enumerate()
+        .filter_map(|(index, part)| match &part.content {
+            PartContent::FunctionResponse { response_json, .. } => {
+                elided(response_json, max).map(|cut| (index, cut))
+            }
+            _ => None,
+        })
+        .collect();
+    for (index, cut) in cuts {
+        if let PartContent::FunctionResponse { response_json, .. } =
+            &mut node.to_mut().parts[index].content
+        {
+            *response_json = cut;
+        }
     }
-    target.kind.family().adopt_foreign(&mut node);
-    Cow::Owned(node)
 }
 
 /// `node` rendered for `target`; `previous` is the fragment of the node before it.
@@ -113,6 +141,7 @@ mod tests {
         provider: "gemini",
         kind: Kind::Gemini,
         model: "gemini-2.5-flash",
+        max_tool_result: 0,
     };
 
     fn extras<'a>(tools_json: Option<&'a str>, options: &'a RequestOptions) -> Extras<'a> {
@@ -203,6 +232,45 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_large_tool_result_is_sent_cut_to_every_family_and_the_node_stays_whole() {
+        let whole = format!(r#"{{"output":"{}"}}"#, "x".repeat(100_000));
+        let mut result = node(2, Role::Tool, "");
+        result.parts = vec![Part::from(PartContent::FunctionResponse {
+            id: Some("c1".into()),
+            name: "dump".into(),
+            response_json: whole.clone(),
+        })];
+        let small = node(3, Role::User, "and?");
+        let context = [node(1, Role::User, "dump it"), result, small];
+        let options = RequestOptions::default();
+        for (provider, kind) in [
+            ("gemini", Kind::Gemini),
+            ("openai", Kind::OpenAi),
+            ("anthropic", Kind::Anthropic),
+        ] {
+            let target = |max_tool_result| Target {
+                provider,
+                kind,
+                model: "m",
+                max_tool_result,
+            };
+            let sent = body(&target(4096), &context, extras(None, &options));
+            assert!(sent.len() < 8192, "{provider}: {} bytes", sent.len());
+            assert!(
+                sent.contains("bytes of this tool result elided; the session keeps it whole"),
+                "{provider}: {sent}"
+            );
+            let uncut = body(&target(0), &context, extras(None, &options));
+            assert!(uncut.len() > 100_000, "0 never cuts");
+        }
+        let PartContent::FunctionResponse { response_json, .. } = &context[1].parts[0].content
+        else {
+            panic!("a function response");
+        };
+        assert_eq!(*response_json, whole, "the node is not changed");
+    }
+
     fn answered_by(mut node: NodeRecord, provider: &str) -> NodeRecord {
         node.model = Some(crate::model::ModelInfo {
             model: "m".into(),
@@ -259,6 +327,7 @@ mod tests {
             provider: "gemini",
             kind: Kind::Gemini,
             model: "gemini-2.5-flash",
+            max_tool_result: 0,
         };
         let sent: Value =
             serde_json::from_str(&body(&gemini, &context, extras(None, &options))).unwrap();
@@ -284,6 +353,7 @@ mod tests {
             provider: "local",
             kind: Kind::OpenAi,
             model: "qwen",
+            max_tool_result: 0,
         };
         let text = body(&local, &context, extras(None, &options));
         assert!(
@@ -313,6 +383,7 @@ mod tests {
             provider: "anthropic",
             kind: Kind::Anthropic,
             model: "claude-sonnet-4-5",
+            max_tool_result: 0,
         };
         let own = body(&claude, &context, extras(None, &options));
         assert!(own.contains("redacted_thinking"), "its own go back: {own}");

@@ -25,6 +25,9 @@ pub struct Endpoint {
     pub api: Arc<dyn ModelApi>,
     /// The endpoint's circuit breaker.
     pub breaker: Arc<Breaker>,
+    /// Tool results over this many bytes are sent to it cut (`context.max_tool_result`
+    /// in effect when it was resolved); 0 never cuts.
+    pub max_tool_result: usize,
 }
 
 impl Endpoint {
@@ -34,6 +37,7 @@ impl Endpoint {
             provider: &self.provider,
             kind: self.kind,
             model: &self.model,
+            max_tool_result: self.max_tool_result,
         }
     }
 }

@@ -88,6 +88,7 @@ impl Live {
             model: resolved.model.to_string(),
             api,
             breaker,
+            max_tool_result: self.config.context.max_tool_result,
         })
     }
 

@@ -14,7 +14,8 @@ use super::validate::{Endpoint, Refusal, Valid, invalid, validate};
 use super::{Answer, Shared};
 use crate::fake_wire::sse::{Ending, Pace, Pause, frame, stream_frames};
 use crate::fake_wire::{
-    RecordedRequest, accept_each, lock, read_request, write_chunk, write_head, write_whole,
+    RecordedRequest, accept_each, count_tokens, lock, read_request, write_chunk, write_head,
+    write_whole,
 };
 
 /// The models `GET /v1/models` lists (any model name is accepted by `/v1/messages`).
@@ -131,9 +132,20 @@ fn models(id: Option<&str>) -> Reply {
 
 /// The scripted reply (else the echo) to an accepted `POST /v1/messages`.
 async fn answer(stream: &mut TcpStream, valid: Valid, shared: &Shared) -> std::io::Result<()> {
+    let limit = *lock(&shared.context_limit);
+    let tokens = match limit {
+        None => prompt_tokens(&valid.body),
+        Some(limit) => match count_tokens(&valid.body) {
+            count if count > limit => {
+                let message = format!("prompt is too long: {count} tokens > {limit} maximum");
+                let refusal = Reply::error(400, "invalid_request_error", &message);
+                return write_json(stream, refusal).await;
+            }
+            count => count,
+        },
+    };
     let scripted = lock(&shared.script).pop_front();
     let reply = scripted.unwrap_or_else(|| Reply::Answer(Answer::echo(&valid.body)));
-    let tokens = prompt_tokens(&valid.body);
     if !valid.stream {
         return whole(stream, reply, &valid.model, tokens).await;
     }

@@ -50,6 +50,8 @@ struct Shared {
     key: String,
     /// Clients that hung up while a held answer waited.
     hangups: AtomicUsize,
+    /// Refuse a conversation over this many tokens ([`crate::count_tokens`]).
+    context_limit: Mutex<Option<u64>>,
 }
 
 /// Why the fake server could not start.
@@ -76,6 +78,7 @@ impl FakeAnthropic {
             requests: Mutex::default(),
             key: key.to_string(),
             hangups: AtomicUsize::new(0),
+            context_limit: Mutex::default(),
         });
         let served = shared.clone();
         let server = Background::start("fake-anthropic", move |listener| {
@@ -94,6 +97,15 @@ impl FakeAnthropic {
     /// default answer resumes. Refused requests, token counts and model lists take none.
     pub fn push(&self, replies: impl IntoIterator<Item = Reply>) {
         lock(&self.shared.script).extend(replies);
+    }
+
+    /// Refuses every `POST /v1/messages` whose conversation holds more than `tokens`
+    /// tokens (counted by [`crate::count_tokens`]) as the API does: 400
+    /// `invalid_request_error`, "prompt is too long: X tokens > N maximum"; the requests it
+    /// answers report that count as their `input_tokens`. `None`: no wall (the fake then
+    /// counts 10 tokens a message).
+    pub fn set_context_limit(&self, tokens: Option<u64>) {
+        *lock(&self.shared.context_limit) = tokens;
     }
 
     /// Every request received so far (refused ones too), oldest first.

@@ -9,7 +9,7 @@ use tokio::net::{TcpListener, TcpStream};
 use super::Shared;
 use super::script::{Answer, Reply};
 use crate::fake_wire::sse::{Ending, Pace, Pause, stream_frames};
-use crate::fake_wire::{accept_each, lock, read_request, write_whole};
+use crate::fake_wire::{accept_each, count_tokens, lock, read_request, write_whole};
 
 pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
     accept_each(listener, "gemini", move |stream| {
@@ -77,6 +77,16 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
     let model = match method {
         Some(Method::Stream(model)) => Some(model),
         Some(other) => {
+            let counted = match &other {
+                Method::Whole(model) => match wall(&shared, &body_json) {
+                    Ok(counted) => counted,
+                    Err(refusal) => {
+                        return respond(&mut stream, *refusal, model, Duration::ZERO, &shared)
+                            .await;
+                    }
+                },
+                _ => None,
+            };
             let scripted = lock(&shared.script).pop_front();
             let reply = scripted.unwrap_or_else(|| match other {
                 Method::Whole(model) => json_reply(Answer::echo(&body_json).whole(&model)),
@@ -88,9 +98,18 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
                 ),
                 Method::Models(Some(_)) | Method::Stream(_) => Reply::Reset,
             });
-            let reply = match reply {
-                Reply::Answer(answer) => json_reply(answer.whole("fake-model")),
-                other => other,
+            let reply = match (reply, counted) {
+                (Reply::Answer(answer), None) => json_reply(answer.whole("fake-model")),
+                (Reply::Answer(answer), Some(count)) => {
+                    json_reply(with_prompt_tokens(&answer.whole("fake-model"), count))
+                }
+                (
+                    Reply::Status {
+                        status: 200, body, ..
+                    },
+                    Some(count),
+                ) => json_reply(with_prompt_tokens(&body, count)),
+                (other, _) => other,
             };
             return respond(&mut stream, reply, "", Duration::ZERO, &shared).await;
         }
@@ -108,10 +127,61 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
         let reply = Reply::error(400, "INVALID_ARGUMENT", "Invalid JSON payload received.");
         return respond(&mut stream, reply, &model, Duration::ZERO, &shared).await;
     }
+    let counted = match wall(&shared, &body_json) {
+        Ok(counted) => counted,
+        Err(refusal) => {
+            return respond(&mut stream, *refusal, &model, Duration::ZERO, &shared).await;
+        }
+    };
     let scripted = lock(&shared.script).pop_front();
     let reply = scripted.unwrap_or_else(|| Reply::Answer(Answer::echo(&body_json)));
+    let reply = match (reply, counted) {
+        (Reply::Answer(answer), Some(count)) => Reply::RawEvents(
+            answer
+                .events(&model)
+                .iter()
+                .map(|event| with_prompt_tokens(event, count))
+                .collect(),
+        ),
+        (reply, _) => reply,
+    };
     let delay = *lock(&shared.chunk_delay);
     respond(&mut stream, reply, &model, delay, &shared).await
+}
+
+/// The fake's context wall: with a limit set, the request's token count (`Ok(Some)`), or
+/// Gemini's refusal of a request over it; `Ok(None)` without a limit.
+fn wall(shared: &Shared, body: &serde_json::Value) -> Result<Option<u64>, Box<Reply>> {
+    let Some(limit) = *lock(&shared.context_limit) else {
+        return Ok(None);
+    };
+    let count = count_tokens(body);
+    if count > limit {
+        let message = format!(
+            "The input token count ({count}) exceeds the maximum number of tokens allowed ({limit})."
+        );
+        return Err(Box::new(Reply::error(400, "INVALID_ARGUMENT", &message)));
+    }
+    Ok(Some(count))
+}
+
+/// A chunk (or a whole answer) whose usage, if it has one, counts `tokens` of prompt.
+fn with_prompt_tokens(event: &str, tokens: u64) -> String {
+    let Ok(mut chunk) = serde_json::from_str::<serde_json::Value>(event) else {
+        return event.to_string();
+    };
+    if let Some(usage) = chunk
+        .get_mut("usageMetadata")
+        .and_then(|u| u.as_object_mut())
+    {
+        let answer = usage
+            .get("candidatesTokenCount")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0);
+        usage.insert("promptTokenCount".into(), tokens.into());
+        usage.insert("totalTokenCount".into(), (tokens + answer).into());
+    }
+    chunk.to_string()
 }
 
 /// The answer to `GET /v1beta/models/{name}`: the next reply scripted for lookups, else

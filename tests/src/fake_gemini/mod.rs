@@ -10,6 +10,8 @@
 
 mod http;
 mod script;
+#[cfg(test)]
+mod tests;
 
 use crate::background::Background;
 use std::collections::VecDeque;
@@ -33,6 +35,8 @@ struct Shared {
     lookup_script: Mutex<VecDeque<Reply>>,
     /// The `inputTokenLimit` every model resource reports.
     input_token_limit: Mutex<u64>,
+    /// Refuse a conversation over this many tokens ([`crate::count_tokens`]).
+    context_limit: Mutex<Option<u64>>,
     chunk_delay: Mutex<Duration>,
     /// Clients that closed their connection while a held answer waited.
     hangups: std::sync::atomic::AtomicUsize,
@@ -46,6 +50,7 @@ impl Default for Shared {
             lookups: Mutex::default(),
             lookup_script: Mutex::default(),
             input_token_limit: Mutex::new(DEFAULT_INPUT_TOKEN_LIMIT),
+            context_limit: Mutex::default(),
             chunk_delay: Mutex::default(),
             hangups: std::sync::atomic::AtomicUsize::default(),
         }
@@ -94,6 +99,15 @@ impl FakeGemini {
     /// ([`DEFAULT_INPUT_TOKEN_LIMIT`] until set).
     pub fn set_input_token_limit(&self, tokens: u64) {
         *lock(&self.shared.input_token_limit) = tokens;
+    }
+
+    /// Refuses every request whose conversation holds more than `tokens` tokens (counted
+    /// by [`crate::count_tokens`]) as Gemini does: 400 `INVALID_ARGUMENT`, "The input token
+    /// count (X) exceeds the maximum number of tokens allowed (N)."; the requests it
+    /// answers report that count as their `promptTokenCount`. `None`: no wall (the usage
+    /// the fake reports otherwise is fixed).
+    pub fn set_context_limit(&self, tokens: Option<u64>) {
+        *lock(&self.shared.context_limit) = tokens;
     }
 
     /// Queues replies for the next model lookups (`GET /v1beta/models/{model}`), in

@@ -13,7 +13,7 @@ use super::script::{Answer, Reply, error_body};
 use super::validate::{Valid, validate};
 use super::{Shared, lock};
 use crate::fake_wire::sse::{Ending, Pace, Pause, frame, stream_frames};
-use crate::fake_wire::{RecordedRequest, accept_each, read_request, write_whole};
+use crate::fake_wire::{RecordedRequest, accept_each, count_tokens, read_request, write_whole};
 
 /// The models `GET /v1/models` lists (any model name is accepted).
 pub const MODELS: &[&str] = &["fake-model", "fake-codex"];
@@ -41,18 +41,23 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
         Ok(route) => route,
         Err(refusal) => return write(&mut stream, Written::Plain(refusal), &shared).await,
     };
+    let counted =
+        (*lock(&shared.context_limit)).map(|limit| (limit, count_tokens(&request.json())));
+    let over = counted.filter(|(limit, count)| count > limit);
     let written = match route {
         Route::Models => Written::Plain(models()),
         Route::Chat => match validate(&request.body) {
+            Ok(_) if over.is_some() => Written::Plain(too_long(over, "messages")),
             Ok(valid) => {
                 let scripted = lock(&shared.script).pop_front();
                 let reply =
                     scripted.unwrap_or_else(|| Reply::Answer(Answer::echo(&valid.messages)));
-                chat_written(reply, &valid)
+                chat_written(reply, &valid, counted.map(|(_, count)| count))
             }
             Err(refusal) => Written::Plain(refusal),
         },
         Route::Responses => match responses::validate::validate(&request.body) {
+            Ok(_) if over.is_some() => Written::Plain(too_long(over, "input")),
             Ok(valid) => {
                 let scripted = lock(&shared.script).pop_front();
                 let reply =
@@ -63,6 +68,51 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<(
         },
     };
     write(&mut stream, written, &shared).await
+}
+
+/// OpenAI's refusal of a conversation over the model's window (`over`: the limit and the
+/// count), in the words of chat completions (`messages`) or the Responses API (`input`).
+fn too_long(over: Option<(u64, u64)>, param: &str) -> Reply {
+    let (limit, count) = over.unwrap_or_default();
+    let message = if param == "messages" {
+        format!(
+            "This model's maximum context length is {limit} tokens. However, your messages \
+             resulted in {count} tokens. Please reduce the length of the messages."
+        )
+    } else {
+        "Your input exceeds the context window of this model. Please adjust your input and \
+         try again."
+            .to_string()
+    };
+    Reply::Status {
+        status: 400,
+        headers: Vec::new(),
+        body: error_body(
+            "invalid_request_error",
+            Some("context_length_exceeded"),
+            Some(param),
+            &message,
+        ),
+    }
+}
+
+/// A chat chunk whose usage, if it has one, counts `tokens` of prompt.
+fn with_prompt_tokens(payload: &str, tokens: Option<u64>) -> String {
+    let Some(tokens) = tokens else {
+        return payload.to_string();
+    };
+    let Ok(mut chunk) = serde_json::from_str::<Value>(payload) else {
+        return payload.to_string();
+    };
+    if let Some(usage) = chunk.get_mut("usage").and_then(Value::as_object_mut) {
+        let answer = usage
+            .get("completion_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        usage.insert("prompt_tokens".into(), tokens.into());
+        usage.insert("total_tokens".into(), (tokens + answer).into());
+    }
+    chunk.to_string()
 }
 
 /// The route and the key, in the order the real API checks them; a refused request gets
@@ -108,12 +158,18 @@ fn models() -> Reply {
     }
 }
 
-/// What a reply to a chat completion becomes on the wire.
-fn chat_written(reply: Reply, valid: &Valid) -> Written {
+/// What a reply to a chat completion becomes on the wire; `prompt_tokens`, when the fake
+/// counts them, replaces the usage's.
+fn chat_written(reply: Reply, valid: &Valid, prompt_tokens: Option<u64>) -> Written {
     if !valid.stream {
         return chat_whole(reply, valid);
     }
-    let data = |payloads: Vec<String>| payloads.iter().map(|p| frame(None, p)).collect();
+    let data = |payloads: Vec<String>| {
+        payloads
+            .iter()
+            .map(|p| frame(None, &with_prompt_tokens(p, prompt_tokens)))
+            .collect()
+    };
     match reply {
         Reply::Answer(answer) => Written::Stream(
             data(answer.events(&valid.model, valid.messages.len(), valid.usage)),

@@ -42,6 +42,8 @@ struct Shared {
     key: Option<String>,
     /// Clients that hung up while a stream was held ([`Reply::HoldAfter`]).
     hangups: std::sync::atomic::AtomicUsize,
+    /// Refuse a conversation over this many tokens ([`crate::count_tokens`]).
+    context_limit: Mutex<Option<u64>>,
 }
 
 /// Why the fake server could not start.
@@ -93,6 +95,17 @@ impl FakeOpenAi {
     /// Every request received so far (refused ones too), oldest first.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.shared.requests).clone()
+    }
+
+    /// Refuses every chat completion and Responses request whose conversation holds more
+    /// than `tokens` tokens (counted by [`crate::count_tokens`]) as OpenAI does: 400
+    /// `context_length_exceeded`, "This model's maximum context length is N tokens.
+    /// However, your messages resulted in X tokens. ..." (the Responses API: "Your input
+    /// exceeds the context window of this model. ..."); the chat completions it answers
+    /// report that count as their `prompt_tokens`. `None`: no wall (the fake then counts
+    /// 10 tokens a message).
+    pub fn set_context_limit(&self, tokens: Option<u64>) {
+        *lock(&self.shared.context_limit) = tokens;
     }
 
     /// How many requests were received (refused ones too).

@@ -7,6 +7,7 @@
 pub(crate) mod client;
 mod io;
 pub(crate) mod sse;
+mod tokens;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -14,6 +15,7 @@ use serde_json::Value;
 use tokio::sync::Notify;
 
 pub(crate) use io::{accept_each, finish, read_request, write_chunk, write_head, write_whole};
+pub use tokens::count_tokens;
 
 /// One request a fake server received.
 #[derive(Debug, Clone)]

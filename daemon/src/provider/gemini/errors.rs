@@ -28,12 +28,19 @@ pub fn recognise(body: &str) -> ErrorSigns {
     ErrorSigns {
         code: error.number(),
         key_invalid: key_invalid(&error, message),
-        context_too_long: false,
+        context_too_long: context_too_long(message),
         quota_exhausted: quota_is_daily(&error, message),
         mismatched_function_parts: is_mismatched_function_parts(message),
         overloaded: false,
         retry_delay: retry_info(&error).or_else(|| delay_in_message(message)),
     }
+}
+
+/// Whether a message says the request holds more tokens than the model takes: "The input
+/// token count (1200293) exceeds the maximum number of tokens allowed (1048576)."
+fn context_too_long(message: &str) -> bool {
+    let lower = message.to_ascii_lowercase();
+    lower.contains("input token count") && lower.contains("exceeds the maximum number of tokens")
 }
 
 /// Whether a message is one of the API's "mismatched function parts" complaints.
@@ -135,5 +142,20 @@ mod tests {
         assert!(signs.key_invalid && !signs.quota_exhausted);
         assert_eq!(signs.code, Some(400));
         assert_eq!(recognise("<html>"), ErrorSigns::default());
+    }
+
+    #[test]
+    fn a_context_over_the_window_is_recognised_and_nothing_else_is() {
+        let message = "The input token count (1200293) exceeds the maximum number of tokens \
+                       allowed (1048576).";
+        let body = json!({"error": {"code": 400, "message": message,
+            "errors": [{"message": message, "domain": "global", "reason": "badRequest"}],
+            "status": "INVALID_ARGUMENT"}});
+        let signs = recognise(&body.to_string());
+        assert!(signs.context_too_long && !signs.mismatched_function_parts);
+        assert_eq!(signs.code, Some(400));
+        let other = json!({"error": {"code": 400, "message": "Invalid JSON payload received.",
+            "status": "INVALID_ARGUMENT"}});
+        assert!(!recognise(&other.to_string()).context_too_long);
     }
 }

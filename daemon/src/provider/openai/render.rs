@@ -221,6 +221,7 @@ mod tests {
             provider: "local",
             kind: crate::provider::Kind::OpenAi,
             model: "m",
+            max_tool_result: 0,
         };
         let extras = Extras {
             tools_json: Some(tools),

@@ -312,3 +312,30 @@ fn a_chat_completion_not_streamed_is_the_whole_of_the_streamed_one() {
     assert!(text.starts_with("You said: weather?."), "{text}");
     assert!(echo["choices"][0]["message"].get("tool_calls").is_none());
 }
+
+#[test]
+fn a_chat_over_the_context_limit_is_refused_and_an_answer_reports_the_count() {
+    let fake = FakeOpenAi::start().unwrap();
+    fake.set_context_limit(Some(30));
+    let long = request(json!([user(&"many words ".repeat(20))]));
+    let refused = chat(&fake, &long);
+    assert_eq!(refused.status, 400, "{:?}", refused.body);
+    let error = refused.error();
+    assert_eq!(error["code"], "context_length_exceeded");
+    let count = crate::count_tokens(&long);
+    assert_eq!(
+        error["message"],
+        format!(
+            "This model's maximum context length is 30 tokens. However, your messages \
+             resulted in {count} tokens. Please reduce the length of the messages."
+        )
+    );
+    let short = request(json!([user("hi there")]));
+    let chunks = chat(&fake, &short).chunks();
+    let usage = &chunks.last().unwrap()["usage"];
+    assert_eq!(
+        usage["prompt_tokens"],
+        crate::count_tokens(&short),
+        "{usage}"
+    );
+}

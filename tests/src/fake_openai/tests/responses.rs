@@ -305,3 +305,28 @@ fn models_are_listed_and_a_chat_stream_can_fail_mid_way() {
     assert_eq!(error["error"]["code"], "server_error");
     assert_eq!(chat.joined("content"), "x ");
 }
+
+#[test]
+fn a_context_over_the_limit_is_refused_as_the_api_refuses_it_without_using_the_script() {
+    let fake = FakeOpenAi::start().unwrap();
+    fake.push([Reply::Answer(Answer::text(["scripted"]))]);
+    fake.set_context_limit(Some(20));
+    let long = body(json!([said(&"many words ".repeat(20))]), true);
+    let refused = respond(&fake, &long);
+    assert_eq!(refused.status, 400, "{:?}", refused.body);
+    let error = refused.error();
+    assert_eq!(error["code"], "context_length_exceeded");
+    assert_eq!(error["param"], "input");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Your input exceeds the context window of this model."),
+        "{error}"
+    );
+    let short = body(json!([said("hi")]), true);
+    let answered = respond(&fake, &short);
+    assert_eq!(answered.status, 200, "{:?}", answered.body);
+    let streamed = assemble(&answered.events());
+    assert_eq!(text_of(&streamed), "scripted", "the script was kept");
+}

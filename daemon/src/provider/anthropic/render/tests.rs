@@ -58,6 +58,7 @@ const CLAUDE: Target<'static> = Target {
     provider: "anthropic",
     kind: Kind::Anthropic,
     model: "claude-sonnet-4-5",
+    max_tool_result: 0,
 };
 
 fn sent(context: &[NodeRecord], tools: Option<&str>, options: &RequestOptions) -> Value {

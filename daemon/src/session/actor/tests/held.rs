@@ -26,6 +26,7 @@ fn from_scratch(world: &World, id: Uuid, turn: u64, model: &str) -> String {
         provider: "gemini",
         kind: Kind::Gemini,
         model,
+        max_tool_result: 0,
     };
     let options = RequestOptions::default();
     let extras = Extras {
