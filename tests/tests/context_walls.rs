@@ -1,8 +1,8 @@
 //! The window omnid learns from Gemini's API at start, and the context wall of each
 //! provider: a session grown past a fake's window (its real
 //! context-length error, counted by the fakes' one rule) stops and asks how to go on, with
-//! the failure classed `context_too_long`; until then, every answer's recorded input is
-//! the count the fake reported.
+//! the failure classed `context_too_long`, and goes on after compacting from the recovery
+//! menu; until then, every answer's recorded input is the count the fake reported.
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
@@ -51,6 +51,30 @@ fn grow_past_the_wall(omni: &Omni, sent: impl Fn() -> Value, says: &str) {
     panic!("the session never reached the fake's window of {WINDOW} tokens");
 }
 
+/// After the wall: the recovery menu offers compaction first, naming what it covers; it
+/// summarises the older rounds and answers the refused prompt, and the session goes on.
+fn continue_after_compacting(omni: &Omni) {
+    let sessions = omni.ctl(&["--json", "sessions"]).ok().json();
+    let choices = &sessions["sessions"][0]["recovery_choices"];
+    assert_eq!(choices[0]["action"], "compact", "{choices}");
+    assert_eq!(choices[0]["first"], true, "{choices}");
+    assert!(
+        !choices[0]["covers"].as_array().unwrap().is_empty(),
+        "{choices}"
+    );
+    omni.ctl(&["recover", "--compact"]).ok();
+    let history = omni.ctl(&["--json", "history"]).ok().json();
+    let entries = history["entries"].as_array().unwrap();
+    assert!(entries.iter().any(|e| e["role"] == "summary"), "{history}");
+    assert!(entries.iter().any(|e| e["compacted"] == true), "{history}");
+    assert_eq!(
+        entries.last().unwrap()["role"],
+        "model",
+        "the refused prompt was answered"
+    );
+    omni.ctl(&["send", "and one more round"]).ok();
+}
+
 #[test]
 fn a_gemini_session_grown_past_the_window_stops_for_recovery() {
     let omni = Omni::start();
@@ -62,6 +86,7 @@ fn a_gemini_session_grown_past_the_window_stops_for_recovery() {
         sent,
         "exceeds the maximum number of tokens allowed (400)",
     );
+    continue_after_compacting(&omni);
 }
 
 #[test]
@@ -72,6 +97,7 @@ fn an_openai_session_grown_past_the_window_stops_for_recovery() {
     omni.ctl(&["new", "--model", "local/m"]).ok();
     let sent = || local.requests().pop().unwrap().json();
     grow_past_the_wall(&omni, sent, "maximum context length is 400 tokens");
+    continue_after_compacting(&omni);
 }
 
 #[test]
@@ -83,6 +109,7 @@ fn an_anthropic_session_grown_past_the_window_stops_for_recovery() {
         .ok();
     let sent = || server.requests().pop().unwrap().json();
     grow_past_the_wall(&omni, sent, "prompt is too long");
+    continue_after_compacting(&omni);
 }
 
 #[test]

@@ -8,6 +8,7 @@ pub mod error;
 pub mod gauge;
 pub mod integrity;
 pub mod outcome;
+pub mod pieces;
 pub mod registry;
 pub mod tree;
 pub mod validate;

@@ -15,6 +15,9 @@ use crate::store::{Store, StoreError};
 /// What a request is made of, whichever model it goes to.
 pub(super) struct Context {
     pub session: Uuid,
+    /// A node before the stored ones that is not stored (the summary so far, when a
+    /// compaction is summarised in pieces).
+    pub lead: Option<NodeRecord>,
     /// The stored nodes of the context, in order.
     pub path: Vec<NodeId>,
     /// A node after them that is not stored (the request for a compaction's summary).
@@ -44,11 +47,10 @@ impl Context {
         if *provider == target.provider && *kind == target.kind {
             return Ok(assemble(&target, &self.fragments, extras));
         }
-        let mut nodes = self
-            .path
-            .iter()
-            .map(|&id| self.store.node(&self.session, id))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut nodes: Vec<NodeRecord> = self.lead.iter().cloned().collect();
+        for &id in &self.path {
+            nodes.push(self.store.node(&self.session, id)?);
+        }
         nodes.extend(self.extra.clone());
         Ok(body(&target, &nodes, extras))
     }

@@ -7,7 +7,6 @@ use std::time::Duration;
 use super::Actor;
 use super::attempts::SendOutcome;
 use super::commit::{HeadMove, RedoEffect};
-use super::compact::Compaction;
 use super::send::Purpose;
 use crate::exchange::Outcome;
 use crate::model::{ModelInfo, MoveKind, NodeRecord, Role};
@@ -21,7 +20,7 @@ use crate::text::{count, then};
 use crate::time::now_ms;
 
 /// How a model node was produced: by whom, how, and at what cost.
-fn model_info(
+pub(super) fn model_info(
     asked: &Endpoint,
     answer: &AnswerBuilder,
     attempts: u32,
@@ -141,59 +140,6 @@ impl Actor {
         };
         self.too_late_to_cancel(cancellers, &result);
         result
-    }
-
-    /// What a summary request produced: the compaction stored, or nothing changed.
-    async fn finish_compaction(
-        &mut self,
-        compaction: Compaction,
-        outcome: Result<SendOutcome, tokio::task::JoinError>,
-        latency_ms: u64,
-        cancellers: Vec<super::Reply<crate::session::outcome::Cancelled>>,
-    ) {
-        let turn = self.tree.head();
-        let cancelled = Ok(crate::session::outcome::Cancelled {
-            session: self.record.id,
-            turn,
-            kept: None,
-        });
-        let (summary, why_not) = match outcome {
-            Ok(SendOutcome {
-                outcome: Outcome::Completed { done, attempts },
-                asked,
-            }) => {
-                let info = model_info(&asked, &done, attempts, latency_ms, false);
-                let text = crate::model::visible_text(&done.parts);
-                let why_not = format!(
-                    "{} wrote no summary (it stopped with {})",
-                    asked.reference,
-                    info.finish_reason.as_deref().unwrap_or("no reason")
-                );
-                let summary = (!text.trim().is_empty()).then_some((text, info));
-                (summary, why_not)
-            }
-            Ok(SendOutcome {
-                outcome: Outcome::Failed { failure, .. },
-                ..
-            }) => (None, failure.message),
-            Ok(SendOutcome {
-                outcome: Outcome::Interrupted(_),
-                ..
-            }) => (None, "it was cancelled".to_string()),
-            Err(join) => (None, format!("the summary's task failed ({join})")),
-        };
-        for canceller in cancellers {
-            let _ = canceller.send(match &summary {
-                Some(_) => Err(SessionError::wrong_state(
-                    "the compaction's summary was complete before the cancel took effect",
-                )),
-                None => cancelled.clone(),
-            });
-        }
-        match summary {
-            Some((text, info)) => self.store_compaction(compaction, text, info).await,
-            None => self.compaction_failed(compaction, why_not),
-        }
     }
 
     /// What a failed send means for the session: needs recovery (the API rejected the

@@ -249,6 +249,7 @@ impl Actor {
         }
         let context = Context {
             session: self.record.id,
+            lead: None,
             path,
             extra: None,
             fragments: self.held.fragments(),

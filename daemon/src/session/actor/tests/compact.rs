@@ -168,3 +168,33 @@ async fn nothing_to_cover_is_refused_and_a_context_too_long_recovers_by_compacti
         "the two latest rounds kept, the waiting prompt's among them"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_summary_request_too_long_for_the_model_is_summarised_in_two_pieces() {
+    let world = World::new();
+    let (id, actor) = four_rounds(&world).await;
+    world.model.push([
+        Step::Fail(ProviderError::Status {
+            status: 400,
+            headers: Vec::new(),
+            body: r#"{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}"#.into(),
+        }),
+        Step::Text(vec!["PART ONE"]),
+        Step::Text(vec!["WHOLE SUMMARY"]),
+    ]);
+    let done = compact(&actor, 1).await.unwrap();
+    assert_eq!(done.covers, vec![1, 2, 3, 4, 5, 6]);
+    let requests = world.model.requests();
+    let (first, second) = (&requests[5], &requests[6]);
+    assert!(first.contains("q1") && !first.contains("q3"), "{first}");
+    assert!(
+        second.contains("PART ONE") && second.contains("q3"),
+        "{second}"
+    );
+    assert!(
+        !second.contains("q1"),
+        "the first half travels as its summary: {second}"
+    );
+    assert_eq!(done.model.attempts, 2, "both pieces' requests count");
+    assert_eq!(world.context(id), ["WHOLE SUMMARY", "q4", "an answer"]);
+}
