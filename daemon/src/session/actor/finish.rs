@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::Actor;
 use super::attempts::SendOutcome;
 use super::commit::{HeadMove, RedoEffect};
-use super::send::Purpose;
+use super::inflight::Purpose;
 use crate::exchange::Outcome;
 use crate::model::{ModelInfo, MoveKind, NodeRecord, Role};
 use crate::resilience::{Failure, GiveUp};

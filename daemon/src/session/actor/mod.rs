@@ -13,6 +13,7 @@ mod finish;
 mod handle;
 mod health;
 mod held;
+mod inflight;
 mod meta;
 mod models;
 mod moves;
@@ -39,9 +40,9 @@ use crate::services::Services;
 use crate::session::tree::NodeId;
 use commit::{HeadMove, RedoEffect, Write};
 use events::{Events, Watchers};
+use inflight::{InFlight, next_outcome};
 pub use meta::{MetaChange, checked_title};
 pub use record::RecordedTurn;
-use send::{InFlight, next_outcome};
 
 type Reply<T> = oneshot::Sender<Result<T, SessionError>>;
 

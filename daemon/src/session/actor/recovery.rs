@@ -9,10 +9,26 @@ use tokio::sync::mpsc;
 use super::compact::{DEFAULT_KEEP, Then, Why};
 use super::send::done_with;
 use super::{Actor, HeadMove, RecoverOutcome, RedoEffect, Reply};
+use crate::diag::{Cause, Report};
 use crate::model::{MoveKind, Recovery};
+use crate::services::Live;
 use crate::session::tree::NodeId;
 use crate::text::then;
 use crate::time::now_ms;
+
+/// A request refused before it was sent.
+pub(super) struct Unsent {
+    /// The turn it would have answered.
+    pub turn: NodeId,
+    /// Why it was refused.
+    pub cause: Cause,
+    /// What the user is told.
+    pub message: String,
+    /// Where it would have gone, and its headers.
+    pub request: (String, Vec<(String, String)>),
+    /// Its body.
+    pub body: String,
+}
 
 impl Actor {
     /// Refuses a send while a recovery choice is pending.
@@ -24,6 +40,40 @@ impl Actor {
             }),
             None => Ok(()),
         }
+    }
+
+    /// A request refused before it was sent (preflight, or over the window): recorded as
+    /// it would have gone out, then the session needs recovery.
+    pub(super) async fn refuse_unsent(
+        &mut self,
+        unsent: Unsent,
+        rollback_to: Option<NodeId>,
+        live: &Live,
+    ) -> SessionError {
+        let Unsent {
+            turn,
+            cause,
+            message,
+            request: (request_url, request_headers),
+            body,
+        } = unsent;
+        let report = Report {
+            session: Some(self.record.id),
+            node: turn,
+            attempt: 0,
+            max_attempts: live.config.retry.max_attempts,
+            cause,
+            message,
+            response: None,
+            request_url,
+            request_headers,
+            request_body: body,
+            timeline: Vec::new(),
+        };
+        let reason = report.message.clone();
+        tracing::warn!(session = %self.record.id, turn, "{reason}");
+        let error_id = self.ctx.diag.record(report, &live.diag).await;
+        self.enter_recovery(&reason, error_id, rollback_to).await
     }
 
     /// Puts the session into *needs recovery* (durably) and returns the error with the

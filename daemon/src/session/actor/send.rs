@@ -2,23 +2,16 @@
 //! here. The context is validated (preflight), the attempts run in their own task, and what
 //! they produce is stored before the requester hears back.
 
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
-use std::time::Instant;
-
 use crate::model::{Part, Role};
 use crate::session::SessionError;
-use crate::session::outcome::{Answer, Cancelled, SessionEvent};
+use crate::session::outcome::{Answer, SessionEvent};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
 
-use super::attempts::AnswerJob;
-use super::attempts::SendOutcome;
 use super::context::Context;
-use super::fallback::answer_with_retries;
+use super::inflight::{Launch, Purpose};
+use super::recovery::Unsent;
 use super::{Actor, Events, HeadMove, RedoEffect, Reply};
-use crate::diag::{Cause, Report};
+use crate::diag::Cause;
 use crate::model::{MoveKind, NodeRecord};
 use crate::provider::{Extras, assemble};
 use crate::services::Live;
@@ -35,37 +28,6 @@ pub(super) fn done_with<T: Send + 'static>(reply: Reply<T>, wrap: fn(Answer) -> 
     Box::new(move |result| {
         let _ = reply.send(result.map(wrap));
     })
-}
-
-/// What a request in flight is for.
-pub(super) enum Purpose {
-    /// Answering a turn; its requester hears through this.
-    Answer(Done),
-    /// Writing a compaction's summary.
-    Compact(Box<super::compact::Compaction>),
-}
-
-pub(super) struct InFlight {
-    pub(super) turn: NodeId,
-    pub(super) task: JoinHandle<SendOutcome>,
-    pub(super) purpose: Purpose,
-    pub(super) started: Instant,
-    /// The settings this send started with (a reload does not change them).
-    pub(super) live: Arc<Live>,
-    /// Stops the attempts: a client's cancel, or shutdown (its parent).
-    pub(super) cancel: CancellationToken,
-    /// Clients that asked to cancel, answered once the outcome is stored.
-    pub(super) cancellers: Vec<Reply<Cancelled>>,
-}
-
-/// Resolves when the in-flight send (if any) ends; never, if there is none.
-pub(super) async fn next_outcome(
-    inflight: &mut Option<InFlight>,
-) -> Result<SendOutcome, tokio::task::JoinError> {
-    match inflight {
-        Some(send) => (&mut send.task).await,
-        None => std::future::pending().await,
-    }
 }
 
 impl Actor {
@@ -277,34 +239,15 @@ impl Actor {
                 .await;
             return self.finish(done, Err(error));
         }
-        let cancel = self.ctx.shutdown.child_token();
-        let job = AnswerJob {
-            live: live.clone(),
-            diag: self.ctx.diag.clone(),
-            session: self.record.id,
+        let launch = Launch {
             turn,
+            live,
             context,
             chain,
-            endpoint,
             body,
             events,
-            cancel: cancel.clone(),
-            streamed_partial: false,
         };
-        self.ctx
-            .counters
-            .sends_in_flight
-            .fetch_add(1, Ordering::Relaxed);
-        let task = self.ctx.tracker.spawn(answer_with_retries(job));
-        self.inflight = Some(InFlight {
-            turn,
-            task,
-            purpose: Purpose::Answer(done),
-            started: Instant::now(),
-            live,
-            cancel,
-            cancellers: Vec::new(),
-        });
+        self.launch(launch, Purpose::Answer(done));
     }
 
     /// A context that breaks the API's rules: recorded, and the session needs recovery.
@@ -312,7 +255,7 @@ impl Actor {
         &mut self,
         turn: NodeId,
         violation: Violation,
-        (request_url, request_headers): (String, Vec<(String, String)>),
+        request: (String, Vec<(String, String)>),
         request_body: String,
         live: &Live,
     ) -> SessionError {
@@ -327,23 +270,14 @@ impl Actor {
             Some(node) => format!(" (`recover --deep` goes back to node {node})"),
             None => String::new(),
         };
-        let report = Report {
-            session: Some(self.record.id),
-            node: turn,
-            attempt: 0,
-            max_attempts: live.config.retry.max_attempts,
+        let unsent = Unsent {
+            turn,
             cause: Cause::Preflight,
             message: format!("preflight validation refused the request: {violation}{before}"),
-            response: None,
-            request_url,
-            request_headers,
-            request_body,
-            timeline: Vec::new(),
+            request,
+            body: request_body,
         };
-        let reason = report.message.clone();
-        tracing::warn!(session = %self.record.id, turn, "{reason}");
-        let error_id = self.ctx.diag.record(report, &live.diag).await;
-        self.enter_recovery(&reason, error_id, rollback_to).await
+        self.refuse_unsent(unsent, rollback_to, live).await
     }
 
     /// Tells the session's watchers how a turn ended, then the requester.

@@ -3,7 +3,8 @@
 //! recovery, and the menu offers compaction first).
 
 use super::Actor;
-use crate::diag::{Cause, Report};
+use super::recovery::Unsent;
+use crate::diag::Cause;
 use crate::services::{Endpoint, Live};
 use crate::session::SessionError;
 use crate::session::gauge::{Gauge, gauge_of};
@@ -34,16 +35,13 @@ impl Actor {
         &mut self,
         turn: NodeId,
         gauge: &Gauge,
-        (request_url, request_headers): (String, Vec<(String, String)>),
+        request: (String, Vec<(String, String)>),
         request_body: String,
         live: &Live,
     ) -> SessionError {
         let window = gauge.window.map_or(0, |w| w.tokens);
-        let report = Report {
-            session: Some(self.record.id),
-            node: turn,
-            attempt: 0,
-            max_attempts: live.config.retry.max_attempts,
+        let unsent = Unsent {
+            turn,
             cause: Cause::Window,
             message: format!(
                 "the context holds about {} tokens (estimated), over {}'s window of {window} \
@@ -51,15 +49,9 @@ impl Actor {
                  turns and sends again",
                 gauge.size.tokens, gauge.model
             ),
-            response: None,
-            request_url,
-            request_headers,
-            request_body,
-            timeline: Vec::new(),
+            request,
+            body: request_body,
         };
-        let reason = report.message.clone();
-        tracing::warn!(session = %self.record.id, turn, "{reason}");
-        let error_id = self.ctx.diag.record(report, &live.diag).await;
-        self.enter_recovery(&reason, error_id, None).await
+        self.refuse_unsent(unsent, None, live).await
     }
 }

@@ -3,19 +3,15 @@
 //! `context.compact_model` or the session's model chain, in a task of its own.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 use super::Compaction;
 use crate::model::{NodeRecord, Part, Role};
-use crate::provider::{Extras, assemble, fragments};
+use crate::provider::fragments;
 use crate::services::{Endpoint, Live};
 use crate::session::SessionError;
 use crate::session::actor::Actor;
-use crate::session::actor::attempts::AnswerJob;
 use crate::session::actor::context::Context;
-use crate::session::actor::fallback::answer_with_retries;
-use crate::session::actor::send::{InFlight, Purpose};
+use crate::session::actor::inflight::{Launch, Purpose};
 use crate::time::now_ms;
 
 /// What the model is asked, after the context it summarises.
@@ -47,42 +43,19 @@ impl Actor {
             Ok(context) => context,
             Err(error) => return self.compaction_failed(compaction, error.to_string()),
         };
-        let target = endpoint.target();
-        let extras = Extras {
-            tools_json: context.tools_json.as_deref(),
-            system: context.system.as_deref(),
-            options: &live.config.provider.request,
+        let body = match context.body_for(&endpoint, &live) {
+            Ok(body) => body,
+            Err(error) => return self.compaction_failed(compaction, error.to_string()),
         };
-        let body = assemble(&target, &context.fragments, extras);
-        let cancel = self.ctx.shutdown.child_token();
-        let turn = compaction.from;
-        let job = AnswerJob {
-            live: live.clone(),
-            diag: self.ctx.diag.clone(),
-            session: self.record.id,
-            turn,
+        let launch = Launch {
+            turn: compaction.from,
+            live,
             context,
             chain: compaction.chain.clone(),
-            endpoint,
             body,
             events: compaction.events.clone(),
-            cancel: cancel.clone(),
-            streamed_partial: false,
         };
-        self.ctx
-            .counters
-            .sends_in_flight
-            .fetch_add(1, Ordering::Relaxed);
-        let task = self.ctx.tracker.spawn(answer_with_retries(job));
-        self.inflight = Some(InFlight {
-            turn,
-            task,
-            purpose: Purpose::Compact(Box::new(compaction)),
-            started: Instant::now(),
-            live,
-            cancel,
-            cancellers: Vec::new(),
-        });
+        self.launch(launch, Purpose::Compact(Box::new(compaction)));
     }
 
     /// The request for the first piece: the summary so far as a summary node, the piece's
