@@ -20,6 +20,7 @@ pub mod json;
 mod limits;
 mod listing;
 mod message;
+mod numbers;
 mod ops;
 mod origin;
 mod recovery;
@@ -42,6 +43,7 @@ pub use export::{
 pub use limits::{MAX_FRAME_LEN, PROTOCOL_VERSION};
 pub use listing::{MAX_PAGE, SessionPage, SessionQuery, Shown};
 pub use message::{Hello, HelloReply, Request, RequestFrame, SessionRef};
+pub use numbers::thousands;
 pub use ops::{MoveOp, PlaceChange};
 pub use origin::OriginKind;
 pub use recovery::{

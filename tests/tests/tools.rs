@@ -261,7 +261,7 @@ fn a_huge_tool_result_reaches_the_model_cut_and_the_session_keeps_it_whole() {
     );
     let marker = format!(
         "of {} bytes of this tool result elided; the session keeps it whole]",
-        thousands(result.len())
+        omni_proto::thousands(result.len() as u64)
     );
     assert!(cut.contains(&marker), "{marker} not in the cut");
     assert!(!cut.contains("THE-MIDDLE"));
@@ -272,17 +272,4 @@ fn a_huge_tool_result_reaches_the_model_cut_and_the_session_keeps_it_whole() {
         "the stored node is whole"
     );
     assert!(history.stdout.contains(&half), "every byte of it");
-}
-
-/// `2000000` as `2,000,000`.
-fn thousands(count: usize) -> String {
-    let digits = count.to_string();
-    let mut out = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }

@@ -7,15 +7,7 @@ use super::width;
 
 /// A count with thousands separated: `1,048,576`.
 pub fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
+    omni_proto::thousands(n)
 }
 
 /// An amount in the price table's currency, to four decimals (`0.0123`).
@@ -117,14 +109,6 @@ fn key(by: UsageGrouping, key: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn counts_are_grouped_by_thousands() {
-        assert_eq!(count(0), "0");
-        assert_eq!(count(999), "999");
-        assert_eq!(count(1_000), "1,000");
-        assert_eq!(count(1_048_576), "1,048,576");
-    }
 
     #[test]
     fn a_line_leaves_out_what_is_not_there_and_marks_a_partial_cost() {

@@ -7,6 +7,8 @@
 //! the session keeps it whole]…<tail>"}`: an object, as Gemini's `functionResponse.response`
 //! must be, and text to OpenAI's and Anthropic's tool results, which take any string.
 
+use omni_proto::thousands;
+
 /// The result `response_json` as a model should see it when it is over `max` bytes (0:
 /// never cut): about `max` bytes of JSON holding its head and tail around a marked
 /// elision. `None` when it goes whole.
@@ -19,8 +21,8 @@ pub fn elided(response_json: &str, max: usize) -> Option<String> {
     let marker = |elided: usize| {
         format!(
             "…[omni: {} of {} bytes of this tool result elided; the session keeps it whole]…",
-            grouped(elided),
-            grouped(total)
+            thousands(elided as u64),
+            thousands(total as u64)
         )
     };
     let budget = max.saturating_sub(marker(total).len() + r#"{"output":""}"#.len());
@@ -49,19 +51,6 @@ fn ceil_boundary(text: &str, at: usize) -> usize {
         at += 1;
     }
     at
-}
-
-/// `1234567` as `1,234,567`.
-fn grouped(count: usize) -> String {
-    let digits = count.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -102,7 +91,10 @@ mod tests {
             .map(|(n, _)| n.replace(',', "").parse::<usize>().unwrap())
             .expect("the count elided");
         assert_eq!(head.len() + said + tail.len(), big.len(), "{marker}");
-        let whole = format!("of {} bytes of this tool result elided", grouped(big.len()));
+        let whole = format!(
+            "of {} bytes of this tool result elided",
+            thousands(big.len() as u64)
+        );
         assert!(marker.contains(&whole), "{marker}");
     }
 
@@ -124,13 +116,5 @@ mod tests {
         let cut = elided(&"z".repeat(5000), 10).expect("cut");
         let text = output(&cut);
         assert!(text.starts_with("…[omni: 5,000 of 5,000 bytes"), "{text}");
-    }
-
-    #[test]
-    fn counts_are_grouped_by_thousands() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1000), "1,000");
-        assert_eq!(grouped(2_000_000), "2,000,000");
     }
 }
