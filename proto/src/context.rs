@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::view::ModelInfo;
+use crate::model_info::ModelInfo;
 
 /// Where the size of a model's context window came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -6,7 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::view::{ModelInfo, Part, Role};
+use crate::model_info::ModelInfo;
+use crate::view::{Part, Role};
 
 /// The `format` every export carries, so a reader can tell an Omni export from anything else.
 pub const EXPORT_FORMAT: &str = "omni.session";

@@ -20,6 +20,7 @@ pub mod json;
 mod limits;
 mod listing;
 mod message;
+mod model_info;
 mod numbers;
 mod ops;
 mod origin;
@@ -43,6 +44,7 @@ pub use export::{
 pub use limits::{MAX_FRAME_LEN, PROTOCOL_VERSION};
 pub use listing::{MAX_PAGE, SessionPage, SessionQuery, Shown};
 pub use message::{Hello, HelloReply, Request, RequestFrame, SessionRef};
+pub use model_info::{ModelInfo, Usage};
 pub use numbers::thousands;
 pub use ops::{MoveOp, PlaceChange};
 pub use origin::OriginKind;
@@ -62,6 +64,6 @@ pub use status::{
 };
 pub use usage::{Cost, UsageGrouping, UsageReport, UsageRow, UsageTotals};
 pub use view::{
-    Answer, Branch, BranchList, Entry, HistoryView, ModelInfo, MoveOutcome, Part, PartContent,
-    RetryNotice, RevertReason, Role, SessionSummary, Usage,
+    Answer, Branch, BranchList, Entry, HistoryView, MoveOutcome, Part, PartContent, RetryNotice,
+    RevertReason, Role, SessionSummary,
 };

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::attempts::{AnswerJob, SendOutcome};
 use super::context::Context;
 use super::fallback::answer_with_retries;
-use super::send::Done;
+use super::requester::Done;
 use super::{Actor, Events, Reply};
 use crate::services::{Endpoint, Live};
 use crate::session::outcome::Cancelled;

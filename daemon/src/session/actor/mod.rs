@@ -19,6 +19,7 @@ mod models;
 mod moves;
 mod record;
 mod recovery;
+mod requester;
 mod send;
 mod tools;
 mod window;

@@ -7,7 +7,7 @@ use crate::session::outcome::{Recovered, RecoveryChoice, SessionEvent};
 use tokio::sync::mpsc;
 
 use super::compact::{DEFAULT_KEEP, Then, Why};
-use super::send::done_with;
+use super::requester::done_with;
 use super::{Actor, HeadMove, RecoverOutcome, RedoEffect, Reply};
 use crate::diag::{Cause, Report};
 use crate::model::{MoveKind, Recovery};

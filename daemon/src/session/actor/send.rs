@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use super::context::Context;
 use super::inflight::{Launch, Purpose};
 use super::recovery::Unsent;
+use super::requester::{Done, done_with};
 use super::{Actor, Events, HeadMove, RedoEffect, Reply};
 use crate::diag::Cause;
 use crate::model::{MoveKind, NodeRecord};
@@ -19,16 +20,6 @@ use crate::session::gauge::Gauge;
 use crate::session::tree::{NodeId, ROOT};
 use crate::session::validate::{Violation, validate};
 use crate::time::now_ms;
-
-/// Delivers the outcome of answering a turn to whoever asked, in their reply's type.
-pub(super) type Done = Box<dyn FnOnce(Result<Answer, SessionError>) + Send>;
-
-/// A [`Done`] that answers `reply`, mapping the answer with `wrap`.
-pub(super) fn done_with<T: Send + 'static>(reply: Reply<T>, wrap: fn(Answer) -> T) -> Done {
-    Box::new(move |result| {
-        let _ = reply.send(result.map(wrap));
-    })
-}
 
 impl Actor {
     /// `send`: stores the prompt durably (`replace`: in place of a pending one), then

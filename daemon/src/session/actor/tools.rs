@@ -9,7 +9,7 @@ use crate::session::outcome::SessionEvent;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::send::done_with;
+use super::requester::done_with;
 use super::{Actor, HeadMove, RedoEffect, Reply, ToolOutcome};
 use crate::model::{MoveKind, NodeRecord, ToolResults};
 use crate::session::calls::{Call, Waiting, waiting_at_head};

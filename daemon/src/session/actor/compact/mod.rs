@@ -11,7 +11,7 @@ mod step;
 
 use std::collections::VecDeque;
 
-use super::send::Done;
+use super::requester::Done;
 use super::{Actor, Events, Reply};
 use crate::model::ModelInfo;
 use crate::services::Endpoint;
