@@ -2,6 +2,7 @@
 
 mod chat;
 mod cli;
+mod cli_logs;
 mod cli_sessions;
 mod commands;
 mod error;
