@@ -50,14 +50,23 @@ fn reported(node: &NodeRecord) -> Option<u64> {
 
 /// The size of the context whose last node is `head`, reading nodes with `node`. Above
 /// a summary, the answers' usage counted a context that is gone: a summary and the
-/// nodes it kept are estimated.
+/// nodes it kept are estimated. `known`: a node above whose context's size is known
+/// already (a context is a function of the tree above its node, which never changes), so
+/// a session whose answers report no usage is not walked to its start at every send.
 pub fn measure<E>(
     head: NodeId,
+    known: Option<(NodeId, ContextSize)>,
     mut node: impl FnMut(NodeId) -> Result<NodeRecord, E>,
 ) -> Result<ContextSize, E> {
     let mut estimated = 0;
     let mut at = head;
     while at != ROOT {
+        if let Some((_, size)) = known.filter(|(node, _)| *node == at) {
+            return Ok(ContextSize {
+                tokens: size.tokens + estimated,
+                estimated: size.estimated + estimated,
+            });
+        }
         let current = node(at)?;
         if current.role == Role::Model
             && let Some(tokens) = reported(&current)
@@ -128,9 +137,16 @@ impl Gauge {
 
 /// How full the context whose last node is `node` is, against the window of the model
 /// the session asks next. A node that cannot be read counts as empty (and is logged).
-pub fn gauge_of(services: &Services, live: &Live, record: &SessionRecord, node: NodeId) -> Gauge {
+/// `known` as for [`measure`].
+pub fn gauge_of(
+    services: &Services,
+    live: &Live,
+    record: &SessionRecord,
+    node: NodeId,
+    known: Option<(NodeId, ContextSize)>,
+) -> Gauge {
     let read = |id| services.store.node(&record.id, id);
-    let size = measure(node, read).unwrap_or_else(|error| {
+    let size = measure(node, known, read).unwrap_or_else(|error| {
         tracing::warn!(session = %record.id, %error, "cannot measure the context");
         ContextSize::default()
     });
@@ -195,7 +211,7 @@ mod tests {
             node(3, 2, Role::User, &"x".repeat(400)),
         ];
         let read = |id: NodeId| Ok::<_, ()>(nodes[id as usize - 1].clone());
-        let size = measure(3, read).unwrap();
+        let size = measure(3, None, read).unwrap();
         assert_eq!(
             size,
             ContextSize {
@@ -203,7 +219,43 @@ mod tests {
                 estimated: 100
             }
         );
-        assert_eq!(measure(2, read).unwrap().estimated, 0);
+        assert_eq!(measure(2, None, read).unwrap().estimated, 0);
+        let known = Some((
+            1,
+            ContextSize {
+                tokens: 7,
+                estimated: 7,
+            },
+        ));
+        assert_eq!(
+            measure(3, known, read).unwrap(),
+            ContextSize {
+                tokens: 1120,
+                estimated: 100
+            },
+            "an answer nearer than the known node wins"
+        );
+    }
+
+    #[test]
+    fn without_usage_the_walk_stops_at_a_node_measured_before() {
+        let nodes = [
+            node(1, 0, Role::User, &"a".repeat(40)),
+            node(2, 1, Role::Model, &"b".repeat(40)),
+            node(3, 2, Role::User, &"c".repeat(40)),
+            node(4, 3, Role::Model, &"d".repeat(40)),
+        ];
+        let reads = std::cell::Cell::new(0);
+        let read = |id: NodeId| {
+            reads.set(reads.get() + 1);
+            Ok::<_, ()>(nodes[id as usize - 1].clone())
+        };
+        let at_two = measure(2, None, read).unwrap();
+        assert_eq!((at_two.tokens, reads.get()), (20, 2));
+        reads.set(0);
+        let at_four = measure(4, Some((2, at_two)), read).unwrap();
+        assert_eq!((at_four.tokens, at_four.estimated), (40, 40));
+        assert_eq!(reads.get(), 2, "nodes 1 and 2 are not read again");
     }
 
     #[test]
@@ -222,7 +274,7 @@ mod tests {
         ];
         let read = |id: NodeId| Ok::<_, ()>(nodes[id as usize - 1].clone());
         assert_eq!(
-            measure(5, read).unwrap(),
+            measure(5, None, read).unwrap(),
             ContextSize {
                 tokens: 14,
                 estimated: 14

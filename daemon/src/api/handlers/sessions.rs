@@ -61,7 +61,7 @@ fn too_long(daemon: &Daemon, record: &SessionRecord) -> bool {
 /// How full the context at the session's head is.
 pub fn context(daemon: &Daemon, record: &SessionRecord) -> omni_proto::ContextGauge {
     let live = daemon.services.live.get();
-    let gauge = gauge_of(&daemon.services, &live, record, record.head);
+    let gauge = gauge_of(&daemon.services, &live, record, record.head, None);
     views::context::gauge(&gauge)
 }
 

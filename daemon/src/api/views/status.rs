@@ -142,6 +142,6 @@ fn current_context(
     let services = &daemon.services;
     let id = services.current.get()?;
     let record = services.store.session(&id).ok().flatten()?;
-    let gauge = crate::session::gauge::gauge_of(services, live, &record, record.head);
+    let gauge = crate::session::gauge::gauge_of(services, live, &record, record.head, None);
     Some(super::context::gauge(&gauge))
 }

@@ -224,6 +224,8 @@ impl Actor {
                 ),
             ))
         })?;
+        let live = self.ctx.live.get();
+        let context = self.gauge_at(id, &live);
         Ok(Answer {
             session: self.record.id,
             prompt_node: turn,
@@ -233,7 +235,7 @@ impl Actor {
             model,
             pending_calls,
             session_usage: self.record.usage.clone(),
-            context: self.gauge_at(id, &self.ctx.live.get()),
+            context,
         })
     }
 }

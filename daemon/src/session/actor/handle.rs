@@ -41,6 +41,7 @@ impl ActorHandle {
             inbox,
             watchers: Watchers::default(),
             held: Default::default(),
+            measured: None,
             inflight: None,
             retired: false,
             client_made: ctx.store.origin(&id).is_none(),

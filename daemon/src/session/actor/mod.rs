@@ -144,6 +144,8 @@ struct Actor {
     watchers: Watchers,
     /// The context as it is sent, held between sends.
     held: held::Held,
+    /// The last node whose context was measured, and its size (see `gauge::measure`).
+    measured: Option<(NodeId, crate::session::gauge::ContextSize)>,
     inflight: Option<InFlight>,
     /// The store failed in a way that leaves memory and store possibly apart: the actor
     /// ends, and the session is loaded again from the store on its next request.

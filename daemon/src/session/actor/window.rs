@@ -11,9 +11,12 @@ use crate::session::gauge::{Gauge, gauge_of};
 use crate::session::tree::NodeId;
 
 impl Actor {
-    /// How full the context whose last node is `node` is (see [`gauge_of`]).
-    pub(super) fn gauge_at(&self, node: NodeId, live: &Live) -> Gauge {
-        gauge_of(&self.ctx, live, &self.record, node)
+    /// How full the context whose last node is `node` is (see [`gauge_of`]), walking no
+    /// further up than the node measured last.
+    pub(super) fn gauge_at(&mut self, node: NodeId, live: &Live) -> Gauge {
+        let gauge = gauge_of(&self.ctx, live, &self.record, node, self.measured);
+        self.measured = Some((node, gauge.size));
+        gauge
     }
 
     /// Learns the window of the model a send asks, in the background, when its API can
