@@ -206,6 +206,12 @@ pub enum Command {
     Keep(KeepCommand),
     /// Show the daemon's version, uptime, socket, store, sessions and circuit breakers
     Status,
+    /// Print a one-time link that logs a browser into the web app (omnid --web-listen)
+    Web {
+        /// Also open it in the default browser
+        #[arg(long)]
+        open: bool,
+    },
     /// Sum stored answers' tokens (input, cached, output, thinking) and their cost, per
     /// session, model or day (costs come from the `[prices."MODEL"]` tables of omnid's
     /// configuration)

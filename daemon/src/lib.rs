@@ -31,6 +31,7 @@ pub mod store;
 mod text;
 mod time;
 mod usage;
+mod web;
 
 pub use config::{Args, Config, Env};
 pub use run::{Startup, print_config, run};

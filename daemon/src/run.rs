@@ -27,6 +27,7 @@ use crate::server::{self, listener};
 use crate::services::{Counters, CurrentSession, Live, Services, Swap};
 use crate::session::registry::Registry;
 use crate::store::Store;
+use crate::web;
 
 /// What start-up needs beyond the configuration: the flags and environment it was resolved
 /// from, so that a reload resolves the file again the same way.
@@ -83,6 +84,7 @@ pub async fn run(
         search,
         warnings: Throttle::new(5, Duration::from_secs(10)),
         uploads: Default::default(),
+        web: Default::default(),
     });
     let describe = {
         let daemon = daemon.clone();
@@ -108,6 +110,7 @@ pub async fn run(
     let tcp_cap = tcp_cap(&services, open_files);
     http::serve(api, daemon.clone(), tcp_cap, shutdown.clone());
     listen_proxy(&daemon, tcp_cap).await?;
+    listen_web(&daemon, tcp_cap, shutdown.clone()).await?;
     server::serve(socket, daemon, shutdown, tracker.clone()).await;
     if let Some(path) = api_bound {
         let _ = std::fs::remove_file(path);
@@ -330,6 +333,22 @@ async fn listen_proxy(daemon: &Arc<Daemon>, cap: usize) -> anyhow::Result<()> {
     tracing::info!(address = %listener.local_addr()?, "the model APIs' proxy listens (Gemini, OpenAI, Anthropic)");
     proxy::serve(listener, proxy::Proxy::new(daemon.clone())?, cap);
     Ok(())
+}
+
+/// With `--web-listen`, serves the web app on that loopback address.
+async fn listen_web(
+    daemon: &Arc<Daemon>,
+    cap: usize,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
+    let Some(addr) = daemon.services.live.get().config.web_listen else {
+        return Ok(());
+    };
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} (--web-listen)"))?;
+    tracing::info!(address = %listener.local_addr()?, "the web app listens (`omnictl web` prints a login link)");
+    web::serve(listener, daemon.clone(), cap, shutdown)
 }
 
 /// The HTTP API's listeners: `api.sock` (handed over by systemd, or bound now: then its

@@ -129,6 +129,9 @@ pub fn reply(reply: &Reply) -> Value {
         Reply::ImportStaged { upload, bytes } => json!({"upload": upload, "bytes": bytes}),
         Reply::Imported(outcome) => json!(outcome),
         Reply::Compacted(compacted) => json!(compacted),
+        Reply::WebLink { url, expires_in_s } => {
+            json!({"url": url, "expires_in_s": expires_in_s})
+        }
         Reply::Purged {
             session,
             title,

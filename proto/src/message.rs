@@ -116,6 +116,9 @@ pub enum Request {
     },
     /// The daemon's health and configuration.
     Status,
+    /// A one-time link that logs a browser into the web app (`--web-listen`); answered with
+    /// [`Reply::WebLink`].
+    WebLink,
     /// Lifts a session's suspension (after repeated failed sends); the history is untouched.
     Resume {
         /// The session to resume.

@@ -202,4 +202,11 @@ pub enum Reply {
     },
     /// A compaction was stored.
     Compacted(Box<crate::context::Compacted>),
+    /// The web app's one-time login link.
+    WebLink {
+        /// `http://ADDRESS/login?key=SECRET`: opening it once logs that browser in.
+        url: String,
+        /// Seconds until the link expires unused.
+        expires_in_s: u64,
+    },
 }

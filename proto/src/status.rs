@@ -20,6 +20,8 @@ pub struct DaemonStatus {
     pub api_socket: String,
     /// The HTTP/JSON API's loopback TCP address, when it listens there (bearer token).
     pub http_address: Option<String>,
+    /// The web app's loopback address, when it is served (`--web-listen`).
+    pub web_address: Option<String>,
     /// Its data directory (the sled store).
     pub data_dir: String,
     /// Its log directory.

@@ -26,6 +26,7 @@ pub mod status;
 pub mod stream;
 mod tool_result;
 pub mod usage;
+mod web;
 
 mod ctx;
 
@@ -149,6 +150,7 @@ async fn dispatch_read(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> 
         Command::Sessions(args) => sessions::run(ctx, &args).await,
         Command::Keep(command) => keep::run(ctx, command).await,
         Command::Status => status::run(ctx).await,
+        Command::Web { open } => web::run(ctx, open).await,
         Command::Usage { since, by, session } => {
             usage::run(ctx, since.as_deref(), by, session).await
         }

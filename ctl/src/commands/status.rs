@@ -48,6 +48,12 @@ fn lines(status: &DaemonStatus) -> Vec<String> {
             ),
             None => format!("api:      {} (HTTP/JSON)", status.api_socket),
         },
+        match &status.web_address {
+            Some(address) => {
+                format!("web:      http://{address} (`omnictl web` logs a browser in)")
+            }
+            None => "web:      off (omnid --web-listen 127.0.0.1:PORT serves it)".to_string(),
+        },
         format!(
             "store:    {} ({}, {}, {} loaded; {} and {} since start)",
             status.data_dir,

@@ -48,6 +48,7 @@ pub async fn dispatch(
         Request::Branches { session } => branches::handle(daemon, &session),
         Request::Sessions { query } => listing::handle(daemon, &query),
         Request::Status => status::handle(daemon),
+        Request::WebLink => web_link::handle(daemon),
         Request::Usage {
             since_ms,
             by,

@@ -12,6 +12,7 @@ pub mod throttle;
 pub mod trash;
 pub mod uploads;
 mod views;
+pub mod web_keys;
 
 pub use dispatch::dispatch;
 pub use responder::Responder;

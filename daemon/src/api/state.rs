@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 
 use crate::api::throttle::Throttle;
 use crate::api::uploads::Uploads;
+use crate::api::web_keys::WebKeys;
 use crate::resilience::BreakerState;
 use crate::search::SearchIndex;
 use crate::services::Services;
@@ -23,6 +24,8 @@ pub struct Daemon {
     pub warnings: Throttle,
     /// Imports arriving in pieces, and the lock that makes imports one at a time.
     pub uploads: Uploads,
+    /// The web app's address and who may use it.
+    pub web: WebKeys,
 }
 
 impl Daemon {

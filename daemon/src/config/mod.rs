@@ -56,6 +56,8 @@ pub struct Config {
     pub proxy_listen: Option<std::net::SocketAddr>,
     /// What the proxy does with a history the API would reject.
     pub proxy_history: HistoryPolicy,
+    /// Where the web app is served, if it is (loopback only).
+    pub web_listen: Option<std::net::SocketAddr>,
     /// The store's directory.
     pub data_dir: PathBuf,
     /// The diagnostic log directory.
@@ -114,17 +116,9 @@ pub struct HttpConfig {
 impl HttpConfig {
     fn from_settings(settings: &Settings) -> anyhow::Result<Self> {
         let beside = |name: &str| settings.socket.with_file_name(name);
-        if let Some(addr) = settings.http_listen
-            && !addr.ip().is_loopback()
-        {
-            bail!(
-                "--http-listen {addr} is not a loopback address; the HTTP API serves this \
-                 machine only (use 127.0.0.1:PORT or [::1]:PORT)"
-            );
-        }
         Ok(Self {
             socket: beside("api.sock"),
-            listen: settings.http_listen,
+            listen: loopback("http-listen", "the HTTP API", settings.http_listen)?,
             token_file: settings
                 .http_token_file
                 .clone()
@@ -150,12 +144,17 @@ fn history_policy(settings: &Settings) -> anyhow::Result<HistoryPolicy> {
     }
 }
 
-/// Where the model APIs' proxy listens (loopback only), if it does.
-fn proxy_listen(settings: &Settings) -> anyhow::Result<Option<std::net::SocketAddr>> {
-    match settings.proxy_listen {
+/// A TCP address a flag asks to serve on, refused unless it is loopback: what omnid
+/// serves there is for this machine only.
+fn loopback(
+    flag: &str,
+    what: &str,
+    addr: Option<std::net::SocketAddr>,
+) -> anyhow::Result<Option<std::net::SocketAddr>> {
+    match addr {
         Some(addr) if !addr.ip().is_loopback() => bail!(
-            "--proxy-listen {addr} is not a loopback address; the proxy serves this machine \
-             only (use 127.0.0.1:PORT or [::1]:PORT)"
+            "--{flag} {addr} is not a loopback address; {what} serves this machine only \
+             (use 127.0.0.1:PORT or [::1]:PORT)"
         ),
         other => Ok(other),
     }
@@ -262,7 +261,8 @@ impl Config {
             file: path,
             socket: s.socket.clone(),
             http: HttpConfig::from_settings(s)?,
-            proxy_listen: proxy_listen(s)?,
+            proxy_listen: loopback("proxy-listen", "the proxy", s.proxy_listen)?,
+            web_listen: loopback("web-listen", "the web app", s.web_listen)?,
             proxy_history: history_policy(s)?,
             data_dir: s.data_dir.clone(),
             log_dir: s.log_dir.clone(),

@@ -55,6 +55,16 @@ settings! {
         reloads: false,
         secret: false,
     }
+    /// Serve the web app (every session, its tree, live answers) on this loopback address
+    /// (`127.0.0.1:PORT`); `omnictl web` prints the one-time link that logs a browser in.
+    web_listen: std::net::SocketAddr {
+        key: "web.listen",
+        flag: value("web-listen", "ADDR"),
+        env: none,
+        default: none,
+        reloads: false,
+        secret: false,
+    }
     /// Forward whatever API key a proxy client brings, instead of accepting only the key
     /// omnid itself is configured with.
     proxy_accept_any_key: bool {

@@ -27,3 +27,4 @@ pub(super) mod status;
 pub(super) mod stream;
 pub(super) mod tool_result;
 pub(super) mod usage;
+pub(super) mod web_link;

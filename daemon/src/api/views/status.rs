@@ -29,6 +29,7 @@ pub fn status(daemon: &Daemon) -> DaemonStatus {
             .http_address
             .get()
             .map(|address| address.to_string()),
+        web_address: daemon.web.address().map(|address| address.to_string()),
         data_dir: config.data_dir.display().to_string(),
         log_dir: config.log_dir.display().to_string(),
         store_bytes: daemon.services.store.size_on_disk(),
