@@ -93,6 +93,7 @@ pub fn reply(reply: &Reply) -> Value {
         Reply::SessionCreated { session } => json!({"session": session}),
         Reply::Answered(answer) => json!(answer),
         Reply::History(view) => json!(view),
+        Reply::Tree(shape) => json!(shape),
         Reply::Moved(outcome) => json!(outcome),
         Reply::Branches(list) => json!(list),
         Reply::Sessions(page) => {

@@ -65,5 +65,5 @@ pub use status::{
 pub use usage::{Cost, UsageGrouping, UsageReport, UsageRow, UsageTotals};
 pub use view::{
     Answer, Branch, BranchList, Entry, HistoryView, MoveOutcome, Part, PartContent, RetryNotice,
-    RevertReason, Role, SessionSummary,
+    RevertReason, Role, SessionSummary, TreeNode, TreeShape,
 };

@@ -114,6 +114,8 @@ pub enum Reply {
     Answered(Answer),
     /// A transcript.
     History(HistoryView),
+    /// The shape of a session's tree.
+    Tree(crate::view::TreeShape),
     /// The head moved.
     Moved(MoveOutcome),
     /// The leaves of a session.

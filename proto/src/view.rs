@@ -173,6 +173,36 @@ pub struct HistoryView {
     pub usage: crate::usage::UsageTotals,
     /// How full the context at the head is.
     pub context: crate::context::ContextGauge,
+    /// When this is a page with entries before it: the `before` that asks for the page
+    /// before it (its first entry's node).
+    #[serde(default)]
+    pub earlier: Option<u64>,
+}
+
+/// The shape of a session's whole tree: each node's place, none of its text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TreeShape {
+    /// The session's id.
+    pub session: String,
+    /// The node the conversation continues from (0 = the empty start).
+    pub head: u64,
+    /// Every node, in creation order.
+    pub nodes: Vec<TreeNode>,
+}
+
+/// One node of a [`TreeShape`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TreeNode {
+    /// The node's number.
+    pub id: u64,
+    /// Its parent (`None` at the start of the conversation).
+    pub parent: Option<u64>,
+    /// Who produced it.
+    pub role: Role,
+    /// Off the path to the head.
+    pub reverted: bool,
+    /// On the path but covered by a compaction's summary.
+    pub compacted: bool,
 }
 
 /// A completed, durably stored answer.

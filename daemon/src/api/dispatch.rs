@@ -44,6 +44,13 @@ pub async fn dispatch(
             session,
             active_only,
         } => history::handle(daemon, &session, active_only),
+        Request::HistoryPage {
+            session,
+            active_only,
+            before,
+            limit,
+        } => tree::history_page(daemon, &session, active_only, before, limit),
+        Request::Tree { session } => tree::handle(daemon, &session),
         Request::Move { session, op } => moves::handle(daemon, &session, op).await,
         Request::Branches { session } => branches::handle(daemon, &session),
         Request::Sessions { query } => listing::handle(daemon, &query),

@@ -83,6 +83,17 @@ impl Input {
             .map_err(|e| invalid(format!("?since=: {e}")))
     }
 
+    /// A whole-number query parameter, if given.
+    pub fn number<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, ErrorReply> {
+        self.query
+            .get(name)
+            .map(|text| {
+                text.parse::<T>()
+                    .map_err(|_| invalid(format!("?{name}= takes a number, not {text:?}")))
+            })
+            .transpose()
+    }
+
     /// A true/false query parameter.
     pub fn flag(&self, name: &str) -> Result<bool, ErrorReply> {
         match self.query.get(name).map(String::as_str) {
@@ -123,6 +134,25 @@ pub fn usage(input: Input) -> Result<Request, ErrorReply> {
 }
 
 /// undo, redo, back.
+/// `GET .../history`: the whole transcript, or with `?limit=` a page of it.
+pub fn history(input: Input) -> Result<Request, ErrorReply> {
+    let active_only = input.flag("active")?;
+    let before = input.number::<u64>("before")?;
+    Ok(match input.number::<u32>("limit")? {
+        Some(limit) => Request::HistoryPage {
+            session: input.session(),
+            active_only,
+            before,
+            limit,
+        },
+        None if before.is_some() => return Err(invalid("?before= needs ?limit=")),
+        None => Request::History {
+            session: input.session(),
+            active_only,
+        },
+    })
+}
+
 pub fn head_move(input: Input, op: MoveOp) -> Result<Request, ErrorReply> {
     Ok(Request::Move {
         session: input.session(),

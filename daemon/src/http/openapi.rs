@@ -5,7 +5,7 @@
 use omni_proto::{
     Answer, BranchList, Compacted, DaemonStatus, ErrorKind, ErrorSummary, ExportedSession,
     HistoryView, ImportOutcome, MoveOutcome, PendingCall, Recovered, ReplayOutcome, SearchResults,
-    SessionSummary, UsageReport,
+    SessionSummary, TreeShape, UsageReport,
 };
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
@@ -34,6 +34,7 @@ fn components() -> Map<String, Value> {
     generator.subschema_for::<DaemonStatus>();
     generator.subschema_for::<SessionSummary>();
     generator.subschema_for::<HistoryView>();
+    generator.subschema_for::<TreeShape>();
     generator.subschema_for::<BranchList>();
     generator.subschema_for::<Answer>();
     generator.subschema_for::<MoveOutcome>();

@@ -7,8 +7,8 @@ use omni_proto::{MoveOp, Request};
 use serde_json::json;
 
 use super::input::{
-    checkout, compact, head_move, new_session, object, recover, recovery_actions, set_model,
-    tool_result,
+    checkout, compact, head_move, history, new_session, object, recover, recovery_actions,
+    set_model, tool_result,
 };
 use super::route::{Answer, Route};
 
@@ -70,17 +70,36 @@ pub const ROUTES: &[Route] = &[
         method: "GET",
         path: "/v1/sessions/{id}/history",
         summary: "The transcript (what `omnictl --json history` prints)",
-        query: &[(
-            "active",
-            "true: only the nodes on the path to the head (the model's context)",
-        )],
+        query: &[
+            (
+                "active",
+                "true: only the nodes on the path to the head (the model's context)",
+            ),
+            (
+                "limit",
+                "a page: at most this many entries, the latest (at most 1000); the reply's `earlier` asks for the page before",
+            ),
+            (
+                "before",
+                "with limit: only entries of nodes numbered below this",
+            ),
+        ],
         body: None,
         reply: "HistoryView",
         answer: Answer::Json(200),
+        build: history,
+    },
+    Route {
+        method: "GET",
+        path: "/v1/sessions/{id}/tree",
+        summary: "The shape of the session's whole tree, without texts (each node's parent, role, and whether it is reverted or compacted)",
+        query: &[],
+        body: None,
+        reply: "TreeShape",
+        answer: Answer::Json(200),
         build: |i| {
-            Ok(Request::History {
+            Ok(Request::Tree {
                 session: i.session(),
-                active_only: i.flag("active")?,
             })
         },
     },

@@ -149,14 +149,7 @@ fn list(input: Input) -> Result<Request, ErrorReply> {
             })
             .transpose()
     };
-    let limit = input
-        .query
-        .get("limit")
-        .map(|text| {
-            text.parse::<u32>()
-                .map_err(|_| invalid(format!("?limit= takes a number, not {text:?}")))
-        })
-        .transpose()?;
+    let limit = input.number::<u32>("limit")?;
     let origin = input
         .query
         .get("origin")

@@ -26,5 +26,6 @@ pub(super) mod set_model;
 pub(super) mod status;
 pub(super) mod stream;
 pub(super) mod tool_result;
+pub(super) mod tree;
 pub(super) mod usage;
 pub(super) mod web_link;

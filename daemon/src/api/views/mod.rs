@@ -6,6 +6,7 @@ pub mod diag;
 pub mod export;
 pub mod import;
 pub mod markdown;
+pub mod page;
 pub mod status;
 pub mod usage;
 
@@ -92,6 +93,7 @@ pub fn history(
         damaged: None,
         usage,
         context,
+        earlier: None,
     }
 }
 
@@ -143,6 +145,7 @@ pub fn damaged_history(
         damaged: Some(reason.to_string()),
         usage: omni_proto::UsageTotals::default(),
         context,
+        earlier: None,
     }
 }
 
