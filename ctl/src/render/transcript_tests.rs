@@ -28,6 +28,7 @@ fn view(head: u64, entries: Vec<Entry>) -> HistoryView {
         entries,
         damaged: None,
         context: context::tests::gauge(1_000, Some(100_000)),
+        earlier: None,
     }
 }
 

@@ -165,6 +165,7 @@ mod tests {
             ],
             damaged: None,
             context: crate::render::context::tests::gauge(0, None),
+            earlier: None,
         };
         let drawn = draw(&view, &Style::new(false), None);
         assert_eq!(
@@ -201,6 +202,7 @@ mod tests {
             entries,
             damaged: None,
             context: crate::render::context::tests::gauge(0, None),
+            earlier: None,
         };
         assert_eq!(
             draw(&view, &Style::new(false), None),
