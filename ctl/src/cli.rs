@@ -349,6 +349,10 @@ pub enum Command {
         /// Leave the demo daemon running afterwards and print how to reach it
         #[arg(long)]
         keep: bool,
+        /// Also serve the web app on a free loopback port and print its login link
+        /// (implies --keep)
+        #[arg(long)]
+        web: bool,
     },
 }
 

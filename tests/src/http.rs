@@ -170,8 +170,13 @@ impl Api {
             let mut request = hyper::Request::builder()
                 .method(method)
                 .uri(path)
-                .header("host", "omnid")
                 .header("content-type", "application/json");
+            if !headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+            {
+                request = request.header("host", "omnid");
+            }
             if let Some(token) = &self.token {
                 request = request.header("authorization", format!("Bearer {token}"));
             }

@@ -80,12 +80,16 @@ struct DemoDaemon {
 }
 
 /// Starts `omnid --demo` with everything in `dir`, and waits for its socket.
-fn start(omnid: &Path, dir: &Path) -> Result<DemoDaemon, CtlError> {
+fn start(omnid: &Path, dir: &Path, web: bool) -> Result<DemoDaemon, CtlError> {
     let socket = dir.join("omnid.sock");
     let log = dir.join("omnid.log");
     let log_file = std::fs::File::create(&log)
         .map_err(|e| CtlError::failure(format!("cannot create {}: {e}", log.display())))?;
-    let mut child = Command::new(omnid)
+    let mut command = Command::new(omnid);
+    if web {
+        command.arg("--web-listen").arg("127.0.0.1:0");
+    }
+    let mut child = command
         .arg("--demo")
         .arg("--socket")
         .arg(&socket)
@@ -141,7 +145,7 @@ fn run_script(me: &Path, socket: &Path, json: bool) -> Option<String> {
     None
 }
 
-pub async fn run(keep: bool, json: bool) -> Result<(), CtlError> {
+pub async fn run(keep: bool, web: bool, json: bool) -> Result<(), CtlError> {
     let omnid = find_omnid()?;
     let me = std::env::current_exe()
         .map_err(|e| CtlError::failure(format!("cannot find omnictl itself: {e}")))?;
@@ -149,7 +153,7 @@ pub async fn run(keep: bool, json: bool) -> Result<(), CtlError> {
         .prefix("omni-demo-")
         .tempdir()
         .map_err(|e| CtlError::failure(format!("cannot create a temporary directory: {e}")))?;
-    let mut daemon = start(&omnid, dir.path())?;
+    let mut daemon = start(&omnid, dir.path(), web)?;
     let failed = run_script(&me, &daemon.socket, json);
     if keep && failed.is_none() {
         let kept = dir.keep();
@@ -160,6 +164,17 @@ pub async fn run(keep: bool, json: bool) -> Result<(), CtlError> {
             daemon.socket.display(),
             kept.display()
         );
+        if web {
+            println!("\nThe web app (open this link once, in a browser on this machine):");
+            let shown = Command::new(&me)
+                .arg("--socket")
+                .arg(&daemon.socket)
+                .arg("web")
+                .status();
+            if !shown.is_ok_and(|status| status.success()) {
+                return Err(CtlError::failure("the demo daemon gave no web login link"));
+            }
+        }
         return Ok(());
     }
     stop(&mut daemon.child);

@@ -42,7 +42,7 @@ use crate::error::CtlError;
 pub async fn run(cli: Cli) -> Result<(), CtlError> {
     // Commands that need no daemon.
     match cli.command {
-        Command::Demo { keep } => return demo::run(keep, cli.json).await,
+        Command::Demo { keep, web } => return demo::run(keep || web, web, cli.json).await,
         Command::Completions { shell } => return docs::completions(shell),
         Command::Man => return docs::man(),
         _ => {}
