@@ -97,25 +97,6 @@ pub enum Request {
         /// Only the nodes the model will see next (the path to the head).
         active_only: bool,
     },
-    /// A page of the transcript: the latest `limit` entries before node `before` (all of
-    /// them when `None`), read without reading the rest of the session; answered with
-    /// [`Reply::History`], whose `earlier` asks for the page before it.
-    HistoryPage {
-        /// The session to show.
-        session: SessionRef,
-        /// Only the nodes the model will see next (the path to the head).
-        active_only: bool,
-        /// Only entries of nodes numbered below this.
-        before: Option<u64>,
-        /// At most this many entries.
-        limit: u32,
-    },
-    /// The shape of the session's whole tree (no texts): what a graph of it needs;
-    /// answered with [`Reply::Tree`].
-    Tree {
-        /// The session to show.
-        session: SessionRef,
-    },
     /// Moves the session's head (undo, redo, back, checkout).
     Move {
         /// The session to change.
@@ -135,9 +116,6 @@ pub enum Request {
     },
     /// The daemon's health and configuration.
     Status,
-    /// A one-time link that logs a browser into the web app (`--web-listen`); answered with
-    /// [`Reply::WebLink`].
-    WebLink,
     /// Lifts a session's suspension (after repeated failed sends); the history is untouched.
     Resume {
         /// The session to resume.
@@ -296,4 +274,26 @@ pub enum Request {
         /// the client names it).
         session: SessionRef,
     },
+    /// A page of the transcript: the latest `limit` entries before node `before` (all of
+    /// them when `None`), read without reading the rest of the session; answered with
+    /// [`Reply::History`], whose `earlier` asks for the page before it.
+    HistoryPage {
+        /// The session to show.
+        session: SessionRef,
+        /// Only the nodes the model will see next (the path to the head).
+        active_only: bool,
+        /// Only entries of nodes numbered below this.
+        before: Option<u64>,
+        /// At most this many entries.
+        limit: u32,
+    },
+    /// The shape of the session's whole tree (no texts): what a graph of it needs;
+    /// answered with [`Reply::Tree`].
+    Tree {
+        /// The session to show.
+        session: SessionRef,
+    },
+    /// A one-time link that logs a browser into the web app (`--web-listen`); answered with
+    /// [`Reply::WebLink`].
+    WebLink,
 }

@@ -114,8 +114,6 @@ pub enum Reply {
     Answered(Answer),
     /// A transcript.
     History(HistoryView),
-    /// The shape of a session's tree.
-    Tree(crate::view::TreeShape),
     /// The head moved.
     Moved(MoveOutcome),
     /// The leaves of a session.
@@ -211,4 +209,6 @@ pub enum Reply {
         /// Seconds until the link expires unused.
         expires_in_s: u64,
     },
+    /// The shape of a session's tree.
+    Tree(crate::view::TreeShape),
 }
