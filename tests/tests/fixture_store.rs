@@ -58,7 +58,10 @@ fn a_store_written_by_omnid_0_1_0_reads_identically() {
             "{}",
             now["context"]
         );
-        assert!(now["earlier"].is_null(), "a whole transcript has no page before it");
+        assert!(
+            now["earlier"].is_null(),
+            "a whole transcript has no page before it"
+        );
         now = without(now, &["usage", "context", "earlier"]);
         for entry in now["entries"].as_array_mut().unwrap() {
             assert_eq!(entry["compacted"], false);
