@@ -8,7 +8,7 @@ export const GEOMETRY = Object.freeze({
   rowHeight: 24,
   laneWidth: 16,
   padding: 12,
-  labelWidth: 360,
+  labelWidth: 440,
   labelChars: 44,
 });
 
@@ -61,7 +61,9 @@ function shortLabel(entry) {
 function tooltip(entry, reverted) {
   const facts = [`#${entry.id} ${entry.role}`];
   if (entry.created_at_ms) facts.push(new Date(entry.created_at_ms).toLocaleString());
-  if (reverted) facts.push(`reverted (${REVERT_WORDS[entry.why_reverted] || "off the head's path"})`);
+  if (reverted) {
+    facts.push(`reverted (${REVERT_WORDS[entry.why_reverted] || "off the head's path"})`);
+  }
   if (entry.compacted) facts.push("compacted");
   if (entry.model && entry.model.model) facts.push(entry.model.model);
   const text = (entry.text || "").slice(0, 400);
@@ -103,10 +105,13 @@ export function buildRow(layout, entries, row, head, width) {
   });
   if (entry) group.setAttribute("data-role", entry.role);
   const title = svgElement("title");
-  title.textContent = entry ? tooltip(entry, !layout.onPath[row]) : "the start: check out to begin again";
+  title.textContent = entry
+    ? tooltip(entry, !layout.onPath[row])
+    : "the start: check out to begin again";
   group.append(title);
   const top = y - GEOMETRY.rowHeight / 2;
-  group.append(svgElement("rect", { class: "hit", x: 0, y: top, width, height: GEOMETRY.rowHeight }));
+  const height = GEOMETRY.rowHeight;
+  group.append(svgElement("rect", { class: "hit", x: 0, y: top, width, height }));
   group.append(svgElement("circle", { cx: x, cy: y, r: entry ? 5 : 4 }));
   const text = svgElement("text", { x: x + GEOMETRY.laneWidth, y, "dominant-baseline": "central" });
   const label = svgElement("tspan", { class: "label" });

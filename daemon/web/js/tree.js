@@ -205,9 +205,13 @@ function focusRow(state, row, scroll = true) {
 function eventRow(state, event) {
   const group = event.target.closest ? event.target.closest("g[data-row]") : null;
   if (!group || !state.svg.contains(group)) return null;
-  return { row: Number(group.getAttribute("data-row")), node: Number(group.getAttribute("data-node")) };
+  return {
+    row: Number(group.getAttribute("data-row")),
+    node: Number(group.getAttribute("data-node")),
+  };
 }
 
+/** A click anywhere on a row checks its node out. */
 function onClick(state, event) {
   const hit = eventRow(state, event);
   if (hit && state.onCheckout) state.onCheckout(hit.node);
@@ -219,7 +223,8 @@ function onKey(state, event) {
   const hit = eventRow(state, event);
   if (!hit) return;
   const { layout } = state;
-  const page = Math.max(1, Math.floor((viewBounds(state).bottom - viewBounds(state).top) / GEOMETRY.rowHeight) - 2);
+  const { top, bottom } = viewBounds(state);
+  const page = Math.max(1, Math.floor((bottom - top) / GEOMETRY.rowHeight) - 2);
   const moves = {
     ArrowDown: hit.row + 1,
     ArrowUp: hit.row - 1,
