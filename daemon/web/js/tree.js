@@ -43,7 +43,7 @@ export function drawTree(svg, entries, head, { onCheckout } = {}) {
   watchScrolling(state);
   if (headMoved && state.container !== window) scrollRowIntoView(state, state.layout.headRow);
   render(state);
-  if (focused !== null) focusRow(state, state.layout.rowOfNode.get(focused), false);
+  if (focused !== null) focusRow(state, state.layout.rowOf(focused), false);
   state.schedule(true); // once more after layout settles (the svg may just be being attached)
 }
 
