@@ -45,9 +45,20 @@ export function graphSize(layout) {
   };
 }
 
+/** The start of a text as one line, with the commonest markdown marks taken out. */
+function firstWords(text) {
+  return text
+    .slice(0, GEOMETRY.labelChars * 4)
+    .replace(/\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)/g, "$1")
+    .replace(/^\s{0,3}(?:#{1,6}|>|[-+*]|\d+\.)\s+/gm, "")
+    .replace(/\*\*|__|`+/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
 /** "model: first words of the answer…": the role and the start of the text. */
 function shortLabel(entry) {
-  const head = (entry.text || "").slice(0, GEOMETRY.labelChars * 4).replace(/\s+/g, " ").trim();
+  const head = firstWords(entry.text || "");
   const words =
     head.length > GEOMETRY.labelChars ? `${head.slice(0, GEOMETRY.labelChars - 1)}\u2026` : head;
   let role = entry.role;
@@ -114,14 +125,15 @@ export function buildRow(layout, entries, row, head, width) {
   group.append(svgElement("rect", { class: "hit", x: 0, y: top, width, height }));
   group.append(svgElement("circle", { cx: x, cy: y, r: entry ? 5 : 4 }));
   const text = svgElement("text", { x: x + GEOMETRY.laneWidth, y, "dominant-baseline": "central" });
-  const label = svgElement("tspan", { class: "label" });
-  label.textContent = entry ? shortLabel(entry) : "start";
-  text.append(label);
   if (layout.branch[row] > 0) {
-    const branch = svgElement("tspan", { class: "branch-label", dx: 10 });
+    // First, so a narrow pane still shows which branch this is.
+    const branch = svgElement("tspan", { class: "branch-label" });
     branch.textContent = branchText(layout, row);
     text.append(branch);
   }
+  const label = svgElement("tspan", { class: "label", dx: layout.branch[row] > 0 ? 8 : 0 });
+  label.textContent = entry ? shortLabel(entry) : "start";
+  text.append(label);
   group.append(text);
   return group;
 }

@@ -51,7 +51,9 @@ export function drawTree(svg, entries, head, { onCheckout } = {}) {
 function createState(svg) {
   svg.replaceChildren();
   svg.classList.add("omni-tree");
-  svg.setAttribute("aria-label", "the conversation's tree: pick a node to continue from it");
+  if (!svg.hasAttribute("aria-label")) {
+    svg.setAttribute("aria-label", "the conversation's tree: pick a node to continue from it");
+  }
   const edges = svgElement("g", { class: "edges" });
   const rows = svgElement("g", { class: "rows" });
   svg.append(edges, rows);
@@ -198,7 +200,7 @@ function focusRow(state, row, scroll = true) {
   if (scroll) scrollRowIntoView(state, target);
   render(state, target);
   const group = state.rendered.get(target);
-  if (group) group.focus({ preventScroll: !scroll });
+  if (group) group.focus({ preventScroll: true }); // scrolled above, in the container only
 }
 
 /** The row and node of the group an event happened in, or null. */
