@@ -68,10 +68,18 @@ function shortLabel(entry) {
   return words ? `${role}: ${words}` : `${role} (no text)`;
 }
 
+/** "2026-11-25 06:09" in local time (cheap: no Intl formatter to set up on first draw). */
+function localTime(ms) {
+  const date = new Date(ms);
+  const two = (number) => String(number).padStart(2, "0");
+  const day = `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}`;
+  return `${day} ${two(date.getHours())}:${two(date.getMinutes())}`;
+}
+
 /** The tooltip: number, role, time, state, and more of the text. */
 function tooltip(entry, reverted) {
   const facts = [`#${entry.id} ${entry.role}`];
-  if (entry.created_at_ms) facts.push(new Date(entry.created_at_ms).toLocaleString());
+  if (entry.created_at_ms) facts.push(localTime(entry.created_at_ms));
   if (reverted) {
     facts.push(`reverted (${REVERT_WORDS[entry.why_reverted] || "off the head's path"})`);
   }
