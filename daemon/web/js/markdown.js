@@ -148,7 +148,13 @@ function replaceRemoteImages(root) {
  * anywhere: no element of it can run script, load a remote resource or style the page.
  */
 export function renderMarkdown(text) {
-  const html = marked.parse(typeof text === "string" ? text : "");
+  const source = typeof text === "string" ? text : "";
+  let html;
+  try {
+    html = marked.parse(source);
+  } catch {
+    html = `<pre><code>${escapeHtml(source)}</code></pre>`; // the text stays readable
+  }
   const inert = purifier.sanitize(html, PURIFY_CONFIG);
   hardenLinks(inert);
   replaceRemoteImages(inert);
