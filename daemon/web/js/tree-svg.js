@@ -65,7 +65,21 @@ function shortLabel(entry) {
   if (entry.role === "summary" && entry.compaction) {
     role = `summary of ${entry.compaction.covers.length}`;
   }
-  return words ? `${role}: ${words}` : `${role} (no text)`;
+  return `${role}: ${words || callNames(entry) || "(no text)"}`;
+}
+
+/** "calls search, fetch" or "results of search": what a node without text holds. */
+function callNames(entry) {
+  const calls = [];
+  const results = [];
+  for (const part of (entry.parts || []).slice(0, 20)) {
+    const content = part && part.content;
+    if (content && content.function_call) calls.push(content.function_call.name);
+    if (content && content.function_response) results.push(content.function_response.name);
+  }
+  if (calls.length > 0) return `calls ${calls.join(", ")}`;
+  if (results.length > 0) return `results of ${results.join(", ")}`;
+  return "";
 }
 
 /** "2026-11-25 06:09" in local time (cheap: no Intl formatter to set up on first draw). */
