@@ -31,9 +31,10 @@ export function drawTree(svg, entries, head, { onCheckout } = {}) {
     states.set(svg, state);
   }
   const focused = focusedNode(svg);
-  const headMoved = state.head !== head;
+  const headMoved = state.head !== head || state.firstCreated !== entries[0]?.created_at_ms;
   state.entries = entries;
   state.head = head;
+  state.firstCreated = entries[0]?.created_at_ms; // another session, same head id
   state.onCheckout = onCheckout;
   state.layout = layoutTree(entries, head);
   const { width, height } = graphSize(state.layout);
@@ -43,7 +44,8 @@ export function drawTree(svg, entries, head, { onCheckout } = {}) {
   watchScrolling(state);
   if (headMoved && state.container !== window) scrollRowIntoView(state, state.layout.headRow);
   render(state);
-  if (focused !== null) focusRow(state, state.layout.rowOf(focused), false);
+  const focusedRow = focused === null ? undefined : state.layout.rowOf(focused);
+  if (state.rendered.has(focusedRow)) state.rendered.get(focusedRow).focus({ preventScroll: true });
   state.schedule(true); // once more after layout settles (the svg may just be being attached)
 }
 
@@ -193,11 +195,10 @@ function scrollRowIntoView(state, row) {
   else state.container.scrollTop += delta;
 }
 
-/** Moves the focus to `row`, drawing it first if it was out of view. */
-function focusRow(state, row, scroll = true) {
-  if (row === undefined) return;
+/** Moves the focus to `row`, scrolling it into view and drawing it first. */
+function focusRow(state, row) {
   const target = Math.max(0, Math.min(row, state.layout.rows - 1));
-  if (scroll) scrollRowIntoView(state, target);
+  scrollRowIntoView(state, target);
   render(state, target);
   const group = state.rendered.get(target);
   if (group) group.focus({ preventScroll: true }); // scrolled above, in the container only
