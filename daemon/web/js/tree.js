@@ -25,6 +25,7 @@ const states = new WeakMap();
  * and, when the svg sits in a scrolling box of its own, scrolls a moved head into view.
  */
 export function drawTree(svg, entries, head, { onCheckout } = {}) {
+  if (!Array.isArray(entries)) entries = [];
   let state = states.get(svg);
   if (!state) {
     state = createState(svg);
