@@ -1,0 +1,206 @@
+// The SVG elements of the tree graph: one group per row and the lines between rows, built
+// with createElementNS and textContent only (a node's text never becomes markup).
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** Geometry shared by the renderer and the scrolling code, in CSS pixels. */
+export const GEOMETRY = Object.freeze({
+  rowHeight: 24,
+  laneWidth: 16,
+  padding: 12,
+  labelWidth: 440,
+  labelChars: 44,
+});
+
+const REVERT_WORDS = {
+  undone: "undone",
+  rewound: "rewound",
+  other_branch: "on another branch",
+  interrupted: "interrupted",
+  recovered: "recovered",
+};
+
+/** An SVG element with its attributes set. */
+export function svgElement(name, attributes = {}) {
+  const element = document.createElementNS(SVG_NS, name);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+  return element;
+}
+
+/** The x of a lane's line. */
+export function laneX(lane) {
+  return GEOMETRY.padding + lane * GEOMETRY.laneWidth;
+}
+
+/** The y of a row's centre. */
+export function rowY(row) {
+  return GEOMETRY.padding + row * GEOMETRY.rowHeight + GEOMETRY.rowHeight / 2;
+}
+
+/** The graph's full size, so the scroll container can scroll over rows not yet drawn. */
+export function graphSize(layout) {
+  return {
+    width: laneX(layout.maxLane) + GEOMETRY.laneWidth + GEOMETRY.labelWidth,
+    height: GEOMETRY.padding * 2 + layout.rows * GEOMETRY.rowHeight,
+  };
+}
+
+/** The start of a text as one line, with the commonest markdown marks taken out. */
+function firstWords(text) {
+  return text
+    .slice(0, GEOMETRY.labelChars * 4)
+    .replace(/\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)/g, "$1")
+    .replace(/^\s{0,3}(?:#{1,6}|>|[-+*]|\d+\.)\s+/gm, "")
+    .replace(/\*\*|__|`+/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** "model: first words of the answer…": the role and the start of the text. */
+function shortLabel(entry) {
+  const head = firstWords(entry.text || "");
+  const words =
+    head.length > GEOMETRY.labelChars ? `${head.slice(0, GEOMETRY.labelChars - 1)}\u2026` : head;
+  let role = entry.role;
+  if (entry.role === "summary" && entry.compaction) {
+    role = `summary of ${entry.compaction.covers.length}`;
+  }
+  return `${role}: ${words || callNames(entry) || "(no text)"}`;
+}
+
+/** "calls search, fetch" or "results of search": what a node without text holds. */
+function callNames(entry) {
+  const calls = [];
+  const results = [];
+  for (const part of (entry.parts || []).slice(0, 20)) {
+    const content = part && part.content;
+    if (content && content.function_call) calls.push(content.function_call.name);
+    if (content && content.function_response) results.push(content.function_response.name);
+  }
+  if (calls.length > 0) return `calls ${calls.join(", ")}`;
+  if (results.length > 0) return `results of ${results.join(", ")}`;
+  return "";
+}
+
+/** "2026-11-25 06:09" in local time (cheap: no Intl formatter to set up on first draw). */
+function localTime(ms) {
+  const date = new Date(ms);
+  const two = (number) => String(number).padStart(2, "0");
+  const day = `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}`;
+  return `${day} ${two(date.getHours())}:${two(date.getMinutes())}`;
+}
+
+/** The tooltip: number, role, time, state, and more of the text. */
+function tooltip(entry, reverted) {
+  const facts = [`#${entry.id} ${entry.role}`];
+  if (entry.created_at_ms) facts.push(localTime(entry.created_at_ms));
+  if (reverted) {
+    facts.push(`reverted (${REVERT_WORDS[entry.why_reverted] || "off the head's path"})`);
+  }
+  if (entry.compacted) facts.push("compacted");
+  if (entry.model && entry.model.model) facts.push(entry.model.model);
+  const text = (entry.text || "").slice(0, 400);
+  return `${facts.join(" \u00b7 ")}\n${text}`;
+}
+
+/** "branch 3 · 2 turns": what a leaf off the head's path is labelled with. */
+function branchText(layout, row) {
+  const prompts = layout.branchPrompts[row];
+  const count = prompts > 0 ? prompts : layout.branchNodes[row];
+  const unit = prompts > 0 ? "turn" : "answer";
+  return `branch ${layout.branch[row]} \u00b7 ${count} ${unit}${count === 1 ? "" : "s"}`;
+}
+
+/** The classes of a row's group, per the page's DOM contract. */
+function rowClasses(layout, row, entry, head) {
+  const classes = [entry ? "node" : "start"];
+  if (row === layout.headRow && (entry ? entry.id === head : head === 0)) classes.push("head");
+  if (!entry) return classes.join(" ");
+  if (!layout.onPath[row]) classes.push("reverted");
+  else classes.push("on-path");
+  if (entry.role === "summary") classes.push("summary");
+  if (entry.compacted) classes.push("compacted");
+  return classes.join(" ");
+}
+
+/** One row: a hit area, the node's circle, its label and, on a branch tip, the branch label. */
+export function buildRow(layout, entries, row, head, width) {
+  const index = layout.entryOf[row];
+  const entry = index >= 0 ? entries[index] : null;
+  const x = laneX(layout.lane[row]);
+  const y = rowY(row);
+  const group = svgElement("g", {
+    class: rowClasses(layout, row, entry, head),
+    "data-node": entry ? entry.id : 0,
+    "data-row": row,
+    tabindex: 0,
+    role: "button",
+  });
+  if (entry) group.setAttribute("data-role", entry.role);
+  const title = svgElement("title");
+  title.textContent = entry
+    ? tooltip(entry, !layout.onPath[row])
+    : "the start: check out to begin again";
+  group.append(title);
+  const top = y - GEOMETRY.rowHeight / 2;
+  const height = GEOMETRY.rowHeight;
+  group.append(svgElement("rect", { class: "hit", x: 0, y: top, width, height }));
+  group.append(svgElement("circle", { cx: x, cy: y, r: entry ? 5 : 4 }));
+  const text = svgElement("text", { x: x + GEOMETRY.laneWidth, y, "dominant-baseline": "central" });
+  if (layout.branch[row] > 0) {
+    // First, so a narrow pane still shows which branch this is.
+    const branch = svgElement("tspan", { class: "branch-label" });
+    branch.textContent = branchText(layout, row);
+    text.append(branch);
+  }
+  const label = svgElement("tspan", { class: "label", dx: layout.branch[row] > 0 ? 8 : 0 });
+  label.textContent = entry ? shortLabel(entry) : "start";
+  text.append(label);
+  group.append(text);
+  return group;
+}
+
+/** The line from a node down its lane, when it is visible in rows first..last. */
+function stemPath(layout, row, first, last) {
+  const end = layout.stemEnd[row];
+  if (end <= row || end < first || row > last) return null;
+  const x = laneX(layout.lane[row]);
+  const keepsPath = layout.onPath[row] && layout.onPath[end];
+  return svgElement("path", {
+    class: keepsPath ? "edge on-path" : "edge reverted",
+    d: `M${x} ${rowY(Math.max(row, first - 1))}V${rowY(Math.min(end, last + 1))}`,
+  });
+}
+
+/** The curve into a child that opens a lane, leaving its parent's line on the row above. */
+function forkPath(layout, row) {
+  const parent = layout.parentRow[row];
+  if (parent < 0 || layout.lane[row] === layout.lane[parent]) return null;
+  const x1 = laneX(layout.lane[parent]);
+  const x2 = laneX(layout.lane[row]);
+  const y1 = rowY(row - 1);
+  const y2 = rowY(row);
+  const bend = GEOMETRY.rowHeight / 2;
+  return svgElement("path", {
+    class: layout.onPath[row] ? "edge on-path" : "edge reverted",
+    d: `M${x1} ${y1}C${x1} ${y1 + bend} ${x2} ${y2 - bend} ${x2} ${y2}`,
+  });
+}
+
+/**
+ * Every line that shows in rows first..last. Lines that pass through the window start
+ * above it, so every row's stem is checked: a comparison per row, no DOM work for rows
+ * outside the window.
+ */
+export function buildEdges(layout, first, last) {
+  const fragment = document.createDocumentFragment();
+  for (let row = 0; row <= last + 1 && row < layout.rows; row++) {
+    const stem = layout.stemEnd[row] > row ? stemPath(layout, row, first, last) : null;
+    if (stem) fragment.append(stem);
+    if (row >= first && row <= last + 1) {
+      const fork = forkPath(layout, row);
+      if (fork) fragment.append(fork);
+    }
+  }
+  return fragment;
+}

@@ -1,0 +1,249 @@
+// The session's whole tree as a graph in an <svg>: one row per node, one lane per branch,
+// the head marked, reverted nodes dimmed, branch tips labelled. Clicking a node (or Enter
+// or Space on it) checks it out through the caller's `onCheckout`; arrow keys move the focus.
+//
+// Big trees stay quick: the layout is one O(n) pass (tree-layout.js) and only the rows in
+// view of the svg's scroll container (plus a margin) exist in the DOM; scrolling swaps rows
+// in and out once per animation frame.
+
+import { layoutTree } from "./tree-layout.js";
+import { GEOMETRY, buildEdges, buildRow, graphSize, rowY, svgElement } from "./tree-svg.js";
+
+/** Trees up to this many rows are drawn whole: no row ever goes missing from the DOM. */
+const DRAW_ALL_UP_TO = 300;
+
+/** Rows drawn beyond each edge of the view, so quick scrolling shows no gap. */
+const OVERSCAN = 20;
+
+/** The drawing state of each svg drawn into (drawTree may be called again and again). */
+const states = new WeakMap();
+
+/**
+ * Draws `entries` (HistoryView.entries, in creation order) into `svg`, with `head` (0 = the
+ * empty start) marked; `onCheckout(nodeId)` is called when the user picks a node. Call it
+ * again whenever the entries or the head change: it keeps the focus on the node that had it
+ * and, when the svg sits in a scrolling box of its own, scrolls a moved head into view.
+ */
+export function drawTree(svg, entries, head, { onCheckout } = {}) {
+  if (!Array.isArray(entries)) entries = [];
+  let state = states.get(svg);
+  if (!state) {
+    state = createState(svg);
+    states.set(svg, state);
+  }
+  const focused = focusedNode(svg);
+  const headMoved = state.head !== head || state.firstCreated !== entries[0]?.created_at_ms;
+  state.entries = entries;
+  state.head = head;
+  state.firstCreated = entries[0]?.created_at_ms; // another session, same head id
+  state.onCheckout = onCheckout;
+  state.layout = layoutTree(entries, head);
+  const { width, height } = graphSize(state.layout);
+  svg.setAttribute("width", width);
+  svg.setAttribute("height", height);
+  clearRows(state);
+  watchScrolling(state);
+  if (headMoved && state.container !== window) scrollRowIntoView(state, state.layout.headRow);
+  render(state);
+  const focusedRow = focused === null ? undefined : state.layout.rowOf(focused);
+  if (state.rendered.has(focusedRow)) state.rendered.get(focusedRow).focus({ preventScroll: true });
+  state.schedule(true); // once more after layout settles (the svg may just be being attached)
+}
+
+/** Sets the svg up once: its two layers and the listeners that read the current state. */
+function createState(svg) {
+  svg.replaceChildren();
+  svg.classList.add("omni-tree");
+  if (!svg.hasAttribute("aria-label")) {
+    svg.setAttribute("aria-label", "the conversation's tree: pick a node to continue from it");
+  }
+  const edges = svgElement("g", { class: "edges" });
+  const rows = svgElement("g", { class: "rows" });
+  svg.append(edges, rows);
+  const state = { svg, edges, rows, rendered: new Map(), first: 0, last: -1, frame: 0 };
+  state.container = null;
+  state.onScroll = () => state.schedule(false);
+  state.resizeObserver = new ResizeObserver(state.onScroll);
+  state.schedule = (recheckContainer) => {
+    state.recheck = state.recheck || recheckContainer;
+    if (state.frame) return;
+    state.frame = requestAnimationFrame(() => {
+      state.frame = 0;
+      if (state.recheck) watchScrolling(state);
+      state.recheck = false;
+      render(state);
+    });
+  };
+  svg.addEventListener("click", (event) => onClick(state, event));
+  svg.addEventListener("keydown", (event) => onKey(state, event));
+  return state;
+}
+
+/** The node id of the row that has the focus, or null. */
+function focusedNode(svg) {
+  const active = document.activeElement;
+  if (!active || !svg.contains(active) || !active.hasAttribute("data-node")) return null;
+  return Number(active.getAttribute("data-node"));
+}
+
+/** The nearest ancestor that scrolls vertically, or the window. */
+function findScrollContainer(svg) {
+  for (let element = svg.parentElement; element; element = element.parentElement) {
+    if (element === document.body || element === document.documentElement) break;
+    const overflow = getComputedStyle(element).overflowY;
+    if (overflow === "auto" || overflow === "scroll" || overflow === "overlay") return element;
+  }
+  return window;
+}
+
+/** Listens to the scroll container's scrolling and resizing (moving to a new one if it changed). */
+function watchScrolling(state) {
+  const container = findScrollContainer(state.svg);
+  if (container === state.container) return;
+  if (state.container) state.container.removeEventListener("scroll", state.onScroll);
+  if (state.container === window) window.removeEventListener("resize", state.onScroll);
+  state.resizeObserver.disconnect();
+  state.container = container;
+  container.addEventListener("scroll", state.onScroll, { passive: true });
+  if (container === window) window.addEventListener("resize", state.onScroll);
+  state.resizeObserver.observe(container === window ? document.documentElement : container);
+}
+
+/** The part of the viewport the container shows, as client y coordinates. */
+function viewBounds(state) {
+  if (state.container === window) return { top: 0, bottom: window.innerHeight };
+  const box = state.container.getBoundingClientRect();
+  return { top: box.top, bottom: box.bottom };
+}
+
+/** The rows to draw: all of a small tree, else those in view plus the margin. */
+function wantedRows(state, mustInclude) {
+  const rows = state.layout.rows;
+  if (rows <= DRAW_ALL_UP_TO) return [0, rows - 1];
+  const { top, bottom } = viewBounds(state);
+  const svgTop = state.svg.getBoundingClientRect().top + GEOMETRY.padding;
+  let first = Math.floor((top - svgTop) / GEOMETRY.rowHeight) - OVERSCAN;
+  let last = Math.ceil((bottom - svgTop) / GEOMETRY.rowHeight) + OVERSCAN;
+  if (mustInclude !== undefined && (mustInclude < first || mustInclude > last)) {
+    first = mustInclude - OVERSCAN;
+    last = mustInclude + OVERSCAN;
+  }
+  first = Math.max(0, Math.min(first, rows - 1));
+  last = Math.max(first, Math.min(last, rows - 1));
+  return [first, last];
+}
+
+/** Removes every drawn row (the layout changed). */
+function clearRows(state) {
+  state.rows.replaceChildren();
+  state.rendered.clear();
+  state.first = 0;
+  state.last = -1;
+}
+
+/** Draws the rows wanted now, keeping those already drawn, and the lines between them. */
+function render(state, mustInclude) {
+  const [first, last] = wantedRows(state, mustInclude);
+  if (first === state.first && last === state.last) return;
+  const keepFrom = Math.max(first, state.first);
+  const keepTo = Math.min(last, state.last);
+  if (keepFrom > keepTo) {
+    clearRows(state);
+    state.rows.append(buildRows(state, first, last));
+  } else {
+    removeRows(state, state.first, keepFrom - 1);
+    removeRows(state, keepTo + 1, state.last);
+    state.rows.prepend(buildRows(state, first, keepFrom - 1));
+    state.rows.append(buildRows(state, keepTo + 1, last));
+  }
+  state.first = first;
+  state.last = last;
+  state.edges.replaceChildren(buildEdges(state.layout, first, last));
+}
+
+/** Rows from..to as a fragment, remembered as drawn. */
+function buildRows(state, from, to) {
+  const fragment = document.createDocumentFragment();
+  const width = graphSize(state.layout).width;
+  for (let row = from; row <= to; row++) {
+    const group = buildRow(state.layout, state.entries, row, state.head, width);
+    state.rendered.set(row, group);
+    fragment.append(group);
+  }
+  return fragment;
+}
+
+/** Takes rows from..to out of the DOM. */
+function removeRows(state, from, to) {
+  for (let row = from; row <= to; row++) {
+    const group = state.rendered.get(row);
+    if (group) group.remove();
+    state.rendered.delete(row);
+  }
+}
+
+/** Scrolls the container just enough to show `row` with two rows of margin. */
+function scrollRowIntoView(state, row) {
+  const { top, bottom } = viewBounds(state);
+  if (bottom <= top) return;
+  const y = state.svg.getBoundingClientRect().top + rowY(row);
+  const margin = GEOMETRY.rowHeight * 2;
+  let delta = 0;
+  if (y - margin < top) delta = y - margin - top;
+  else if (y + margin > bottom) delta = y + margin - bottom;
+  if (delta === 0) return;
+  if (state.container === window) window.scrollBy(0, delta);
+  else state.container.scrollTop += delta;
+}
+
+/** Moves the focus to `row`, scrolling it into view and drawing it first. */
+function focusRow(state, row) {
+  const target = Math.max(0, Math.min(row, state.layout.rows - 1));
+  scrollRowIntoView(state, target);
+  render(state, target);
+  const group = state.rendered.get(target);
+  if (group) group.focus({ preventScroll: true }); // scrolled above, in the container only
+}
+
+/** The row and node of the group an event happened in, or null. */
+function eventRow(state, event) {
+  const group = event.target.closest ? event.target.closest("g[data-row]") : null;
+  if (!group || !state.svg.contains(group)) return null;
+  return {
+    row: Number(group.getAttribute("data-row")),
+    node: Number(group.getAttribute("data-node")),
+  };
+}
+
+/** A click anywhere on a row checks its node out. */
+function onClick(state, event) {
+  const hit = eventRow(state, event);
+  if (hit && state.onCheckout) state.onCheckout(hit.node);
+}
+
+/** Enter/Space check out; arrows, Page Up/Down, Home and End move between nodes. */
+function onKey(state, event) {
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const hit = eventRow(state, event);
+  if (!hit) return;
+  const { layout } = state;
+  const { top, bottom } = viewBounds(state);
+  const page = Math.max(1, Math.floor((bottom - top) / GEOMETRY.rowHeight) - 2);
+  const moves = {
+    ArrowDown: hit.row + 1,
+    ArrowUp: hit.row - 1,
+    PageDown: hit.row + page,
+    PageUp: hit.row - page,
+    Home: 0,
+    End: layout.rows - 1,
+    ArrowLeft: layout.parentRow[hit.row] >= 0 ? layout.parentRow[hit.row] : hit.row,
+    ArrowRight: layout.firstChildRow[hit.row] >= 0 ? layout.firstChildRow[hit.row] : hit.row,
+  };
+  if (event.key === "Enter" || event.key === " ") {
+    event.preventDefault();
+    if (state.onCheckout) state.onCheckout(hit.node);
+  } else if (event.key in moves) {
+    event.preventDefault();
+    focusRow(state, moves[event.key]);
+  }
+}
