@@ -32,6 +32,7 @@ function badges(summary) {
 /** The row of one session summary (`GET /v1/sessions`), a link that opens it. */
 export function sessionRow(summary) {
   const href = `#/s/${encodeURIComponent(summary.id)}`;
+  const active = summary.updated_at_ms || summary.created_at_ms || 0;
   const turns = summary.nodes === 1 ? "1 turn" : `${thousands(summary.nodes)} turns`;
   return h(
     "a",
@@ -48,7 +49,7 @@ export function sessionRow(summary) {
       h("span", { class: ["origin", summary.origin_kind], title: summary.origin ?? "made with omnictl or the API" }, originLabel(summary.origin_kind, summary.origin)),
       h("span", { class: "model" }, summary.model),
       h("span", { class: "turns" }, turns),
-      h("time", { class: "activity", datetime: new Date(summary.updated_at_ms).toISOString(), title: localTime(summary.updated_at_ms) }, ago(summary.updated_at_ms)),
+      h("time", { class: "activity", datetime: new Date(active).toISOString(), title: `last active ${localTime(active)}` }, ago(active)),
     ),
   );
 }

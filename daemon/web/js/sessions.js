@@ -225,7 +225,9 @@ export function mount(root) {
     if (event.key === "Escape") {
       if (search.isOpen() || search.input.value) {
         event.preventDefault();
+        const wasInResults = search.results.contains(document.activeElement);
         search.clear();
+        if (wasInResults) search.input.focus();
       }
       return;
     }
