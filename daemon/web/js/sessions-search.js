@@ -62,7 +62,7 @@ function searchHit(hit) {
     "a",
     {
       class: ["search-hit", hit.reverted && "reverted"],
-      href: `#/s/${encodeURIComponent(hit.session)}`,
+      href: `#/s/${encodeURIComponent(hit.session)}/${hit.node}`,
       dataset: { session: hit.session, node: hit.node },
     },
     h(
