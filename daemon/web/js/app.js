@@ -1,7 +1,8 @@
 // The web app's entry: routes the address's fragment to a view and shows a way back in
 // when the login cookie is gone. Views: `#/` the sessions, `#/s/ID` one session
 // (`#/s/ID/N`: shown at its node N, as a search hit links), `#/status` the daemon's
-// health. Each view module exports `mount(root, params)` and returns a function that unmounts it (stops its streams and listeners).
+// health. Each view module exports `mount(root, params)` and returns a function that
+// unmounts it (stops its streams and listeners).
 
 import { whenLoggedOut } from "./api.js";
 import { fill, h } from "./dom.js";
