@@ -69,7 +69,7 @@ export function openDiagnostics(sessionId) {
         list,
         error,
         whole,
-        h("p", { class: "muted diag-note" }, "A bundle holds the failed requests, the answers, the configuration (no keys) and the transcript."),
+        h("p", { class: "muted diag-note" }, "A bundle holds the failed requests, the answers, the configuration (secrets redacted) and the transcript."),
         h("div", { class: "dialog-actions" }, close),
         keyHints([["Esc", "close"]]),
       ],
