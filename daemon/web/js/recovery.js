@@ -172,8 +172,10 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
   async function apply(action, name) {
     if (applying) return;
     busy(true);
+    choices.querySelector(`[data-action="${action}"]`)?.classList.add("chosen");
     showError(error, "");
     progress.say(STREAMED.has(action) ? `${name}: waiting for the model…` : `${name}…`);
+    progress.line.scrollIntoView({ block: "nearest" });
     try {
       const outcome = await stream(sessionPath(sessionId, "/recover"), { action }, (event, data) => {
         progress.update(event, data);
@@ -189,6 +191,7 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
       await load();
       const still = problem?.kind === "needs_recovery";
       showError(error, still ? `${name} failed: the session still needs recovery.` : errorText(problem));
+      error.scrollIntoView({ block: "nearest" });
     }
   }
 
