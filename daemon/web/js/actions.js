@@ -15,40 +15,38 @@ function firstSentence(message) {
   return (message ?? "").split(/\.\s/)[0].split("\n")[0];
 }
 
+/** What a failed answer means here, in the page's terms (not omnictl's). */
+export function failureText(error) {
+  const kind = error?.kind;
+  const first = firstSentence(error?.message ?? String(error));
+  if (kind === "cancelled") return `Stopped: ${first}. The prompt stays pending: Retry asks again, Back drops it.`;
+  if (kind === "suspended") return `${first}. Resume lifts the suspension.`;
+  return `${first}.`;
+}
+
 /** The actions of one session page; `page` is the view (session.js). */
 export function makeActions(page) {
   const path = (rest) => sessionPath(page.id, rest);
 
-  /** Says how a request failed: recovery opens its dialog, the rest become notices. */
-  function failed(error) {
-    const kind = error?.kind;
-    if (kind === "needs_recovery") page.recover(error);
-    else if (kind === "cancelled") {
-      page.activity.add(
-        "info",
-        `Stopped: ${firstSentence(error.message)}. The prompt stays pending: Retry asks again, Back drops it.`,
-      );
-    } else if (kind === "suspended") {
-      page.activity.add("warn", `${firstSentence(error.message)}. Resume lifts the suspension.`, error.message);
-    } else {
-      page.activity.add("warn", error?.message ?? String(error));
-    }
-  }
-
   /**
-   * Runs a streaming request of this page: resolves with `{ result }`, or `{ error, stored }`
-   * (`stored`: the prompt was stored before it failed, so it is not lost).
+   * Runs a streaming request of this page: resolves with `{ result }` or `{ error, stored }`
+   * (`stored`: a prompt was stored before it failed, so its text is not lost). A request
+   * that got going fails on the session's events too, which say how (live.js); one
+   * refused at once is said here. Needing recovery opens its dialog either way.
    */
   async function streamed(route, body) {
     page.ownAnswer(+1);
     let stored = false;
+    let started = false;
     try {
       const result = await stream(path(route), body, (name) => {
         if (name === "prompt_stored") stored = true;
+        if (name !== "error") started = true;
       });
       return { result };
     } catch (error) {
-      failed(error);
+      if (error.kind === "needs_recovery") page.recover(error);
+      else if (!started) page.activity.add("warn", failureText(error), error.message);
       return { error, stored };
     } finally {
       page.ownAnswer(-1);
@@ -93,10 +91,7 @@ export function makeActions(page) {
 
   async function stop() {
     try {
-      const cancelled = await post(path("/cancel"));
-      if (cancelled.kept) {
-        page.activity.add("info", `Stopped: the partial answer is kept as #${cancelled.kept}, out of the context.`);
-      }
+      await post(path("/cancel")); // the session's `failed` event says what was kept
     } catch (error) {
       toast(error.message, "error");
     }
@@ -159,6 +154,5 @@ export function makeActions(page) {
     model,
     diagnostics: () => openDiagnostics(page.id),
     shortcuts: showShortcuts,
-    failed,
   };
 }

@@ -73,8 +73,8 @@ export class Activity {
     setTimeout(() => done.forEach((notice) => notice.remove()), LINGER_MS);
   }
 
-  /** A new answer starts: the last answer's notices (fallbacks, infos) are old news. */
+  /** A new answer starts: the last answer's notices are old news. */
   newAnswer() {
-    for (const notice of this.element.querySelectorAll(".notice:not(.retrying)")) notice.remove();
+    for (const notice of this.element.querySelectorAll(".notice")) notice.remove();
   }
 }

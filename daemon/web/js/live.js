@@ -4,6 +4,7 @@
 // the state whenever something is stored, so two tabs never disagree. After a reconnect
 // (`attached` again) everything is loaded afresh.
 
+import { failureText } from "./actions.js";
 import { follow } from "./api.js";
 
 /** Events after which what is stored changed: the page loads it again. */
@@ -48,7 +49,7 @@ function handle(page, name, data) {
     transcript.stopStreaming();
     page.setStreaming(false);
     activity.answerEnded();
-    if (name === "failed" && !page.ownSending()) otherClientFailed(page, data);
+    if (name === "failed") failed(page, data.error ?? {});
     page.reload();
   } else if (STORED.has(name)) {
     page.reload();
@@ -81,10 +82,8 @@ function retrying(page, data) {
   entry.setStatus(data.fallback_to ? `asking ${data.fallback_to}…` : `retrying (attempt ${data.attempt + 1})…`);
 }
 
-/** Another client's send failed: say so here too (this page's own say it themselves). */
-function otherClientFailed(page, data) {
-  const error = data.error ?? {};
-  if (error.kind === "needs_recovery") return; // the reload finds it and opens recovery
-  const first = (error.message ?? "").split("\n")[0];
-  page.activity.add(error.kind === "cancelled" ? "info" : "warn", `Another client's answer ended: ${first}`);
+/** An answer failed (whoever asked): why, and what the user can do about it. */
+function failed(page, error) {
+  if (error.kind === "needs_recovery") return; // the recovery dialog says it
+  page.activity.add(error.kind === "cancelled" ? "info" : "warn", failureText(error), error.message);
 }

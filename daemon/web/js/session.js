@@ -49,11 +49,15 @@ class SessionView {
     this.actions = makeActions(this);
     this.activity = new Activity();
     this.transcript = new Transcript(id, { onEdit: (entry) => this.actions.edit(entry) });
-    this.tree = new TreePane(id, { onCheckout: (node) => this.actions.checkout(node) });
+    this.tree = new TreePane(id, {
+      onCheckout: (node) => this.actions.checkout(node),
+      onShow: () => this.reloadTree(),
+    });
     this.header = new Header(id, { onRenamed: (summary) => this.showSummary(summary), treeToggle: this.tree.toggle });
     this.composer = new Composer({ ...this.actions, recover: () => this.recover(null) });
     this.reloadTree = coalesced(() => this.drawTree());
     this.reloadState = coalesced(() => this.load());
+    this.stateLoaded = null;
     this.element = h(
       "div",
       { id: "session-view" },
@@ -70,8 +74,9 @@ class SessionView {
 
   /** Loads the summary, the transcript and the tree again (calls coalesce). */
   reload() {
+    this.stateLoaded = this.reloadState();
     this.reloadTree();
-    return this.reloadState();
+    return this.stateLoaded;
   }
 
   async load() {
@@ -86,9 +91,13 @@ class SessionView {
     }
   }
 
+  /** Fetches the tree while the transcript loads, and draws it with the texts then known. */
   async drawTree() {
+    if (this.tree.folded) return; // drawn when it unfolds
     try {
-      await this.tree.refresh((id) => this.transcript.entry(id));
+      const tree = await this.tree.fetch();
+      await this.stateLoaded;
+      this.tree.draw(tree, (id) => this.transcript.entry(id));
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 401)) this.activity.add("warn", `The tree could not be loaded: ${error.message}`);
     }

@@ -11,7 +11,9 @@ const REDRAW_MS = 40;
 
 /** One streaming answer's element and the text it has gathered. */
 export class StreamingEntry {
-  constructor(label = "answering…") {
+  /** `around(draw)`: runs each redraw (the transcript keeps the reader's place around it). */
+  constructor(label = "answering…", around = (draw) => draw()) {
+    this.around = around;
     this.text = "";
     this.thoughts = "";
     this.timer = 0;
@@ -57,7 +59,7 @@ export class StreamingEntry {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = 0;
-      this.textBox.replaceChildren(renderMarkdown(this.text));
+      this.around(() => this.textBox.replaceChildren(renderMarkdown(this.text)));
     }, REDRAW_MS);
   }
 

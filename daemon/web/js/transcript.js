@@ -178,7 +178,7 @@ export class Transcript {
   /** Starts showing an answer as it streams (after the prompt, at the end). */
   startStreaming(label) {
     if (this.streaming) return this.streaming;
-    this.streaming = new StreamingEntry(label);
+    this.streaming = new StreamingEntry(label, (draw) => this.keepingPlace(draw));
     this.keepingPlace(() => this.element.append(this.streaming.element));
     return this.streaming;
   }

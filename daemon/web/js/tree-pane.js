@@ -10,10 +10,11 @@ const FOLDED_KEY = "omni.tree.folded";
 
 /** The pane, its toggle button and its drawing. */
 export class TreePane {
-  /** `onCheckout(node)`: the user picked a node. */
-  constructor(sessionId, { onCheckout }) {
+  /** `onCheckout(node)`: the user picked a node; `onShow()`: the pane unfolded (draw it). */
+  constructor(sessionId, { onCheckout, onShow }) {
     this.sessionId = sessionId;
     this.onCheckout = onCheckout;
+    this.onShow = onShow;
     this.svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     this.box = h("div", { id: "tree" }, this.svg);
     this.count = h("span", { class: "muted tree-count" }, "");
@@ -44,26 +45,33 @@ export class TreePane {
     this.element.hidden = folded;
     this.toggle.setAttribute("aria-expanded", String(!folded));
     if (remember) localStorage.setItem(FOLDED_KEY, folded ? "1" : "0");
+    if (!folded && remember) this.onShow();
+  }
+
+  /** The session's tree, fetched. */
+  fetch() {
+    return get(sessionPath(this.sessionId, "/tree"));
   }
 
   /**
-   * Fetches the tree and draws it again. The tree has no texts: `known(id)` gives the
-   * stored entry of a node the transcript shows, whose text labels its row.
+   * Draws `tree` (as `GET .../tree` answers it). The tree has no texts: `known(id)` gives
+   * the stored entry of a node the transcript shows, whose text labels its row.
    */
-  async refresh(known = () => null) {
-    const tree = await get(sessionPath(this.sessionId, "/tree"));
+  draw(tree, known = () => null) {
     this.count.textContent = `${tree.nodes.length} nodes · head #${tree.head}`;
     const nodes = tree.nodes.map((node) => {
       const entry = known(node.id);
       return entry ? { ...node, text: entry.text, created_at_ms: entry.created_at_ms, model: entry.model, why_reverted: entry.why_reverted } : node;
     });
     drawTree(this.svg, nodes, tree.head, { onCheckout: this.onCheckout });
-    return tree;
   }
 
   /** Moves the keyboard focus to the head's node (unfolding the pane). */
-  focus() {
-    if (this.folded) this.setFolded(false);
+  async focus() {
+    if (this.folded) {
+      this.setFolded(false);
+      await this.onShow();
+    }
     const rows = this.svg.querySelectorAll("g[data-node]");
     const head = this.svg.querySelector("g.head") ?? rows[rows.length - 1];
     (head ?? this.box).focus();
