@@ -105,11 +105,11 @@ export class Header {
       }
     };
     field.addEventListener("keydown", (event) => {
-      if (event.key === "Enter") finish(true);
-      else if (event.key === "Escape") {
-        event.stopPropagation();
-        finish(false);
-      }
+      if (event.key !== "Enter" && event.key !== "Escape") return;
+      // Not passed on: the focus goes back to the title button, which Enter would click.
+      event.preventDefault();
+      event.stopPropagation();
+      finish(event.key === "Enter");
     });
     field.addEventListener("blur", () => finish(true));
     this.title.replaceWith(field);
