@@ -46,6 +46,7 @@ class SessionView {
     this.recoveryOpen = false;
     this.recoveryWasNeeded = false;
     this.toolKey = null;
+    this.unmountTools = null;
     this.actions = makeActions(this);
     this.activity = new Activity();
     this.transcript = new Transcript(id, { onEdit: (entry) => this.actions.edit(entry) });
@@ -197,15 +198,20 @@ class SessionView {
 
   /** Shows the form for function results when the answer at the head waits for them. */
   checkToolCalls() {
-    const calls = this.answering() ? [] : this.unansweredCalls();
-    const key = calls.length ? `${this.summary.head}:${calls.map((call) => `${call.name}/${call.id}`).join(",")}` : null;
+    const waiting = this.answering() ? [] : this.unansweredCalls();
+    const key = waiting.length ? `${this.summary.head}:${waiting.map((call) => `${call.name}/${call.id}`).join(",")}` : null;
     if (key === this.toolKey) return;
     this.toolKey = key;
-    this.composer.toolSlot.replaceChildren();
-    if (calls.length === 0) return;
-    mountToolResults(this.composer.toolSlot, this.id, calls, {
+    this.unmountTools?.();
+    this.unmountTools = null;
+    if (waiting.length === 0) return;
+    this.unmountTools = mountToolResults(this.composer.toolSlot, this.id, this.summary.pending_calls, {
       onEvent: () => {}, // the session's events draw the continuation
       onDone: () => this.reload(),
+      onError: (error) => {
+        if (error.kind === "needs_recovery") this.recover(error);
+        this.reload();
+      },
     });
   }
 
@@ -250,6 +256,7 @@ export function mount(root, [id]) {
     abort.abort();
     uninstall();
     view.transcript.close();
+    view.unmountTools?.();
     view.activity.close();
     for (const dialog of document.querySelectorAll("dialog#shortcuts, dialog#pending-choice")) dialog.remove();
   };
