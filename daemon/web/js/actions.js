@@ -97,13 +97,6 @@ export function makeActions(page) {
     }
   }
 
-  async function compact() {
-    const { result } = await streamed("/compact", {});
-    if (result?.covers) {
-      page.activity.add("info", `Compacted ${result.covers.length} nodes into summary #${result.node}.`);
-    }
-  }
-
   async function resume() {
     try {
       await post(path("/resume"));
@@ -147,7 +140,7 @@ export function makeActions(page) {
     checkout: (node) => move("checkout", { node }),
     retry: () => streamed("/retry", {}),
     resume,
-    compact,
+    compact: () => streamed("/compact", {}), // its `compacting` event says what it covers
     edit,
     editLast,
     cancelEdit,
