@@ -77,7 +77,7 @@ export function thoughtDetails(text, open = false) {
     "details",
     { class: "thought", open },
     h("summary", {}, "thought"),
-    h("div", { class: "thought-text" }, renderPlain(text)),
+    h("div", { class: "thought-text" }, renderMarkdown(text)),
   );
 }
 

@@ -41,7 +41,7 @@ export class StreamingEntry {
       this.thoughtBox = thoughtDetails("", true);
       this.textBox.before(this.thoughtBox);
     }
-    this.thoughtBox.querySelector(".thought-text").textContent = this.thoughts;
+    this.thoughtBox.querySelector(".thought-text").replaceChildren(renderMarkdown(this.thoughts));
   }
 
   /** Adds a function call the model made (its result comes from the caller). */
