@@ -1,0 +1,151 @@
+// What the session page's buttons and shortcuts do, through the HTTP API: send (with an
+// edit's fork and the keep-or-replace question), stop, the moves, retry, resume, compact,
+// the model and diagnostics dialogs. An answer's text is drawn from the session's events
+// (live.js), whoever asked; a request's own stream only says how it ended.
+
+import { post, sessionPath, stream } from "./api.js";
+import { toast } from "./dom.js";
+import { openDiagnostics } from "./diagnostics.js";
+import { openModelDialog } from "./model-dialog.js";
+import { askKeepOrReplace } from "./pending-choice.js";
+import { showShortcuts } from "./shortcuts.js";
+
+/** The first sentence of a daemon message (the rest is advice for the command line). */
+function firstSentence(message) {
+  return (message ?? "").split(/\.\s/)[0].split("\n")[0];
+}
+
+/** What a failed answer means here, in the page's terms (not omnictl's). */
+export function failureText(error) {
+  const kind = error?.kind;
+  const first = firstSentence(error?.message ?? String(error));
+  if (kind === "cancelled") return `Stopped: ${first}. The prompt stays pending: Retry asks again, Back drops it.`;
+  if (kind === "suspended") return `${first}. Resume lifts the suspension.`;
+  return `${first}.`;
+}
+
+/** The actions of one session page; `page` is the view (session.js). */
+export function makeActions(page) {
+  const path = (rest) => sessionPath(page.id, rest);
+
+  /**
+   * Runs a streaming request of this page: resolves with `{ result }` or `{ error, stored }`
+   * (`stored`: a prompt was stored before it failed, so its text is not lost). A request
+   * that got going fails on the session's events too, which say how (live.js); one
+   * refused at once is said here. Needing recovery opens its dialog either way.
+   */
+  async function streamed(route, body) {
+    page.ownAnswer(+1);
+    let stored = false;
+    let started = false;
+    try {
+      const result = await stream(path(route), body, (name) => {
+        if (name === "prompt_stored") stored = true;
+        if (name !== "error") started = true;
+      });
+      return { result };
+    } catch (error) {
+      if (error.kind === "needs_recovery") page.recover(error);
+      else if (!started) page.activity.add("warn", failureText(error), error.message);
+      return { error, stored };
+    } finally {
+      page.ownAnswer(-1);
+      page.reload();
+    }
+  }
+
+  /** A head move (undo, back, redo, checkout); a refusal is said in a toast. */
+  async function move(op, body = {}) {
+    try {
+      const moved = await post(path(`/${op}`), body);
+      page.reload();
+      return moved;
+    } catch (error) {
+      toast(error.message, "error");
+      return null;
+    }
+  }
+
+  async function send() {
+    const composer = page.composer;
+    const text = composer.text;
+    if (text.trim() === "" || page.answering()) return;
+    let replace = false;
+    if (page.editing) {
+      if (!(await move("checkout", { node: page.editing.parent }))) return;
+    } else {
+      const pending = page.pendingPrompt();
+      if (pending) {
+        const choice = await askKeepOrReplace(pending, Boolean(page.summary?.needs_recovery));
+        composer.focus();
+        if (!choice) return;
+        replace = choice === "replace";
+      }
+    }
+    composer.text = "";
+    page.setEditing(null);
+    const outcome = await streamed("/send", { prompt: text, replace });
+    // A refused send stored nothing: its text goes back in the box, to send again.
+    if (outcome.error && !outcome.stored && composer.text === "") composer.text = text;
+  }
+
+  async function stop() {
+    try {
+      await post(path("/cancel")); // the session's `failed` event says what was kept
+    } catch (error) {
+      toast(error.message, "error");
+    }
+  }
+
+  async function resume() {
+    try {
+      await post(path("/resume"));
+      page.activity.add("info", "Resumed: the session takes prompts again.");
+    } catch (error) {
+      toast(error.message, "error");
+    }
+    page.reload();
+  }
+
+  /** Puts prompt `entry` in the box: the next send forks from before it. */
+  function edit(entry) {
+    page.setEditing({ node: entry.id, parent: entry.parent ?? 0 });
+    page.composer.text = entry.text ?? "";
+    page.composer.focus();
+  }
+
+  function editLast() {
+    const entry = page.transcript.lastPromptOnPath();
+    if (entry) edit(entry);
+    else toast("No prompt on the current path to edit yet.");
+  }
+
+  function cancelEdit() {
+    page.setEditing(null);
+    page.composer.text = "";
+  }
+
+  async function model() {
+    const summary = await openModelDialog(page.id, page.summary);
+    if (summary) page.showSummary(summary);
+    page.composer.focus();
+  }
+
+  return {
+    send,
+    stop,
+    undo: () => move("undo"),
+    back: () => move("back"),
+    redo: () => move("redo"),
+    checkout: (node) => move("checkout", { node }),
+    retry: () => streamed("/retry", {}),
+    resume,
+    compact: () => streamed("/compact", {}), // its `compacting` event says what it covers
+    edit,
+    editLast,
+    cancelEdit,
+    model,
+    diagnostics: () => openDiagnostics(page.id),
+    shortcuts: showShortcuts,
+  };
+}

@@ -1,0 +1,119 @@
+// The session's header: its title (click to rename), the model its next send asks, its
+// state (idle, answering, needs recovery, ...), how full the context is, and whether the
+// page follows the session live.
+
+import { put, sessionPath } from "./api.js";
+import { h, thousands, toast } from "./dom.js";
+
+/** "context 12% of 32,768", as omnictl's gauge says it. */
+export function gaugeText(context) {
+  if (!context) return "context unknown";
+  if (context.percent !== null && context.window) {
+    return `context ${context.percent}% of ${thousands(context.window)}`;
+  }
+  return `context ${thousands(context.tokens ?? context.estimated)} tokens (window unknown)`;
+}
+
+/** The header's elements and how they are brought up to date. */
+export class Header {
+  /** `onRenamed(summary)`: the title was changed here. */
+  constructor(sessionId, { onRenamed, treeToggle }) {
+    this.sessionId = sessionId;
+    this.onRenamed = onRenamed;
+    this.title = h(
+      "button",
+      { id: "session-title", type: "button", title: "Rename the session", onclick: () => this.rename() },
+      "…",
+    );
+    this.model = h("span", { id: "session-model", class: "badge" }, "");
+    this.state = h("span", { id: "session-state", class: "badge" }, "loading");
+    this.gauge = h("meter", { id: "context-gauge", min: 0, max: 100, low: 70, high: 90, optimum: 0, value: 0 });
+    this.gaugeLabel = h("span", { class: "gauge-label muted" }, "");
+    this.live = h("span", { id: "live-state", class: "badge" }, "connecting");
+    this.element = h(
+      "header",
+      { id: "session-header" },
+      h("h1", {}, this.title),
+      h(
+        "div",
+        { class: "session-facts" },
+        this.model,
+        this.state,
+        h("span", { class: "gauge" }, this.gauge, this.gaugeLabel),
+        this.live,
+        treeToggle,
+      ),
+    );
+    this.summary = null;
+  }
+
+  /** Shows a session summary's title, model and context. */
+  showSummary(summary) {
+    this.summary = summary;
+    this.title.textContent = summary.title || "untitled";
+    this.title.classList.toggle("untitled", !summary.title);
+    this.model.textContent = summary.model;
+    this.model.title = summary.fallback?.length
+      ? `asks ${summary.model}, then ${summary.fallback.join(", ")}`
+      : `asks ${summary.model}`;
+    this.showContext(summary.context);
+  }
+
+  /** Shows how full the context is. */
+  showContext(context) {
+    this.gauge.value = context?.percent ?? 0;
+    this.gaugeLabel.textContent = gaugeText(context);
+    this.gauge.title = this.gaugeLabel.textContent;
+  }
+
+  /** Shows the session's state in words; `attention` marks one that needs the user. */
+  showState(text, kind = "idle") {
+    this.state.textContent = text;
+    this.state.dataset.kind = kind;
+  }
+
+  /** Shows whether the events stream is connected. */
+  showLive(state) {
+    this.live.textContent = state;
+    this.live.dataset.state = state;
+  }
+
+  /** Puts a field in place of the title; Enter (or leaving it) saves, Escape cancels. */
+  rename() {
+    const field = h("input", {
+      id: "title-input",
+      type: "text",
+      value: this.summary?.title ?? "",
+      "aria-label": "Session title",
+      maxlength: 200,
+    });
+    let done = false;
+    const finish = async (save) => {
+      if (done) return;
+      done = true;
+      field.replaceWith(this.title);
+      this.title.focus();
+      const title = field.value.trim();
+      if (!save || title === (this.summary?.title ?? "") || title === "") return;
+      this.title.textContent = title;
+      try {
+        const summary = await put(sessionPath(this.sessionId, "/title"), { title });
+        this.onRenamed(summary);
+      } catch (error) {
+        toast(`The title was not changed: ${error.message}`, "error");
+        this.showSummary(this.summary);
+      }
+    };
+    field.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== "Escape") return;
+      // Not passed on: the focus goes back to the title button, which Enter would click.
+      event.preventDefault();
+      event.stopPropagation();
+      finish(event.key === "Enter");
+    });
+    field.addEventListener("blur", () => finish(true));
+    this.title.replaceWith(field);
+    field.focus();
+    field.select();
+  }
+}

@@ -1,0 +1,211 @@
+// The session's transcript, paged: the latest page first, earlier pages as the reader
+// scrolls to the top (keeping what they look at in place), and the loaded range fetched
+// again after every change so that reverted marks, new turns and the head stay true.
+// Entries are kept by node number; one is drawn again only when what can change changed.
+
+import { get, sessionPath } from "./api.js";
+import { h } from "./dom.js";
+import { entrySignature, renderEntry } from "./entry.js";
+import { StreamingEntry } from "./streaming.js";
+
+/** Entries in a page: enough to fill a tall screen, small enough to open at once. */
+const PAGE = 40;
+
+/** The most entries one request may ask for (the API's limit). */
+const MAX_PAGE = 1000;
+
+/** Within this many pixels of the end counts as "reading the end": new turns follow. */
+const NEAR_END = 80;
+
+/** The transcript element (`#transcript`) and the entries it shows. */
+export class Transcript {
+  /** `onEdit(entry)`: a prompt on the path is to be edited. */
+  constructor(sessionId, { onEdit }) {
+    this.sessionId = sessionId;
+    this.onEdit = onEdit;
+    this.shown = new Map(); // node id -> { entry, element, signature }
+    this.ids = []; // node ids shown, ascending
+    this.earlier = null; // the `before` of the page before the oldest shown, or null
+    this.loadingEarlier = false;
+    this.streaming = null;
+    this.head = 0;
+    this.earlierButton = h(
+      "button",
+      { class: "earlier", type: "button", onclick: () => this.loadEarlier() },
+      "Show earlier turns",
+    );
+    this.start = h("p", { class: "transcript-start muted" }, "the start of the session");
+    this.top = h("div", { class: "transcript-top" }, this.start);
+    this.element = h(
+      "section",
+      { id: "transcript", "aria-label": "transcript", tabindex: "-1" },
+      this.top,
+    );
+    this.observer = new IntersectionObserver((seen) => this.onTopSeen(seen), {
+      root: this.element,
+      rootMargin: "300px 0px 0px 0px",
+    });
+  }
+
+  /** Stops watching the scroll (the view is going away). */
+  close() {
+    this.observer.disconnect();
+    this.streaming?.remove();
+  }
+
+  history(params) {
+    return get(sessionPath(this.sessionId, "/history"), params);
+  }
+
+  /**
+   * Fetches the latest turns again, as many as are shown (and any new ones), and draws what
+   * changed. Resolves with the newest page (its `head`, `context`, `damaged`).
+   */
+  async refresh() {
+    const oldest = this.ids.length ? this.ids[0] : Infinity;
+    const newest = this.ids.length ? this.ids[this.ids.length - 1] : 0;
+    const span = Number.isFinite(oldest) ? newest - oldest + 1 + PAGE : PAGE;
+    let limit = Math.min(MAX_PAGE, Math.max(PAGE, span));
+    let before;
+    let latest = null;
+    const entries = [];
+    for (;;) {
+      const page = await this.history({ limit, before });
+      latest ??= page;
+      entries.unshift(...page.entries);
+      if (page.earlier === null || page.earlier <= oldest) {
+        if (this.ids.length === 0) this.earlier = page.earlier;
+        break;
+      }
+      before = page.earlier;
+      limit = Math.min(MAX_PAGE, Math.max(PAGE, before - oldest));
+    }
+    this.head = latest.head;
+    this.keepingPlace(() => this.reconcile(entries));
+    this.showEarlierControl();
+    return latest;
+  }
+
+  /** Loads the page before the oldest turn shown, keeping the reader's place. */
+  async loadEarlier() {
+    if (this.loadingEarlier || this.earlier === null) return;
+    this.loadingEarlier = true;
+    this.earlierButton.disabled = true;
+    try {
+      const page = await this.history({ limit: PAGE, before: this.earlier });
+      this.earlier = page.earlier;
+      this.keepingPlace(() => this.reconcile(page.entries));
+    } finally {
+      this.loadingEarlier = false;
+      this.earlierButton.disabled = false;
+      this.showEarlierControl();
+    }
+    // A short page may leave the top in view: nothing would scroll to ask again.
+    if (this.earlier !== null && this.element.scrollTop < 300) this.loadEarlier();
+  }
+
+  onTopSeen(seen) {
+    if (seen.some((item) => item.isIntersecting)) this.loadEarlier();
+  }
+
+  showEarlierControl() {
+    const wanted = this.earlier === null ? this.start : this.earlierButton;
+    if (this.top.firstChild !== wanted) this.top.replaceChildren(wanted);
+    this.observer.disconnect();
+    if (this.earlier !== null) this.observer.observe(this.earlierButton);
+  }
+
+  /** Draws entries new or changed since they were drawn, in node order. */
+  reconcile(entries) {
+    for (const entry of entries) {
+      const editable = entry.role === "user" && !entry.reverted && !entry.compaction;
+      const signature = entrySignature(entry, editable);
+      const known = this.shown.get(entry.id);
+      if (known && known.signature === signature) {
+        known.entry = entry;
+        continue;
+      }
+      const element = renderEntry(entry, { onEdit: editable ? this.onEdit : null });
+      if (known) known.element.replaceWith(element);
+      else this.insert(entry.id, element);
+      this.shown.set(entry.id, { entry, element, signature });
+    }
+    for (const { entry, element } of this.shown.values()) {
+      element.classList.toggle("head", entry.id === this.head);
+    }
+  }
+
+  insert(id, element) {
+    let low = 0;
+    let high = this.ids.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.ids[middle] < id) low = middle + 1;
+      else high = middle;
+    }
+    const next = low < this.ids.length ? this.shown.get(this.ids[low]).element : null;
+    this.ids.splice(low, 0, id);
+    if (next) next.before(element);
+    else if (this.streaming) this.streaming.element.before(element);
+    else this.element.append(element);
+  }
+
+  /** Runs `change` and keeps the reader where they were: at the end, or on the same turn. */
+  keepingPlace(change) {
+    const box = this.element;
+    const atEnd = box.scrollHeight - box.scrollTop - box.clientHeight < NEAR_END;
+    const anchor = atEnd ? null : this.firstVisible();
+    const offset = anchor ? anchor.offsetTop - box.scrollTop : 0;
+    change();
+    if (atEnd) box.scrollTop = box.scrollHeight;
+    else if (anchor?.isConnected) box.scrollTop = anchor.offsetTop - offset;
+  }
+
+  firstVisible() {
+    const top = this.element.scrollTop;
+    for (const id of this.ids) {
+      const { element } = this.shown.get(id);
+      if (element.offsetTop + element.offsetHeight > top) return element;
+    }
+    return null;
+  }
+
+  /** Scrolls to the newest turn. */
+  toEnd() {
+    this.element.scrollTop = this.element.scrollHeight;
+  }
+
+  /** Starts showing an answer as it streams (after the prompt, at the end). */
+  startStreaming(label) {
+    if (this.streaming) return this.streaming;
+    this.streaming = new StreamingEntry(label, (draw) => this.keepingPlace(draw));
+    this.keepingPlace(() => this.element.append(this.streaming.element));
+    return this.streaming;
+  }
+
+  /** Adds a streamed piece while keeping the reader at the end if they were there. */
+  growStreaming(apply) {
+    if (!this.streaming) return;
+    this.keepingPlace(() => apply(this.streaming));
+  }
+
+  /** The streaming answer is over: it goes (the stored one comes with the next refresh). */
+  stopStreaming() {
+    this.streaming?.remove();
+    this.streaming = null;
+  }
+
+  /** The stored entry of node `id`, if it is shown. */
+  entry(id) {
+    return this.shown.get(id)?.entry ?? null;
+  }
+
+  /** The latest prompt on the current path among those shown, or null. */
+  lastPromptOnPath() {
+    for (let i = this.ids.length - 1; i >= 0; i--) {
+      const { entry } = this.shown.get(this.ids[i]);
+      if (entry.role === "user" && !entry.reverted && !entry.compaction) return entry;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,79 @@
+// The tree beside the transcript: the session's whole shape (`GET .../tree`) drawn by
+// drawTree into `#tree svg`, the head marked; picking a node checks it out. The pane folds
+// away (remembered per browser); on a narrow screen it starts folded.
+
+import { get, sessionPath } from "./api.js";
+import { h } from "./dom.js";
+import { drawTree } from "./tree.js";
+
+const FOLDED_KEY = "omni.tree.folded";
+
+/** The pane, its toggle button and its drawing. */
+export class TreePane {
+  /** `onCheckout(node)`: the user picked a node; `onShow()`: the pane unfolded (draw it). */
+  constructor(sessionId, { onCheckout, onShow }) {
+    this.sessionId = sessionId;
+    this.onCheckout = onCheckout;
+    this.onShow = onShow;
+    this.svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    this.box = h("div", { id: "tree" }, this.svg);
+    this.count = h("span", { class: "muted tree-count" }, "");
+    this.element = h(
+      "aside",
+      { id: "tree-pane", "aria-label": "the session's tree" },
+      h("h2", {}, "Tree ", this.count),
+      this.box,
+    );
+    this.toggle = h(
+      "button",
+      {
+        id: "tree-toggle",
+        type: "button",
+        "aria-controls": "tree-pane",
+        title: "Show or hide the tree (Alt+T focuses it)",
+        onclick: () => this.setFolded(!this.folded),
+      },
+      "Tree",
+    );
+    const stored = localStorage.getItem(FOLDED_KEY);
+    this.setFolded(stored === null ? matchMedia("(max-width: 760px)").matches : stored === "1", false);
+  }
+
+  /** Folds or unfolds the pane; `remember` keeps the choice for the next visit. */
+  setFolded(folded, remember = true) {
+    this.folded = folded;
+    this.element.hidden = folded;
+    this.toggle.setAttribute("aria-expanded", String(!folded));
+    if (remember) localStorage.setItem(FOLDED_KEY, folded ? "1" : "0");
+    if (!folded && remember) this.onShow();
+  }
+
+  /** The session's tree, fetched. */
+  fetch() {
+    return get(sessionPath(this.sessionId, "/tree"));
+  }
+
+  /**
+   * Draws `tree` (as `GET .../tree` answers it). The tree has no texts: `known(id)` gives
+   * the stored entry of a node the transcript shows, whose text labels its row.
+   */
+  draw(tree, known = () => null) {
+    this.count.textContent = `${tree.nodes.length} nodes · head #${tree.head}`;
+    const nodes = tree.nodes.map((node) => {
+      const entry = known(node.id);
+      return entry ? { ...node, text: entry.text, created_at_ms: entry.created_at_ms, model: entry.model, why_reverted: entry.why_reverted } : node;
+    });
+    drawTree(this.svg, nodes, tree.head, { onCheckout: this.onCheckout });
+  }
+
+  /** Moves the keyboard focus to the head's node (unfolding the pane). */
+  async focus() {
+    if (this.folded) {
+      this.setFolded(false);
+      await this.onShow();
+    }
+    const rows = this.svg.querySelectorAll("g[data-node]");
+    const head = this.svg.querySelector("g.head") ?? rows[rows.length - 1];
+    (head ?? this.box).focus();
+  }
+}
