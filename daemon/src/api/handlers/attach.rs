@@ -1,5 +1,6 @@
-//! `Attach`: follow a session. The client gets the session's state, then every event of
-//! every request on it and each change once stored, until it leaves or the daemon stops.
+//! `Attach`: follow a session. The client gets the session's state, what the answer in
+//! flight (if any) has streamed so far, then every event of every request on it and each
+//! change once stored, until it leaves or the daemon stops.
 
 use omni_proto::{ErrorKind, ErrorReply, Event, Reply, SessionRef};
 use tokio::sync::broadcast::error::RecvError;
@@ -17,10 +18,16 @@ pub async fn handle(
 ) -> Result<Reply, ErrorReply> {
     let id = daemon.sessions.resolve(session_ref(session))?;
     // Subscribe before reading the state, so nothing falls between the two.
-    let mut watching = daemon.sessions.actor(id)?.watch().await?;
+    let following = daemon.sessions.actor(id)?.watch().await?;
+    let mut watching = following.events;
     let full_id = SessionRef::Id(id.to_string());
     if let Reply::Session(summary) = session::handle(daemon, &full_id)? {
         responder.event(Event::Attached(summary)).await;
+    }
+    // The answer streaming now, from its start, as those who followed all along saw it.
+    for event in following.so_far {
+        let prices = &daemon.services.live.get().config.prices;
+        responder.event(convert::event(event, prices)).await;
     }
     let shutdown = daemon.services.shutdown.clone();
     loop {
@@ -38,7 +45,7 @@ pub async fn handle(
                 responder.event(Event::Missed { events: missed }).await
             }
             // The actor ended (a store failure retired it): follow its successor.
-            Err(RecvError::Closed) => watching = daemon.sessions.actor(id)?.watch().await?,
+            Err(RecvError::Closed) => watching = daemon.sessions.actor(id)?.watch().await?.events,
         }
         if responder.client_gone() {
             break;

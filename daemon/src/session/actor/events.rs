@@ -1,7 +1,7 @@
 //! Where a session's events go: to the client whose request produced them, and to every
 //! client watching the session (`attach`).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use tokio::sync::{broadcast, mpsc};
 
@@ -10,30 +10,89 @@ use crate::session::outcome::SessionEvent;
 /// How many events a slow watcher may fall behind before it misses some (and is told).
 pub const WATCH_BACKLOG: usize = 1024;
 
+/// A new watcher's start: what the turn in flight has streamed so far, then every event.
+pub struct Following {
+    /// The events of the turn in flight until now, oldest first (consecutive pieces of text
+    /// or thought joined into one); empty when nothing is in flight.
+    pub so_far: Vec<SessionEvent>,
+    /// Every event from the last of `so_far` on.
+    pub events: broadcast::Receiver<SessionEvent>,
+}
+
 /// A session's watchers: the channel is made by the first `watch`, so the sessions nobody
-/// follows (nearly all) never hold its backlog (a few hundred KiB).
+/// follows (nearly all) never hold its backlog (a few hundred KiB). The turn in flight's
+/// events are kept until a change is stored, so whoever starts following mid-answer sees
+/// the answer whole, as those who followed from the start did.
 #[derive(Clone, Default)]
-pub(super) struct Watchers(Arc<OnceLock<broadcast::Sender<SessionEvent>>>);
+pub(super) struct Watchers(Arc<Shared>);
+
+#[derive(Default)]
+struct Shared {
+    sender: OnceLock<broadcast::Sender<SessionEvent>>,
+    turn: Mutex<Vec<SessionEvent>>,
+}
 
 impl Watchers {
-    /// A new watcher of every event from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<SessionEvent> {
-        self.0
+    /// A new watcher of every event from now on, with the turn's events so far when
+    /// `in_flight` (taken under the same lock as each event is sent: no gap, no repeat).
+    pub fn subscribe(&self, in_flight: bool) -> Following {
+        let turn = self.0.turn.lock().unwrap_or_else(PoisonError::into_inner);
+        let events = self
+            .0
+            .sender
             .get_or_init(|| broadcast::channel(WATCH_BACKLOG).0)
-            .subscribe()
+            .subscribe();
+        let so_far = if in_flight { turn.clone() } else { Vec::new() };
+        Following { so_far, events }
     }
 
     /// How many are watching.
     pub fn count(&self) -> usize {
-        self.0.get().map_or(0, broadcast::Sender::receiver_count)
+        self.0
+            .sender
+            .get()
+            .map_or(0, broadcast::Sender::receiver_count)
     }
 
     fn send(&self, event: &SessionEvent) {
-        if let Some(sender) = self.0.get()
+        let mut turn = self.0.turn.lock().unwrap_or_else(PoisonError::into_inner);
+        keep_for_latecomers(&mut turn, event);
+        if let Some(sender) = self.0.sender.get()
             && sender.receiver_count() > 0
         {
             let _ = sender.send(event.clone());
         }
+    }
+}
+
+/// Keeps what a turn streams; a stored change ends the turn (its outcome is in the store,
+/// where a latecomer reads it).
+fn keep_for_latecomers(turn: &mut Vec<SessionEvent>, event: &SessionEvent) {
+    match (turn.last_mut(), event) {
+        (Some(SessionEvent::Text(so_far)), SessionEvent::Text(more))
+        | (Some(SessionEvent::Thought(so_far)), SessionEvent::Thought(more)) => {
+            so_far.push_str(more)
+        }
+        (
+            _,
+            SessionEvent::PromptStored { .. }
+            | SessionEvent::PromptsMerged { .. }
+            | SessionEvent::Text(_)
+            | SessionEvent::Thought(_)
+            | SessionEvent::FunctionCall(_)
+            | SessionEvent::Retrying(_)
+            | SessionEvent::Compacting(_),
+        ) => turn.push(event.clone()),
+        (
+            _,
+            SessionEvent::Answered(_)
+            | SessionEvent::Failed(_)
+            | SessionEvent::Moved(_)
+            | SessionEvent::Recovered(_)
+            | SessionEvent::Resumed(_)
+            | SessionEvent::ToolResultStored(..)
+            | SessionEvent::Compacted(_),
+        ) => turn.clear(),
     }
 }
 

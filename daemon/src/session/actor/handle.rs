@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Weak};
 
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use super::events::Watchers;
@@ -186,9 +186,10 @@ impl ActorHandle {
         self.call(|reply| Command::Close { reply }).await
     }
 
-    /// Follows the session: every event of every request from now on, and each change once
-    /// stored. A watched session stays loaded; the stream ends when the daemon stops.
-    pub async fn watch(&self) -> Result<broadcast::Receiver<SessionEvent>, SessionError> {
+    /// Follows the session: what the turn in flight streamed so far, then every event of
+    /// every request from now on, and each change once stored. A watched session stays
+    /// loaded; the stream ends when the daemon stops.
+    pub async fn watch(&self) -> Result<super::Following, SessionError> {
         self.call(|reply| Command::Watch { reply }).await
     }
 }

@@ -32,7 +32,7 @@ use super::outcome::{
     Answer, Cancelled, Compacted, HeadOp, MoveOutcome, PendingCall, Recovered, RecoveryChoice,
     SessionEvent,
 };
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use super::tree::Tree;
@@ -40,6 +40,7 @@ use crate::model::SessionRecord;
 use crate::services::Services;
 use crate::session::tree::NodeId;
 use commit::{HeadMove, RedoEffect, Write};
+pub use events::Following;
 use events::{Events, Watchers};
 use inflight::{InFlight, next_outcome};
 pub use meta::{MetaChange, checked_title};
@@ -107,7 +108,7 @@ enum Command {
         reply: Reply<Vec<NodeId>>,
     },
     Watch {
-        reply: Reply<broadcast::Receiver<SessionEvent>>,
+        reply: Reply<events::Following>,
     },
     SetModel {
         reference: String,
@@ -261,7 +262,8 @@ impl Actor {
                 let _ = reply.send(self.record_turns(parent, turns).await);
             }
             Command::Watch { reply } => {
-                let _ = reply.send(Ok(self.watchers.subscribe()));
+                let in_flight = self.inflight.is_some();
+                let _ = reply.send(Ok(self.watchers.subscribe(in_flight)));
             }
             Command::SetModel { reference, reply } => {
                 let _ = reply.send(self.set_model(reference).await);

@@ -74,7 +74,7 @@ async fn next(watching: &mut broadcast::Receiver<SessionEvent>) -> SessionEvent 
 async fn a_follower_sees_another_clients_answer_stream_and_every_change() {
     let world = World::new();
     let (_, actor) = world.session(None).await;
-    let mut watching = actor.watch().await.unwrap();
+    let mut watching = actor.watch().await.unwrap().events;
     world.model.push([Step::Text(vec!["hel", "lo"])]);
     world.send(&actor, "hi").await.0.unwrap();
     assert!(matches!(
@@ -115,10 +115,36 @@ async fn a_follower_sees_another_clients_answer_stream_and_every_change() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_follower_who_comes_mid_answer_gets_the_answer_from_its_start() {
+    let world = World::new();
+    let (_, actor) = world.session(None).await;
+    assert!(actor.watch().await.unwrap().so_far.is_empty(), "idle");
+    let sending = held_send(&actor, "tell me", vec!["once ", "upon"], &world).await;
+    let following = actor.watch().await.unwrap();
+    assert!(
+        matches!(
+            following.so_far.as_slice(),
+            [SessionEvent::PromptStored { node: 1, .. }, SessionEvent::Text(text)]
+                if text == "once upon"
+        ),
+        "{:?}",
+        following.so_far
+    );
+    actor.cancel().await.unwrap();
+    sending.await.unwrap().unwrap_err();
+    let after = actor.watch().await.unwrap();
+    assert!(
+        after.so_far.is_empty(),
+        "the turn ended: {:?}",
+        after.so_far
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_followed_session_stays_loaded_while_idle() {
     let world = World::new();
     let (_, actor) = world.session(None).await;
-    let watching = actor.watch().await.unwrap();
+    let watching = actor.watch().await.unwrap().events;
     tokio::time::sleep(crate::session::actor::IDLE_STOP * 2).await;
     assert!(!actor.is_closed(), "a follower keeps the session loaded");
     drop(watching);
