@@ -1,14 +1,15 @@
 // The web app's entry: routes the address's fragment to a view and shows a way back in
-// when the login cookie is gone. Views: `#/` the sessions, `#/s/ID` one session,
-// `#/status` the daemon's health. Each view module exports `mount(root, params)` and
-// returns a function that unmounts it (stops its streams and listeners).
+// when the login cookie is gone. Views: `#/` the sessions, `#/s/ID` one session
+// (`#/s/ID/N`: shown at its node N, as a search hit links), `#/status` the daemon's
+// health. Each view module exports `mount(root, params)` and returns a function that
+// unmounts it (stops its streams and listeners).
 
 import { whenLoggedOut } from "./api.js";
 import { fill, h } from "./dom.js";
 
 const routes = [
   { pattern: /^#?\/?$/, load: () => import("./sessions.js"), nav: "nav-sessions" },
-  { pattern: /^#\/s\/([^/]+)$/, load: () => import("./session.js"), nav: "nav-sessions" },
+  { pattern: /^#\/s\/([^/]+)(?:\/(\d+))?$/, load: () => import("./session.js"), nav: "nav-sessions" },
   { pattern: /^#\/status$/, load: () => import("./status.js"), nav: "nav-status" },
 ];
 
@@ -33,7 +34,7 @@ async function show() {
     fill(root, h("p", { class: "empty" }, "No such page. ", h("a", { href: "#/" }, "All sessions")));
     return;
   }
-  const params = hash.match(route.pattern).slice(1).map(decodeURIComponent);
+  const params = hash.match(route.pattern).slice(1).map((p) => (p === undefined ? p : decodeURIComponent(p)));
   try {
     const view = await route.load();
     if (mine !== generation) return;

@@ -1,0 +1,214 @@
+// The recovery dialog: a session whose last request failed in a way a retry cannot fix
+// waits for a person to choose how it goes on. Each way out says which nodes it takes out
+// of the context (the daemon's preview in the session's summary), in the order and words
+// of the command line's menu; choosing one applies it, and a retry or compaction streams
+// its answer while the dialog shows how it goes. Nothing is ever deleted.
+
+import { apiPath, get, sessionPath, stream } from "./api.js";
+import { fill, h } from "./dom.js";
+import { errorLine, errorText, keyHints, openModal, showError } from "./dialog-base.js";
+import { progressLine, span } from "./dialog-progress.js";
+
+/** Each way out's name and what it does, as `omnictl recover` explains them. */
+const WAYS_OUT = {
+  compact: ["compact", "summarise the older turns (kept in the tree, one undo away), then send again"],
+  deep: ["deep rollback", "drop the last prompt and its whole tool chain from the context"],
+  clear: ["clear turn", "drop only the last node from the context"],
+  ignore: ["ignore", "keep the history as it is and clear the state"],
+  retry: ["retry", "send the same context again"],
+};
+
+/** The ways out that answer again (the dialog streams them). */
+const STREAMED = new Set(["retry", "compact"]);
+
+/**
+ * Shows `dialog#recovery` for a session that needs recovery and applies the way out a
+ * person chooses. `failure` is the ApiError (kind `needs_recovery`) the page got, or null:
+ * the dialog reads the session's state either way. `onEvent(name, data)` gets the events
+ * of a streamed retry or compaction. Resolves with `{action, outcome}` (the daemon's
+ * `Recovered`, or the `Answer` of retry and compact), or null when left as it is.
+ */
+export function openRecovery(sessionId, failure, { onEvent } = {}) {
+  return new Promise((resolve) => {
+    const view = recoveryView(sessionId, failure, onEvent, resolve);
+    view.load();
+  });
+}
+
+/** What the session's summary says about its failure, and the ways out in menu order. */
+function stateOf(summary, failure) {
+  if (summary) {
+    return { reason: summary.needs_recovery, previews: ordered(summary.recovery_choices ?? []) };
+  }
+  const options = failure?.body?.error?.options ?? [];
+  return {
+    reason: (failure?.message ?? "").split("\n")[0],
+    previews: options.map((action) => ({ action, drops: null, covers: null, first: false })),
+  };
+}
+
+/** The daemon's order, except that compact goes last unless it fits the failure best. */
+function ordered(previews) {
+  const demoted = (p) => p.action === "compact" && !p.first;
+  const kept = previews.filter((p) => !demoted(p));
+  return [...kept.filter((p) => p.first), ...kept.filter((p) => !p.first), ...previews.filter(demoted)];
+}
+
+/** What a way out takes out of the context, in the command line's words. */
+function takesText(preview) {
+  if (preview.action === "compact" && preview.covers) {
+    return `summarises ${span(preview.covers)} into one node, then sends again; they stay in the tree`;
+  }
+  if (!preview.drops) return "which nodes it takes out is not known (the session could not be read)";
+  if (preview.drops.length === 0) return "the context stays as it is";
+  const nodes = [...preview.drops].reverse().map((n) => `#${n}`);
+  return `takes ${nodes.join(", ")} out of the context`;
+}
+
+/** An earlier way out that takes the same nodes out and leaves the head at the same node. */
+function sameAs(preview, earlier) {
+  if (preview.action === "compact" || !preview.drops?.length) return null;
+  return earlier.find(
+    (other) =>
+      other.action !== "compact" &&
+      other.head_after === preview.head_after &&
+      String(other.drops) === String(preview.drops),
+  );
+}
+
+function choiceButton(preview, index, earlier, apply) {
+  const [name, explanation] = WAYS_OUT[preview.action] ?? [preview.action, ""];
+  const twin = sameAs(preview, earlier);
+  return h(
+    "button",
+    {
+      type: "button",
+      class: ["recovery-choice", preview.first && "best"],
+      dataset: { action: preview.action },
+      onclick: () => apply(preview.action, name),
+    },
+    h("span", { class: "choice-key", "aria-hidden": "true" }, String(index + 1)),
+    h("span", { class: "choice-name" }, name),
+    h("span", { class: "takes" }, takesText(preview)),
+    h(
+      "span",
+      { class: "choice-explanation muted" },
+      explanation,
+      twin ? ` (here the same as ${WAYS_OUT[twin.action][0]})` : "",
+    ),
+  );
+}
+
+/** The dialog and its states: reading the session, choosing, applying. */
+function recoveryView(sessionId, failure, onEvent, resolve) {
+  const message = h("p", { class: "api-message" }, "Reading the session…");
+  const choices = h("div", { class: "recovery-choices", role: "group", "aria-label": "Ways out" });
+  const progress = progressLine();
+  const error = errorLine();
+  const bundle = h(
+    "a",
+    { class: "bundle", download: "", href: apiPath("/errors/bundle", { session: sessionId }) },
+    "Download the diagnostic bundle",
+  );
+  const leave = h("button", { type: "button", class: "leave", onclick: () => dialog.close() }, "Leave as it is");
+  const hints = h("div");
+  let applying = false;
+  let settled = false;
+  const settle = (value) => {
+    if (!settled) resolve(value);
+    settled = true;
+  };
+
+  const dialog = openModal(
+    "recovery",
+    "This session needs recovery",
+    [
+      message,
+      choices,
+      progress.line,
+      error,
+      h("p", { class: "recovery-bundle" }, bundle, h("span", { class: "muted" }, " (the state stays)")),
+      h("div", { class: "dialog-actions" }, leave),
+      hints,
+    ],
+    { onClose: () => applying || settle(null), mayLeave: () => !applying },
+  );
+  dialog.addEventListener("keydown", (event) => moveByKey(event, choices));
+
+  function show(summary) {
+    const { reason, previews } = stateOf(summary, failure);
+    if (summary) bundle.href = apiPath("/errors/bundle", { session: summary.id });
+    if (!reason) {
+      message.textContent = "This session does not need recovery; nothing to do.";
+      fill(choices);
+      fill(hints);
+      leave.textContent = "Close";
+      leave.focus();
+      return;
+    }
+    message.textContent = reason;
+    const buttons = previews.map((p, i) => choiceButton(p, i, previews.slice(0, i), apply));
+    fill(choices, buttons);
+    const keys = [["↑/↓", "move"], [`1–${buttons.length}`, "choose"], ["Enter", "apply"]];
+    fill(hints, keyHints([...keys, ["Esc", "leave as it is"]]));
+    (buttons[0] ?? leave).focus();
+  }
+
+  async function load() {
+    try {
+      show(await get(sessionPath(sessionId)));
+    } catch (problem) {
+      show(null);
+      showError(error, `The session could not be read: ${errorText(problem)}`);
+    }
+  }
+
+  function busy(on) {
+    applying = on;
+    for (const button of dialog.querySelectorAll("button")) button.disabled = on;
+    dialog.classList.toggle("applying", on);
+  }
+
+  async function apply(action, name) {
+    if (applying) return;
+    busy(true);
+    choices.querySelector(`[data-action="${action}"]`)?.classList.add("chosen");
+    showError(error, "");
+    progress.say(STREAMED.has(action) ? `${name}: waiting for the model…` : `${name}…`);
+    progress.line.scrollIntoView({ block: "nearest" });
+    try {
+      const outcome = await stream(sessionPath(sessionId, "/recover"), { action }, (event, data) => {
+        progress.update(event, data);
+        onEvent?.(event, data);
+      });
+      settle({ action, outcome });
+      applying = false;
+      dialog.close();
+    } catch (problem) {
+      progress.stop();
+      progress.say("");
+      busy(false);
+      await load();
+      const still = problem?.kind === "needs_recovery";
+      showError(error, still ? `${name} failed: the session still needs recovery.` : errorText(problem));
+      error.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  return { load };
+}
+
+/** ↑/↓ move between the ways out, a digit goes to that one; Enter applies the focused one. */
+function moveByKey(event, choices) {
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const buttons = [...choices.querySelectorAll("button.recovery-choice:not(:disabled)")];
+  if (buttons.length === 0) return;
+  const at = buttons.indexOf(document.activeElement);
+  let next = null;
+  if (event.key === "ArrowDown") next = at < 0 ? 0 : Math.min(at + 1, buttons.length - 1);
+  else if (event.key === "ArrowUp") next = at < 0 ? 0 : Math.max(at - 1, 0);
+  else if (/^[1-9]$/.test(event.key)) next = Number(event.key) - 1;
+  if (next === null || next >= buttons.length) return;
+  event.preventDefault();
+  buttons[next].focus();
+}
