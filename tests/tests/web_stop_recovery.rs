@@ -1,5 +1,6 @@
 //! When an answer goes wrong, in the browser: Stop cuts a slow answer short (what came is
-//! kept out of the context and shown so) and the session goes on; a request the API
+//! kept out of the context and shown so) and, its prompt dropped with Back, the session
+//! goes on; a request the API
 //! rejects opens the recovery dialog with the API's message and a button per way out, and
 //! the choice is applied through the API.
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
@@ -44,6 +45,9 @@ fn stop_a_slow_answer_then_recover_from_a_rejected_request() {
         partial["reverted"] == true || partial["model"]["interrupted"] == true,
         "the partial answer is out of the context: {partial}"
     );
+    // The prompt stays pending (Retry would ask again): Back drops it, then a new one.
+    browser.click("button#back");
+    web.wait_for_head(&session, "Back to drop the pending prompt", |head| head == 0);
     browser.send_prompt("after the stop");
     browser.wait_for_answer("You said: \"after the stop\"");
 
@@ -55,17 +59,27 @@ fn stop_a_slow_answer_then_recover_from_a_rejected_request() {
         message.contains("invalid argument"),
         "the API's message is shown: {message:?}"
     );
-    for action in ["deep", "clear", "ignore", "retry", "compact"] {
-        let takes = browser.text(&format!(
-            "dialog#recovery button.recovery-choice[data-action={action}] .takes"
-        ));
+    // One button per way out the API offers, each saying what it takes out.
+    let summary = web.session(&session);
+    assert!(summary["needs_recovery"].is_object(), "{summary}");
+    let offered: Vec<String> = summary["recovery_choices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().or(c["action"].as_str()).unwrap().to_string())
+        .collect();
+    let shown = browser.js(
+        "return [...document.querySelectorAll('dialog#recovery button.recovery-choice')] \
+             .map(b => [b.dataset.action, b.querySelector('.takes')?.textContent || ''])",
+        &[],
+    );
+    let shown: Vec<(String, String)> = serde_json::from_value(shown).unwrap();
+    let actions: Vec<&str> = shown.iter().map(|(a, _)| a.as_str()).collect();
+    assert_eq!(actions, offered, "the dialog offers what the API does");
+    assert!(actions.contains(&"deep"), "{actions:?}");
+    for (action, takes) in &shown {
         assert!(!takes.trim().is_empty(), "{action} says what it takes out");
     }
-    assert!(
-        web.session(&session)["needs_recovery"].is_object(),
-        "{}",
-        web.session(&session)
-    );
     browser.screenshot("recovery-dialog");
     browser.click("dialog#recovery button.recovery-choice[data-action=deep]");
     browser.wait_gone("dialog#recovery[open]");
