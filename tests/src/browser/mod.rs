@@ -69,7 +69,8 @@ impl BrowserOptions {
         Self::default()
     }
 
-    /// A phone-width window, 390×844.
+    /// A phone-width window, 390×844 CSS pixels (emulated: a desktop window is never
+    /// narrower than 500 pixels).
     pub fn phone(mut self) -> Self {
         (self.width, self.height) = (390, 844);
         self
@@ -85,6 +86,11 @@ impl BrowserOptions {
     pub fn arg(mut self, flag: &str) -> Self {
         self.extra_args.push(flag.to_string());
         self
+    }
+
+    /// Whether the window is phone-sized (narrower than a desktop window can be).
+    fn is_phone(&self) -> bool {
+        self.width < 500
     }
 
     /// The flags Chromium starts with.
@@ -235,12 +241,22 @@ impl Browser {
     #[track_caller]
     fn start_session(&mut self, port: u16, chromium: &Path, options: &BrowserOptions) {
         let profile = self.dir.path().join("profile");
+        let mut chrome = json!({
+            "binary": chromium,
+            "args": options.chromium_args(&profile),
+        });
+        if options.is_phone() {
+            chrome["mobileEmulation"] = json!({"deviceMetrics": {
+                "width": options.width,
+                "height": options.height,
+                "pixelRatio": 1.0,
+                "touch": true,
+                "mobile": true,
+            }});
+        }
         let capabilities = json!({
             "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": chromium,
-                "args": options.chromium_args(&profile),
-            },
+            "goog:chromeOptions": chrome,
             "goog:loggingPrefs": {"browser": "ALL"},
         });
         let Value::Object(capabilities) = capabilities else {
