@@ -47,7 +47,9 @@ fn stop_a_slow_answer_then_recover_from_a_rejected_request() {
     );
     // The prompt stays pending (Retry would ask again): Back drops it, then a new one.
     browser.click("button#back");
-    web.wait_for_head(&session, "Back to drop the pending prompt", |head| head == 0);
+    web.wait_for_head(&session, "Back to drop the pending prompt", |head| {
+        head == 0
+    });
     browser.send_prompt("after the stop");
     browser.wait_for_answer("You said: \"after the stop\"");
 
