@@ -15,10 +15,12 @@
 //! - [`openai_proxy`]: the proxy's OpenAI-compatible endpoint in front of that server.
 //! - [`http`]: a real HTTP client for the daemon's HTTP API (JSON and server-sent events).
 //! - [`raw`]: frames written and read by hand, for the protocol's edges.
+//! - [`browser`]: headless Chromium over WebDriver, logged in to a daemon's web app.
 //! - [`python`]: the Python interpreter the tests run (`OMNI_TEST_PYTHON`, else the
 //!   virtual environment `scripts/test` makes).
 
 mod background;
+pub mod browser;
 pub mod claude;
 pub mod fake_anthropic;
 pub mod fake_gemini;
