@@ -237,20 +237,27 @@ class SessionView {
     }
   }
 
-  /** First load: the latest turns, the reader at the end, the prompt focused. */
-  async open() {
+  /**
+   * First load: the latest turns, the reader at the end, the prompt focused; or, given a
+   * node (`#/s/ID/N`), the turns around it with it in view, marked and focused.
+   */
+  async open(target) {
+    const found = target === null ? false : await this.transcript.openAt(target).catch(() => false);
+    if (found) this.transcript.reveal(target);
     await this.reload();
+    if (found) return;
+    if (target !== null && this.summary) this.activity.add("warn", `This session has no node #${target}: showing its latest turns.`);
     this.transcript.toEnd();
     this.composer.focus();
   }
 }
 
-/** Mounts the session view for route `#/s/ID`; returns its unmount. */
-export function mount(root, [id]) {
+/** Mounts the session view for route `#/s/ID` or `#/s/ID/N` (at node N); returns its unmount. */
+export function mount(root, [id, node]) {
   const view = new SessionView(root, id);
   const abort = new AbortController();
   const uninstall = installShortcuts(view.actions, view);
-  view.open();
+  view.open(node === undefined ? null : Number(node));
   followSession(view, abort.signal);
   return () => {
     abort.abort();
