@@ -43,8 +43,9 @@ class SessionView {
     this.streamingNow = false; // an answer streams (seen on the events)
     this.ownCount = 0; // this page's own requests in flight
     this.editing = null; // { node, parent } while a prompt is being edited
-    this.recoveryOpen = false;
+    this.recoveryOpen = null; // { abort, since } while the recovery dialog is open
     this.recoveryWasNeeded = false;
+    this.loads = 0; // loads started, so that a dialog is closed only by a load begun after it
     this.toolKey = null;
     this.unmountTools = null;
     this.actions = makeActions(this);
@@ -81,12 +82,13 @@ class SessionView {
   }
 
   async load() {
+    const started = ++this.loads;
     try {
       const [summary, page] = await Promise.all([get(sessionPath(this.id)), this.transcript.refresh()]);
       this.headEntry = page.head ? (this.transcript.entry(page.head) ?? (await this.fetchEntry(page.head))) : null;
       this.showSummary(summary);
       this.checkToolCalls();
-      this.checkRecovery();
+      this.checkRecovery(started);
     } catch (error) {
       this.loadFailed(error);
     }
@@ -215,24 +217,33 @@ class SessionView {
     });
   }
 
-  /** Opens recovery when the session has just come to need it (here or from elsewhere). */
-  checkRecovery() {
+  /**
+   * Opens recovery when the session has just come to need it (here or from elsewhere), and
+   * closes the dialog when a load begun after it opened finds it recovered elsewhere (another
+   * tab, omnictl). `started`: the number of the load that read the summary.
+   */
+  checkRecovery(started) {
     const needed = Boolean(this.summary.needs_recovery);
     if (needed && !this.recoveryWasNeeded && !this.ownSending()) this.recover(null);
+    if (!needed && this.recoveryOpen && started > this.recoveryOpen.since) {
+      this.recoveryOpen.abort.abort();
+      this.activity.add("info", "The session was recovered elsewhere: nothing left to choose.");
+    }
     this.recoveryWasNeeded = needed;
   }
 
   /** The recovery dialog (one at a time); `failure`: the refused request's error, if any. */
   async recover(failure) {
     if (this.recoveryOpen) return;
-    this.recoveryOpen = true;
+    const abort = new AbortController();
+    this.recoveryOpen = { abort, since: this.loads };
     try {
-      const chosen = await openRecovery(this.id, failure);
+      const chosen = await openRecovery(this.id, failure, { signal: abort.signal });
       if (chosen) this.activity.add("info", `Recovery: ${chosen.action} applied.`);
     } catch (error) {
       this.activity.add("warn", `Recovery failed: ${error.message}`);
     } finally {
-      this.recoveryOpen = false;
+      this.recoveryOpen = null;
       this.reload();
     }
   }
@@ -263,6 +274,7 @@ export function mount(root, [id, node]) {
     abort.abort();
     uninstall();
     view.transcript.close();
+    view.recoveryOpen?.abort.abort();
     view.unmountTools?.();
     view.activity.close();
     for (const dialog of document.querySelectorAll("dialog#shortcuts, dialog#pending-choice")) dialog.remove();
