@@ -97,13 +97,20 @@ class SessionView {
     }
   }
 
-  /** Fetches the tree while the transcript loads, and draws it with the texts then known. */
+  /**
+   * Draws the tree with the texts the transcript knows: the shape drawn before, grown by
+   * the turns stored since when that is all that changed, else fetched again (at first
+   * while the transcript loads).
+   */
   async drawTree() {
     if (this.tree.folded) return; // drawn when it unfolds
     try {
-      const tree = await this.tree.fetch();
+      const fetched = this.tree.shape ? null : this.tree.fetch();
       await this.stateLoaded;
-      this.tree.draw(tree, (id) => this.transcript.entry(id));
+      const entry = (id) => this.transcript.entry(id);
+      const newest = this.transcript.newest();
+      const grown = fetched || newest === null ? null : this.tree.grown(this.transcript.head, newest, entry);
+      this.tree.draw(grown ?? (await (fetched ?? this.tree.fetch())), entry);
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 401)) this.activity.add("warn", `The tree could not be loaded: ${error.message}`);
     }

@@ -303,6 +303,12 @@ export class Transcript {
     return children;
   }
 
+  /** The session's newest node when the transcript shows it (0: none yet), else null. */
+  newest() {
+    if (this.later) return null;
+    return this.ids.length ? this.ids[this.ids.length - 1] : 0;
+  }
+
   /** The latest prompt on the current path among those shown, or null. */
   lastPromptOnPath() {
     for (let i = this.ids.length - 1; i >= 0; i--) {
