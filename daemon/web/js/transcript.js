@@ -98,7 +98,9 @@ export class Transcript {
       limit = Math.min(MAX_PAGE, Math.max(PAGE, before - oldest));
     }
     this.head = latest.head;
-    this.keepingPlace(() => this.reconcile(entries));
+    // The first page reaches past the oldest turn shown; those earlier ones come on scrolling.
+    const fresh = Number.isFinite(oldest) ? entries.filter((entry) => entry.id >= oldest) : entries;
+    this.keepingPlace(() => this.reconcile(fresh));
     this.showEarlierControl();
     return latest;
   }
