@@ -283,7 +283,7 @@ class SessionView {
     const found = target === null ? false : await this.transcript.openAt(target).catch(() => false);
     if (found) this.transcript.reveal(target);
     await this.reload();
-    if (found) return;
+    if (found) return this.transcript.refocus(target); // a form that came with the state may have taken both
     if (target !== null && this.summary) this.activity.add("warn", `This session has no node #${target}: showing its latest turns.`);
     this.transcript.toEnd();
     this.composer.focus();

@@ -193,6 +193,13 @@ export class Transcript {
     this.showLaterControl();
   }
 
+  /** Brings node `node` back into view (as little as needed) and the focus back to it. */
+  refocus(node) {
+    const element = this.shown.get(node)?.element;
+    element?.scrollIntoView({ block: "nearest" });
+    element?.focus({ preventScroll: true });
+  }
+
   /** Scrolls node `node` into view, marks it for a moment and gives it the focus. */
   reveal(node) {
     const element = this.shown.get(node)?.element;
