@@ -176,7 +176,7 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
   async function apply(action, name) {
     if (applying) return;
     busy(true);
-    choices.querySelector(`[data-action="${action}"]`)?.classList.add("chosen");
+    choices.querySelector(`[data-action="${CSS.escape(action)}"]`)?.classList.add("chosen");
     showError(error, "");
     progress.say(STREAMED.has(action) ? `${name}: waiting for the model…` : `${name}…`);
     progress.line.scrollIntoView({ block: "nearest" });
