@@ -280,7 +280,7 @@ class SessionView {
    * node (`#/s/ID/N`), the turns around it with it in view, marked and focused.
    */
   async open(target) {
-    const found = target === null ? false : await this.transcript.openAt(target).catch(() => false);
+    const found = target === null ? false : await this.transcript.openAt(target);
     if (found) this.transcript.reveal(target);
     await this.reload();
     if (found) return this.transcript.refocus(target); // a form that came with the state may have taken both

@@ -31,6 +31,7 @@ export class Transcript {
     this.later = false; // turns after the newest shown exist (opened at a node)
     this.loadingEarlier = false;
     this.loadingLater = false;
+    this.opening = null; // opening at a node, until its turns are shown
     this.streaming = null;
     this.head = 0;
     this.earlierButton = h(
@@ -79,6 +80,7 @@ export class Transcript {
    * Resolves with the newest page fetched (its `head`, `context`, `damaged`).
    */
   async refresh() {
+    await this.opening;
     const oldest = this.ids.length ? this.ids[0] : Infinity;
     const newest = this.ids.length ? this.ids[this.ids.length - 1] : 0;
     const span = Number.isFinite(oldest) ? newest - oldest + 1 + PAGE : PAGE;
@@ -136,9 +138,15 @@ export class Transcript {
 
   /**
    * Shows the turns around node `node` instead of the latest ones (a search hit links
-   * there). Resolves false, changing nothing, when the session has no such node.
+   * there). Resolves false, changing nothing, when the session has no such node (or it
+   * could not be read). A refresh asked for meanwhile waits for it.
    */
-  async openAt(node) {
+  openAt(node) {
+    this.opening = this.loadAround(node).catch(() => false);
+    return this.opening;
+  }
+
+  async loadAround(node) {
     const half = PAGE / 2;
     const page = await this.history({ limit: PAGE, before: node + half + 1 });
     if (!page.entries.some((entry) => entry.id === node)) return false;
