@@ -84,6 +84,7 @@ export function makeActions(page) {
     }
     composer.text = "";
     page.setEditing(null);
+    page.transcript.toLatest(); // the answer is read at the end
     const outcome = await streamed("/send", { prompt: text, replace });
     // A refused send stored nothing: its text goes back in the box, to send again.
     if (outcome.error && !outcome.stored && composer.text === "") composer.text = text;

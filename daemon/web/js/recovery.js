@@ -27,10 +27,14 @@ const STREAMED = new Set(["retry", "compact"]);
  * the dialog reads the session's state either way. `onEvent(name, data)` gets the events
  * of a streamed retry or compaction. Resolves with `{action, outcome}` (the daemon's
  * `Recovered`, or the `Answer` of retry and compact), or null when left as it is.
+ * `signal` aborting (the recovery was chosen elsewhere) closes it and resolves null,
+ * unless a way out chosen here is being applied: that one settles by itself.
  */
-export function openRecovery(sessionId, failure, { onEvent } = {}) {
+export function openRecovery(sessionId, failure, { onEvent, signal } = {}) {
   return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(null);
     const view = recoveryView(sessionId, failure, onEvent, resolve);
+    signal?.addEventListener("abort", view.dismiss, { once: true });
     view.load();
   });
 }
@@ -172,7 +176,7 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
   async function apply(action, name) {
     if (applying) return;
     busy(true);
-    choices.querySelector(`[data-action="${action}"]`)?.classList.add("chosen");
+    choices.querySelector(`[data-action="${CSS.escape(action)}"]`)?.classList.add("chosen");
     showError(error, "");
     progress.say(STREAMED.has(action) ? `${name}: waiting for the model…` : `${name}…`);
     progress.line.scrollIntoView({ block: "nearest" });
@@ -195,7 +199,12 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
     }
   }
 
-  return { load };
+  /** Closes the dialog unless a way out chosen here is being applied. */
+  function dismiss() {
+    if (!applying && dialog.open) dialog.close();
+  }
+
+  return { load, dismiss };
 }
 
 /** ↑/↓ move between the ways out, a digit goes to that one; Enter applies the focused one. */

@@ -17,6 +17,9 @@ import { mountToolResults } from "./tool-results.js";
 import { Transcript } from "./transcript.js";
 import { TreePane } from "./tree-pane.js";
 
+/** Why a node is out of the context when an undo-type move (one redo takes back) took it out. */
+const UNDONE = new Set(["undone", "rewound", "recovered", "interrupted"]);
+
 /** Runs `task` now, or once more after the run in progress: calls never overlap. */
 function coalesced(task) {
   let running = null;
@@ -43,8 +46,9 @@ class SessionView {
     this.streamingNow = false; // an answer streams (seen on the events)
     this.ownCount = 0; // this page's own requests in flight
     this.editing = null; // { node, parent } while a prompt is being edited
-    this.recoveryOpen = false;
+    this.recoveryOpen = null; // { abort, since } while the recovery dialog is open
     this.recoveryWasNeeded = false;
+    this.loads = 0; // loads started, so that a dialog is closed only by a load begun after it
     this.toolKey = null;
     this.unmountTools = null;
     this.actions = makeActions(this);
@@ -81,24 +85,32 @@ class SessionView {
   }
 
   async load() {
+    const started = ++this.loads;
     try {
       const [summary, page] = await Promise.all([get(sessionPath(this.id)), this.transcript.refresh()]);
       this.headEntry = page.head ? (this.transcript.entry(page.head) ?? (await this.fetchEntry(page.head))) : null;
       this.showSummary(summary);
       this.checkToolCalls();
-      this.checkRecovery();
+      this.checkRecovery(started);
     } catch (error) {
       this.loadFailed(error);
     }
   }
 
-  /** Fetches the tree while the transcript loads, and draws it with the texts then known. */
+  /**
+   * Draws the tree with the texts the transcript knows: the shape drawn before, grown by
+   * the turns stored since when that is all that changed, else fetched again (at first
+   * while the transcript loads).
+   */
   async drawTree() {
     if (this.tree.folded) return; // drawn when it unfolds
     try {
-      const tree = await this.tree.fetch();
+      const fetched = this.tree.shape ? null : this.tree.fetch();
       await this.stateLoaded;
-      this.tree.draw(tree, (id) => this.transcript.entry(id));
+      const entry = (id) => this.transcript.entry(id);
+      const newest = this.transcript.newest();
+      const grown = fetched || newest === null ? null : this.tree.grown(this.transcript.head, newest, entry);
+      this.tree.draw(grown ?? (await (fetched ?? this.tree.fetch())), entry);
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 401)) this.activity.add("warn", `The tree could not be loaded: ${error.message}`);
     }
@@ -161,6 +173,23 @@ class SessionView {
     return (this.summary?.pending_calls ?? []).filter((call) => !call.answered);
   }
 
+  /**
+   * Whether Redo can do something. The daemon's redo takes back the undo-type move (undo,
+   * back, a recovery rollback) on top of its redo stack, and only while the head is still
+   * where that move left it; any other move, a prompt or a checkout, empties the stack.
+   * Such a move took the head's child on its way out of the context, and nothing since
+   * took it out again: so without a child of the head reverted as undone, rewound or
+   * recovered (or interrupted, which names an interrupted answer whatever took it out),
+   * redo is certainly refused. The converse is not certain (a checkout back to the same
+   * node empties the stack but leaves that mark), so then it stays enabled and a refusal
+   * shows; it also stays enabled when the head's children are not loaded.
+   */
+  redoMayWork() {
+    const children = this.transcript.childrenOf(this.summary.head, this.summary.nodes);
+    if (children === null) return true;
+    return children.some((entry) => entry.reverted && UNDONE.has(entry.why_reverted));
+  }
+
   /** The state in words and which buttons make sense now. */
   updateState() {
     const summary = this.summary;
@@ -187,7 +216,7 @@ class SessionView {
       stop: answering,
       undo: free && this.headEntry !== null && this.headEntry.role !== "user",
       back: free && summary.head > 0,
-      redo: free,
+      redo: free && this.redoMayWork(),
       retry: free && (pending !== null || Boolean(summary.needs_recovery)),
       resume: summary.suspended,
       compact: free && summary.head > 0,
@@ -215,47 +244,64 @@ class SessionView {
     });
   }
 
-  /** Opens recovery when the session has just come to need it (here or from elsewhere). */
-  checkRecovery() {
+  /**
+   * Opens recovery when the session has just come to need it (here or from elsewhere), and
+   * closes the dialog when a load begun after it opened finds it recovered elsewhere (another
+   * tab, omnictl). `started`: the number of the load that read the summary.
+   */
+  checkRecovery(started) {
     const needed = Boolean(this.summary.needs_recovery);
     if (needed && !this.recoveryWasNeeded && !this.ownSending()) this.recover(null);
+    if (!needed && this.recoveryOpen && started > this.recoveryOpen.since) {
+      this.recoveryOpen.abort.abort();
+      this.activity.add("info", "The session was recovered elsewhere: nothing left to choose.");
+    }
     this.recoveryWasNeeded = needed;
   }
 
   /** The recovery dialog (one at a time); `failure`: the refused request's error, if any. */
   async recover(failure) {
     if (this.recoveryOpen) return;
-    this.recoveryOpen = true;
+    const abort = new AbortController();
+    this.recoveryOpen = { abort, since: this.loads };
     try {
-      const chosen = await openRecovery(this.id, failure);
+      const chosen = await openRecovery(this.id, failure, { signal: abort.signal });
       if (chosen) this.activity.add("info", `Recovery: ${chosen.action} applied.`);
     } catch (error) {
       this.activity.add("warn", `Recovery failed: ${error.message}`);
     } finally {
-      this.recoveryOpen = false;
+      this.recoveryOpen = null;
       this.reload();
     }
   }
 
-  /** First load: the latest turns, the reader at the end, the prompt focused. */
-  async open() {
+  /**
+   * First load: the latest turns, the reader at the end, the prompt focused; or, given a
+   * node (`#/s/ID/N`), the turns around it with it in view, marked and focused.
+   */
+  async open(target) {
+    const found = target === null ? false : await this.transcript.openAt(target);
+    if (found) this.transcript.reveal(target);
     await this.reload();
+    if (found) return this.transcript.refocus(target); // a form that came with the state may have taken both
+    if (target !== null && this.summary) this.activity.add("warn", `This session has no node #${target}: showing its latest turns.`);
     this.transcript.toEnd();
     this.composer.focus();
   }
 }
 
-/** Mounts the session view for route `#/s/ID`; returns its unmount. */
-export function mount(root, [id]) {
+/** Mounts the session view for route `#/s/ID` or `#/s/ID/N` (at node N); returns its unmount. */
+export function mount(root, [id, node]) {
   const view = new SessionView(root, id);
   const abort = new AbortController();
   const uninstall = installShortcuts(view.actions, view);
-  view.open();
+  view.open(node === undefined ? null : Number(node));
   followSession(view, abort.signal);
   return () => {
     abort.abort();
     uninstall();
     view.transcript.close();
+    view.recoveryOpen?.abort.abort();
     view.unmountTools?.();
     view.activity.close();
     for (const dialog of document.querySelectorAll("dialog#shortcuts, dialog#pending-choice")) dialog.remove();

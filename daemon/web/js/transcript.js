@@ -1,6 +1,8 @@
 // The session's transcript, paged: the latest page first, earlier pages as the reader
 // scrolls to the top (keeping what they look at in place), and the loaded range fetched
 // again after every change so that reverted marks, new turns and the head stay true.
+// Opened at a node (a search hit), it shows the turns around it instead, and later pages
+// as the reader scrolls down, until it reaches the latest turns and follows them again.
 // Entries are kept by node number; one is drawn again only when what can change changed.
 
 import { get, sessionPath } from "./api.js";
@@ -26,7 +28,10 @@ export class Transcript {
     this.shown = new Map(); // node id -> { entry, element, signature }
     this.ids = []; // node ids shown, ascending
     this.earlier = null; // the `before` of the page before the oldest shown, or null
+    this.later = false; // turns after the newest shown exist (opened at a node)
     this.loadingEarlier = false;
+    this.loadingLater = false;
+    this.opening = null; // opening at a node, until its turns are shown
     this.streaming = null;
     this.head = 0;
     this.earlierButton = h(
@@ -36,20 +41,32 @@ export class Transcript {
     );
     this.start = h("p", { class: "transcript-start muted" }, "the start of the session");
     this.top = h("div", { class: "transcript-top" }, this.start);
+    this.laterButton = h(
+      "button",
+      { class: "later", type: "button", onclick: () => this.loadLater() },
+      "Show later turns",
+    );
+    this.bottom = h("div", { class: "transcript-bottom", hidden: true }, this.laterButton);
     this.element = h(
       "section",
       { id: "transcript", "aria-label": "transcript", tabindex: "-1" },
       this.top,
+      this.bottom,
     );
     this.observer = new IntersectionObserver((seen) => this.onTopSeen(seen), {
       root: this.element,
       rootMargin: "300px 0px 0px 0px",
+    });
+    this.laterObserver = new IntersectionObserver((seen) => this.onBottomSeen(seen), {
+      root: this.element,
+      rootMargin: "0px 0px 300px 0px",
     });
   }
 
   /** Stops watching the scroll (the view is going away). */
   close() {
     this.observer.disconnect();
+    this.laterObserver.disconnect();
     this.streaming?.remove();
   }
 
@@ -59,14 +76,16 @@ export class Transcript {
 
   /**
    * Fetches the latest turns again, as many as are shown (and any new ones), and draws what
-   * changed. Resolves with the newest page (its `head`, `context`, `damaged`).
+   * changed; opened at a node, only the turns shown (the later ones come on scrolling).
+   * Resolves with the newest page fetched (its `head`, `context`, `damaged`).
    */
   async refresh() {
+    await this.opening;
     const oldest = this.ids.length ? this.ids[0] : Infinity;
     const newest = this.ids.length ? this.ids[this.ids.length - 1] : 0;
     const span = Number.isFinite(oldest) ? newest - oldest + 1 + PAGE : PAGE;
     let limit = Math.min(MAX_PAGE, Math.max(PAGE, span));
-    let before;
+    let before = this.later ? newest + 1 : undefined;
     let latest = null;
     const entries = [];
     for (;;) {
@@ -81,7 +100,9 @@ export class Transcript {
       limit = Math.min(MAX_PAGE, Math.max(PAGE, before - oldest));
     }
     this.head = latest.head;
-    this.keepingPlace(() => this.reconcile(entries));
+    // The first page reaches past the oldest turn shown; those earlier ones come on scrolling.
+    const fresh = Number.isFinite(oldest) ? entries.filter((entry) => entry.id >= oldest) : entries;
+    this.keepingPlace(() => this.reconcile(fresh));
     this.showEarlierControl();
     return latest;
   }
@@ -115,6 +136,91 @@ export class Transcript {
     if (this.earlier !== null) this.observer.observe(this.earlierButton);
   }
 
+  /**
+   * Shows the turns around node `node` instead of the latest ones (a search hit links
+   * there). Resolves false, changing nothing, when the session has no such node (or it
+   * could not be read). A refresh asked for meanwhile waits for it.
+   */
+  openAt(node) {
+    this.opening = this.loadAround(node).catch(() => false);
+    return this.opening;
+  }
+
+  async loadAround(node) {
+    const half = PAGE / 2;
+    const page = await this.history({ limit: PAGE, before: node + half + 1 });
+    if (!page.entries.some((entry) => entry.id === node)) return false;
+    this.head = page.head;
+    this.earlier = page.earlier;
+    this.later = page.entries[page.entries.length - 1].id >= node + half;
+    this.reconcile(page.entries);
+    this.showEarlierControl();
+    this.showLaterControl();
+    return true;
+  }
+
+  /** Loads the page after the newest turn shown (opened at a node), keeping the reader's place. */
+  async loadLater() {
+    if (this.loadingLater || !this.later) return;
+    this.loadingLater = true;
+    this.laterButton.disabled = true;
+    try {
+      const newest = this.ids[this.ids.length - 1];
+      const page = await this.history({ limit: PAGE, before: newest + PAGE + 1 });
+      const fresh = page.entries.filter((entry) => entry.id > newest);
+      this.later = fresh.length === PAGE;
+      const anchor = this.firstVisible();
+      const offset = anchor ? anchor.offsetTop - this.element.scrollTop : 0;
+      this.reconcile(fresh);
+      if (anchor) this.element.scrollTop = anchor.offsetTop - offset;
+    } finally {
+      this.loadingLater = false;
+      this.laterButton.disabled = false;
+      this.showLaterControl();
+    }
+  }
+
+  onBottomSeen(seen) {
+    if (seen.some((item) => item.isIntersecting)) this.loadLater();
+  }
+
+  showLaterControl() {
+    this.bottom.hidden = !this.later;
+    this.laterObserver.disconnect();
+    if (this.later) this.laterObserver.observe(this.laterButton);
+  }
+
+  /** Back to the latest turns (a prompt is sent): forgets a range opened at a node. */
+  toLatest() {
+    if (!this.later) return;
+    for (const { element } of this.shown.values()) element.remove();
+    this.shown.clear();
+    this.ids = [];
+    this.earlier = null;
+    this.later = false;
+    this.showLaterControl();
+  }
+
+  /** Brings node `node` back into view (as little as needed) and the focus back to it. */
+  refocus(node) {
+    const element = this.shown.get(node)?.element;
+    element?.scrollIntoView({ block: "nearest" });
+    element?.focus({ preventScroll: true });
+  }
+
+  /** Scrolls node `node` into view, marks it for a moment and gives it the focus. */
+  reveal(node) {
+    const element = this.shown.get(node)?.element;
+    if (!element) return;
+    element.tabIndex = -1;
+    element.scrollIntoView({ block: "center" });
+    element.classList.remove("target");
+    void element.offsetWidth; // restarts the mark's animation
+    element.classList.add("target");
+    element.addEventListener("animationend", () => element.classList.remove("target"), { once: true });
+    element.focus({ preventScroll: true });
+  }
+
   /** Draws entries new or changed since they were drawn, in node order. */
   reconcile(entries) {
     for (const entry of entries) {
@@ -146,8 +252,7 @@ export class Transcript {
     const next = low < this.ids.length ? this.shown.get(this.ids[low]).element : null;
     this.ids.splice(low, 0, id);
     if (next) next.before(element);
-    else if (this.streaming) this.streaming.element.before(element);
-    else this.element.append(element);
+    else this.bottom.before(element);
   }
 
   /** Runs `change` and keeps the reader where they were: at the end, or on the same turn. */
@@ -198,6 +303,27 @@ export class Transcript {
   /** The stored entry of node `id`, if it is shown. */
   entry(id) {
     return this.shown.get(id)?.entry ?? null;
+  }
+
+  /**
+   * The entries whose parent is `node` (0: the root), or null when they are not all shown
+   * (some nodes numbered after `node`, up to the session's newest, `count`, are not).
+   */
+  childrenOf(node, count) {
+    if (node >= count) return [];
+    if (this.ids.length === 0 || this.ids[0] > node + 1 || this.ids[this.ids.length - 1] < count) return null;
+    const children = [];
+    for (let i = this.ids.length - 1; i >= 0 && this.ids[i] > node; i--) {
+      const { entry } = this.shown.get(this.ids[i]);
+      if ((entry.parent ?? 0) === node) children.push(entry);
+    }
+    return children;
+  }
+
+  /** The session's newest node when the transcript shows it (0: none yet), else null. */
+  newest() {
+    if (this.later) return null;
+    return this.ids.length ? this.ids[this.ids.length - 1] : 0;
   }
 
   /** The latest prompt on the current path among those shown, or null. */

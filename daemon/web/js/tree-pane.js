@@ -1,6 +1,7 @@
 // The tree beside the transcript: the session's whole shape (`GET .../tree`) drawn by
 // drawTree into `#tree svg`, the head marked; picking a node checks it out. The pane folds
-// away (remembered per browser); on a narrow screen it starts folded.
+// away (remembered per browser); on a narrow screen it starts folded. The shape is fetched
+// again only when it may have changed in a way the transcript's new turns do not tell.
 
 import { get, sessionPath } from "./api.js";
 import { h } from "./dom.js";
@@ -15,6 +16,7 @@ export class TreePane {
     this.sessionId = sessionId;
     this.onCheckout = onCheckout;
     this.onShow = onShow;
+    this.shape = null; // { head, nodes } as last drawn
     this.svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     this.box = h("div", { id: "tree" }, this.svg);
     this.count = h("span", { class: "muted tree-count" }, "");
@@ -54,10 +56,36 @@ export class TreePane {
   }
 
   /**
+   * The shape last drawn grown by the nodes stored since, when nothing else changed: the
+   * new nodes (`entryOf(id)` has each, none a summary) hang below the old head and the new
+   * `head` is the old one or one of them. Then every older node keeps its place on or off
+   * the path (and under the same summaries), and a new one is on the path exactly when it
+   * leads to the head. Null when that cannot be told: the tree is to be fetched again.
+   */
+  grown(head, count, entryOf) {
+    const old = this.shape;
+    const known = old?.nodes.length ?? Infinity;
+    if (count < known || head > count) return null;
+    const added = [];
+    for (let id = known + 1; id <= count; id++) {
+      const entry = entryOf(id);
+      if (!entry || entry.compaction || entry.client_compaction || entry.compacted) return null;
+      added.push(entry);
+    }
+    const onPath = new Set();
+    let node = head;
+    for (; node > known; node = entryOf(node).parent ?? 0) onPath.add(node);
+    if (node !== old.head || added.some((entry) => entry.reverted === onPath.has(entry.id))) return null;
+    const nodes = added.map(({ id, parent, role, reverted }) => ({ id, parent, role, reverted, compacted: false }));
+    return { head, nodes: nodes.length ? old.nodes.concat(nodes) : old.nodes };
+  }
+
+  /**
    * Draws `tree` (as `GET .../tree` answers it). The tree has no texts: `known(id)` gives
    * the stored entry of a node the transcript shows, whose text labels its row.
    */
   draw(tree, known = () => null) {
+    this.shape = { head: tree.head, nodes: tree.nodes };
     this.count.textContent = `${tree.nodes.length} nodes · head #${tree.head}`;
     const nodes = tree.nodes.map((node) => {
       const entry = known(node.id);
