@@ -31,9 +31,12 @@ export function apiPath(path, params = {}) {
   return `/v1${path}${text ? `?${text}` : ""}`;
 }
 
-/** The session's path segment: an id is URL-encoded whatever it holds. */
+/**
+ * The session's path: an id is URL-encoded whatever it holds, dots too, so an address
+ * like `#/s/..` names a session called ".." (not found) and never another route.
+ */
 export function sessionPath(id, rest = "") {
-  return `/sessions/${encodeURIComponent(id)}${rest}`;
+  return `/sessions/${encodeURIComponent(id).replace(/\./g, "%2E")}${rest}`;
 }
 
 async function failure(response) {
