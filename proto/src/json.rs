@@ -33,6 +33,7 @@ pub fn event_name(event: &Event) -> &'static str {
         Event::ExportData(_) => "export_data",
         Event::Compacting(_) => "compacting",
         Event::Compacted(_) => "compacted",
+        Event::Changed { .. } => "changed",
     }
 }
 
@@ -73,7 +74,9 @@ pub fn event(event: &Event) -> Value {
         Event::Failed(error) => object(&self::error(error)),
         Event::Moved(outcome) => object(outcome),
         Event::Recovered(recovered) => object(recovered),
-        Event::Resumed { session } => object(&json!({"session": session})),
+        Event::Resumed { session } | Event::Changed { session } => {
+            object(&json!({"session": session}))
+        }
         Event::ToolResultStored { session, calls } => {
             object(&json!({"session": session, "calls": calls}))
         }

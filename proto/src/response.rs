@@ -98,6 +98,12 @@ pub enum Event {
     Compacting(crate::context::Compacting),
     /// A compaction was stored (to followers, and to a sender whose send compacted first).
     Compacted(Box<crate::context::Compacted>),
+    /// The session's title, model, archive or trash state changed (to followers, who read
+    /// its summary again).
+    Changed {
+        /// The session's id.
+        session: String,
+    },
 }
 
 /// The successful outcome of a request.

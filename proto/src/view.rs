@@ -324,6 +324,10 @@ pub struct SessionSummary {
     pub deleted_at_ms: Option<u64>,
     /// How full the context at the head is.
     pub context: crate::context::ContextGauge,
+    /// Whether `redo` would take a move back now (an undo, back or rollback since the last
+    /// prompt or checkout, the head still where it left it).
+    #[serde(default)]
+    pub can_redo: bool,
 }
 
 /// A failed attempt that will be retried: what the client shows while it waits.

@@ -61,6 +61,7 @@ fn change_line(event: &Event) -> Option<String> {
         Event::Moved(moved) => format!("head moved to {}", moved.head_summary),
         Event::Recovered(recovered) => format!("recovered: head at {}", recovered.head_summary),
         Event::Resumed { .. } => "the session was resumed".to_string(),
+        Event::Changed { .. } => "the session's title, model or archive state changed".to_string(),
         Event::ToolResultStored { calls, .. } => format!(
             "a function result was stored ({} of {} calls answered)",
             calls.iter().filter(|c| c.answered).count(),

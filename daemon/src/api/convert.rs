@@ -148,6 +148,9 @@ pub fn event(event: SessionEvent, prices: &crate::config::Prices) -> wire::Event
             SessionEvent::Compacted(compacted) => {
                 wire::Event::Compacted(Box::new(context::compacted(*compacted)))
             }
+            SessionEvent::Changed(session) => wire::Event::Changed {
+                session: session.to_string(),
+            },
         }
     }
 }

@@ -51,6 +51,8 @@ pub enum SessionEvent {
     Compacting(Compacting),
     /// A compaction was stored.
     Compacted(Box<Compacted>),
+    /// The session's title, model, archive or trash state was stored.
+    Changed(Uuid),
 }
 
 /// A compaction starting.

@@ -7,8 +7,9 @@
 import { failureText } from "./actions.js";
 import { follow } from "./api.js";
 
-/** Events after which what is stored changed: the page loads it again. */
-const STORED = new Set(["moved", "recovered", "resumed", "tool_result_stored", "missed"]);
+/** Events after which what is stored changed (`changed`: the title, model or archive
+ * state): the page loads it again. */
+const STORED = new Set(["moved", "recovered", "resumed", "tool_result_stored", "missed", "changed"]);
 
 /** Events that end an answer (or a compaction) in flight. */
 const ENDED = new Set(["answered", "failed", "compacted"]);

@@ -17,9 +17,6 @@ import { mountToolResults } from "./tool-results.js";
 import { Transcript } from "./transcript.js";
 import { TreePane } from "./tree-pane.js";
 
-/** Why a node is out of the context when an undo-type move (one redo takes back) took it out. */
-const UNDONE = new Set(["undone", "rewound", "recovered", "interrupted"]);
-
 /** Runs `task` now, or once more after the run in progress: calls never overlap. */
 function coalesced(task) {
   let running = null;
@@ -173,23 +170,6 @@ class SessionView {
     return (this.summary?.pending_calls ?? []).filter((call) => !call.answered);
   }
 
-  /**
-   * Whether Redo can do something. The daemon's redo takes back the undo-type move (undo,
-   * back, a recovery rollback) on top of its redo stack, and only while the head is still
-   * where that move left it; any other move, a prompt or a checkout, empties the stack.
-   * Such a move took the head's child on its way out of the context, and nothing since
-   * took it out again: so without a child of the head reverted as undone, rewound or
-   * recovered (or interrupted, which names an interrupted answer whatever took it out),
-   * redo is certainly refused. The converse is not certain (a checkout back to the same
-   * node empties the stack but leaves that mark), so then it stays enabled and a refusal
-   * shows; it also stays enabled when the head's children are not loaded.
-   */
-  redoMayWork() {
-    const children = this.transcript.childrenOf(this.summary.head, this.summary.nodes);
-    if (children === null) return true;
-    return children.some((entry) => entry.reverted && UNDONE.has(entry.why_reverted));
-  }
-
   /** The state in words and which buttons make sense now. */
   updateState() {
     const summary = this.summary;
@@ -216,7 +196,7 @@ class SessionView {
       stop: answering,
       undo: free && this.headEntry !== null && this.headEntry.role !== "user",
       back: free && summary.head > 0,
-      redo: free && this.redoMayWork(),
+      redo: free && summary.can_redo,
       retry: free && (pending !== null || Boolean(summary.needs_recovery)),
       resume: summary.suspended,
       compact: free && summary.head > 0,

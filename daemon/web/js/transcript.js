@@ -305,21 +305,6 @@ export class Transcript {
     return this.shown.get(id)?.entry ?? null;
   }
 
-  /**
-   * The entries whose parent is `node` (0: the root), or null when they are not all shown
-   * (some nodes numbered after `node`, up to the session's newest, `count`, are not).
-   */
-  childrenOf(node, count) {
-    if (node >= count) return [];
-    if (this.ids.length === 0 || this.ids[0] > node + 1 || this.ids[this.ids.length - 1] < count) return null;
-    const children = [];
-    for (let i = this.ids.length - 1; i >= 0 && this.ids[i] > node; i--) {
-      const { entry } = this.shown.get(this.ids[i]);
-      if ((entry.parent ?? 0) === node) children.push(entry);
-    }
-    return children;
-  }
-
   /** The session's newest node when the transcript shows it (0: none yet), else null. */
   newest() {
     if (this.later) return null;

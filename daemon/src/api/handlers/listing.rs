@@ -9,7 +9,7 @@ use omni_proto::{
 };
 use uuid::Uuid;
 
-use super::sessions::{context, head_node, recovery_choices};
+use super::sessions::{can_redo, context, head_node, recovery_choices};
 use crate::api::convert::store_error;
 use crate::api::state::Daemon;
 use crate::api::views;
@@ -88,6 +88,7 @@ fn listed(
         &live.config,
     );
     summary.context = context(daemon, &record);
+    summary.can_redo = can_redo(daemon, &record);
     if let Some(model) = &query.model {
         if !asks_or_answered(&record, &summary, model) {
             return Ok(None);

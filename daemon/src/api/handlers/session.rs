@@ -2,7 +2,7 @@
 
 use omni_proto::{ErrorReply, Reply, SessionRef};
 
-use super::sessions::{context, head_node, record, recovery_choices};
+use super::sessions::{can_redo, context, head_node, record, recovery_choices};
 use crate::api::state::Daemon;
 use crate::api::views;
 
@@ -22,5 +22,6 @@ pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply
         &daemon.services.live.get().config,
     );
     summary.context = context(daemon, &record);
+    summary.can_redo = can_redo(daemon, &record);
     Ok(Reply::Session(summary))
 }

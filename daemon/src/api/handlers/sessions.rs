@@ -65,6 +65,11 @@ pub fn context(daemon: &Daemon, record: &SessionRecord) -> omni_proto::ContextGa
     views::context::gauge(&gauge)
 }
 
+/// Whether `redo` has a move to take back (a record the store cannot read says no).
+pub fn can_redo(daemon: &Daemon, record: &SessionRecord) -> bool {
+    crate::session::redo::redoable(&daemon.services.store, record).is_ok_and(|m| m.is_some())
+}
+
 /// A session's head node (none at the start of the conversation).
 pub fn head_node(
     daemon: &Daemon,

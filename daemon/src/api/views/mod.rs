@@ -259,6 +259,8 @@ pub fn summary(
         title_set: record.title_set,
         archived_at_ms: record.archived_at_ms,
         deleted_at_ms: record.deleted_at_ms,
+        // Read from the move log by the caller (`handlers::sessions::can_redo`).
+        can_redo: false,
     }
 }
 
@@ -288,6 +290,7 @@ pub fn unreadable_summary(id: &uuid::Uuid, reason: &str) -> SessionSummary {
         model: String::new(),
         fallback: Vec::new(),
         usage: omni_proto::UsageTotals::default(),
+        can_redo: false,
     }
 }
 

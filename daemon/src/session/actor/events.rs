@@ -93,6 +93,8 @@ fn keep_for_latecomers(turn: &mut Vec<SessionEvent>, event: &SessionEvent) {
             | SessionEvent::ToolResultStored(..)
             | SessionEvent::Compacted(_),
         ) => turn.clear(),
+        // The session's own fields: nothing of the turn.
+        (_, SessionEvent::Changed(_)) => {}
     }
 }
 

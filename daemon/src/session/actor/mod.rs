@@ -266,10 +266,14 @@ impl Actor {
                 let _ = reply.send(Ok(self.watchers.subscribe(in_flight)));
             }
             Command::SetModel { reference, reply } => {
-                let _ = reply.send(self.set_model(reference).await);
+                let result = self.set_model(reference).await;
+                self.announce_change(&result);
+                let _ = reply.send(result);
             }
             Command::Meta { change, reply } => {
-                let _ = reply.send(self.change_meta(change).await);
+                let result = self.change_meta(change).await;
+                self.announce_change(&result);
+                let _ = reply.send(result);
             }
             Command::Close { reply } => {
                 let closed = self.refuse_if_busy();
@@ -310,6 +314,13 @@ impl Actor {
     /// Tells the session's watchers about a stored change.
     fn announce(&self, change: SessionEvent) {
         self.events(None).send(change);
+    }
+
+    /// Tells followers that the session's own fields (title, model, archive) changed.
+    fn announce_change(&self, result: &Result<(), SessionError>) {
+        if result.is_ok() {
+            self.announce(SessionEvent::Changed(self.record.id));
+        }
     }
 
     /// An outlet for a request's events: to `requester` and the session's watchers.

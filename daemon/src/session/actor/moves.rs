@@ -61,16 +61,10 @@ impl Actor {
                 "nothing to redo: there was no undo or back since the last prompt or checkout",
             )
         };
-        let seq = self.record.redo_top.ok_or_else(nothing)?;
-        let undone = self
-            .ctx
-            .store
-            .move_record(&self.record.id, seq)
+        let undone = crate::session::redo::redoable(&self.ctx.store, &self.record)
             .map_err(SessionError::from)?
             .ok_or_else(nothing)?;
-        if undone.to != self.tree.head() || !undone.kind.is_undo_type() {
-            return Err(nothing());
-        }
+        let seq = self.record.redo_top.ok_or_else(nothing)?;
         Ok(HeadMove {
             kind: MoveKind::Redo,
             to: undone.from,
