@@ -127,6 +127,7 @@ fn a_store_written_by_omnid_0_1_0_reads_identically() {
                     "archived_at_ms",
                     "deleted_at_ms",
                     "context",
+                    "can_redo",
                 ],
             )
         })
