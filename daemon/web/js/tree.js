@@ -38,11 +38,9 @@ export function drawTree(svg, entries, head, { onCheckout } = {}) {
   state.firstCreated = entries[0]?.created_at_ms; // another session, same head id
   state.onCheckout = onCheckout;
   state.layout = layoutTree(entries, head);
-  const { width, height } = graphSize(state.layout);
-  svg.setAttribute("width", width);
-  svg.setAttribute("height", height);
-  clearRows(state);
   watchScrolling(state);
+  fitToWidth(state);
+  clearRows(state);
   if (headMoved && state.container !== window) scrollRowIntoView(state, state.layout.headRow);
   render(state);
   const focusedRow = focused === null ? undefined : state.layout.rowOf(focused);
@@ -63,7 +61,10 @@ function createState(svg) {
   const state = { svg, edges, rows, rendered: new Map(), first: 0, last: -1, frame: 0 };
   state.container = null;
   state.onScroll = () => state.schedule(false);
-  state.resizeObserver = new ResizeObserver(state.onScroll);
+  state.resizeObserver = new ResizeObserver(() => {
+    state.resized = true;
+    state.schedule(false);
+  });
   state.schedule = (recheckContainer) => {
     state.recheck = state.recheck || recheckContainer;
     if (state.frame) return;
@@ -133,6 +134,45 @@ function wantedRows(state, mustInclude) {
   return [first, last];
 }
 
+/** The width the graph fills: its scroll box's, without the box's padding and scrollbar. */
+function boxWidth(state) {
+  const box = state.container === window ? state.svg.parentElement : state.container;
+  if (!box) return 0;
+  const style = getComputedStyle(box);
+  return box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+}
+
+/**
+ * Sizes the svg to its box (labels are cut to fit it); true when the width changed, so rows
+ * drawn for the old width are to be drawn again.
+ */
+function fitToWidth(state) {
+  const { height } = graphSize(state.layout);
+  state.svg.setAttribute("height", height); // first: it decides whether a scrollbar takes room
+  const { width } = graphSize(state.layout, boxWidth(state));
+  const family = getComputedStyle(state.svg).fontFamily || "sans-serif";
+  const changed = width !== state.width || family !== state.family;
+  state.width = width;
+  state.family = family;
+  state.svg.setAttribute("width", width);
+  return changed;
+}
+
+/** After the box was resized: the rows again, cut to the new width, the focus kept. */
+function refit(state) {
+  state.resized = false;
+  if (!fitToWidth(state)) return;
+  const focused = focusedNode(state.svg);
+  clearRows(state);
+  const [first, last] = wantedRows(state);
+  state.rows.append(buildRows(state, first, last));
+  state.first = first;
+  state.last = last;
+  state.edges.replaceChildren(buildEdges(state.layout, first, last));
+  const row = focused === null ? undefined : state.layout.rowOf(focused);
+  if (state.rendered.has(row)) state.rendered.get(row).focus({ preventScroll: true });
+}
+
 /** Removes every drawn row (the layout changed). */
 function clearRows(state) {
   state.rows.replaceChildren();
@@ -143,6 +183,7 @@ function clearRows(state) {
 
 /** Draws the rows wanted now, keeping those already drawn, and the lines between them. */
 function render(state, mustInclude) {
+  if (state.resized) refit(state);
   const [first, last] = wantedRows(state, mustInclude);
   if (first === state.first && last === state.last) return;
   const keepFrom = Math.max(first, state.first);
@@ -164,9 +205,9 @@ function render(state, mustInclude) {
 /** Rows from..to as a fragment, remembered as drawn. */
 function buildRows(state, from, to) {
   const fragment = document.createDocumentFragment();
-  const width = graphSize(state.layout).width;
+  const fit = { width: state.width, family: state.family };
   for (let row = from; row <= to; row++) {
-    const group = buildRow(state.layout, state.entries, row, state.head, width);
+    const group = buildRow(state.layout, state.entries, row, state.head, fit);
     state.rendered.set(row, group);
     fragment.append(group);
   }
