@@ -138,8 +138,8 @@ function wantedRows(state, mustInclude) {
 function boxWidth(state) {
   const box = state.container === window ? state.svg.parentElement : state.container;
   if (!box) return 0;
-  const style = getComputedStyle(box);
-  return box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const style = getComputedStyle(box); // empty while detached
+  return box.clientWidth - (parseFloat(style.paddingLeft) || 0) - (parseFloat(style.paddingRight) || 0);
 }
 
 /**
