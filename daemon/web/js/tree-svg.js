@@ -168,7 +168,7 @@ export function buildRow(layout, entries, row, head, { width, family }) {
     class: classes,
     "data-node": entry ? entry.id : 0,
     "data-row": row,
-    tabindex: 0,
+    tabindex: -1, // one row is the tree's single tab stop (tree.js moves it)
     role: "button",
   });
   if (entry) group.setAttribute("data-role", entry.role);

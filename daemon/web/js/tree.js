@@ -37,6 +37,7 @@ export function drawTree(svg, entries, head, { onCheckout } = {}) {
   state.head = head;
   state.firstCreated = entries[0]?.created_at_ms; // another session, same head id
   state.onCheckout = onCheckout;
+  if (headMoved) state.tabRow = -1; // the tab stop goes to the new head
   state.layout = layoutTree(entries, head);
   watchScrolling(state);
   fitToWidth(state);
@@ -75,6 +76,10 @@ function createState(svg) {
       render(state);
     });
   };
+  // The row last moved to: the tree's tab stop. (No focus listener on the svg: one would
+  // make Chromium put the svg itself in the tab order.)
+  state.tabRow = -1;
+  state.tabStop = null;
   svg.addEventListener("click", (event) => onClick(state, event));
   svg.addEventListener("keydown", (event) => onKey(state, event));
   return state;
@@ -169,6 +174,7 @@ function refit(state) {
   state.first = first;
   state.last = last;
   state.edges.replaceChildren(buildEdges(state.layout, first, last));
+  moveTabStop(state);
   const row = focused === null ? undefined : state.layout.rowOf(focused);
   if (state.rendered.has(row)) state.rendered.get(row).focus({ preventScroll: true });
 }
@@ -177,6 +183,7 @@ function refit(state) {
 function clearRows(state) {
   state.rows.replaceChildren();
   state.rendered.clear();
+  state.tabStop = null;
   state.first = 0;
   state.last = -1;
 }
@@ -200,6 +207,22 @@ function render(state, mustInclude) {
   state.first = first;
   state.last = last;
   state.edges.replaceChildren(buildEdges(state.layout, first, last));
+  moveTabStop(state);
+}
+
+/**
+ * Makes `row` the tree's one tab stop (Tab enters the tree there, arrows move within it),
+ * or, when it is not drawn, the head's row or the first drawn.
+ */
+function moveTabStop(state, row) {
+  if (row !== undefined) state.tabRow = row;
+  const rendered = state.rendered;
+  const stop =
+    rendered.get(state.tabRow) ?? rendered.get(state.layout.headRow) ?? rendered.get(state.first) ?? null;
+  if (stop === state.tabStop) return;
+  state.tabStop?.setAttribute("tabindex", "-1");
+  stop?.setAttribute("tabindex", "0");
+  state.tabStop = stop;
 }
 
 /** Rows from..to as a fragment, remembered as drawn. */
@@ -242,6 +265,7 @@ function focusRow(state, row) {
   const target = Math.max(0, Math.min(row, state.layout.rows - 1));
   scrollRowIntoView(state, target);
   render(state, target);
+  moveTabStop(state, target);
   const group = state.rendered.get(target);
   if (group) group.focus({ preventScroll: true }); // scrolled above, in the container only
 }
@@ -259,6 +283,7 @@ function eventRow(state, event) {
 /** A click anywhere on a row checks its node out. */
 function onClick(state, event) {
   const hit = eventRow(state, event);
+  if (hit) moveTabStop(state, hit.row);
   if (hit && state.onCheckout) state.onCheckout(hit.node);
 }
 
