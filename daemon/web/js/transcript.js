@@ -49,7 +49,7 @@ export class Transcript {
     this.bottom = h("div", { class: "transcript-bottom", hidden: true }, this.laterButton);
     this.element = h(
       "section",
-      { id: "transcript", "aria-label": "transcript", tabindex: "-1" },
+      { id: "transcript", "aria-label": "transcript", tabindex: "0" }, // Tab, then arrows scroll it
       this.top,
       this.bottom,
     );
