@@ -59,6 +59,7 @@ export class Header {
   showSummary(summary) {
     this.summary = summary;
     this.title.textContent = summary.title || "untitled";
+    this.title.title = summary.title ? `${summary.title} (click to rename)` : "Name the session";
     this.title.classList.toggle("untitled", !summary.title);
     this.model.textContent = summary.model;
     this.model.title = summary.fallback?.length
