@@ -40,11 +40,10 @@ export class Composer {
     );
     this.buttons = { send: this.send, stop: this.stop };
     const tools = TOOLS.map(([id, label, action, keys, what]) => {
-      const button = h(
-        "button",
-        { id, type: "button", title: keys ? `${what} (${keys})` : what, onclick: () => actions[action]() },
-        label,
-      );
+      const title = keys ? `${what} (${keys})` : what;
+      // A sign alone ("?") names nothing: such a button is named by what it does.
+      const named = label.length > 1 ? {} : { "aria-label": what, "aria-keyshortcuts": keys };
+      const button = h("button", { id, type: "button", title, ...named, onclick: () => actions[action]() }, label);
       this.buttons[id] = button;
       return button;
     });
@@ -106,7 +105,7 @@ export class Composer {
     const state = failed ? "failed and needs recovery" : "is pending (unanswered)";
     this.pendingNote.replaceChildren(
       h("span", {}, `#${entry.id} ${state}: `, h("q", {}, first)),
-      h("span", { class: "muted" }, " · Retry asks again, Back drops it, a new prompt asks keep or replace"),
+      h("span", { class: "muted" }, "Retry asks again, Back drops it, a new prompt asks keep or replace"),
     );
   }
 

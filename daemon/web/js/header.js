@@ -14,6 +14,14 @@ export function gaugeText(context) {
   return `context ${thousands(context.tokens ?? context.estimated)} tokens (window unknown)`;
 }
 
+/** The gauge's words with the window's size apart, so a narrow header can leave it out. */
+function gaugeParts(context) {
+  const text = gaugeText(context);
+  const cut = text.indexOf(" of ");
+  if (cut < 0) return [text];
+  return [text.slice(0, cut), h("span", { class: "gauge-window" }, text.slice(cut))];
+}
+
 /** The header's elements and how they are brought up to date. */
 export class Header {
   /** `onRenamed(summary)`: the title was changed here. */
@@ -41,8 +49,8 @@ export class Header {
         this.state,
         h("span", { class: "gauge" }, this.gauge, this.gaugeLabel),
         this.live,
-        treeToggle,
       ),
+      treeToggle,
     );
     this.summary = null;
   }
@@ -51,6 +59,7 @@ export class Header {
   showSummary(summary) {
     this.summary = summary;
     this.title.textContent = summary.title || "untitled";
+    this.title.title = summary.title ? `${summary.title} (click to rename)` : "Name the session";
     this.title.classList.toggle("untitled", !summary.title);
     this.model.textContent = summary.model;
     this.model.title = summary.fallback?.length
@@ -62,8 +71,9 @@ export class Header {
   /** Shows how full the context is. */
   showContext(context) {
     this.gauge.value = context?.percent ?? 0;
-    this.gaugeLabel.textContent = gaugeText(context);
-    this.gauge.title = this.gaugeLabel.textContent;
+    this.gaugeLabel.replaceChildren(...gaugeParts(context));
+    this.gauge.title = gaugeText(context);
+    this.gaugeLabel.title = this.gauge.title;
   }
 
   /** Shows the session's state in words; `attention` marks one that needs the user. */

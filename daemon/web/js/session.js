@@ -135,7 +135,8 @@ class SessionView {
   loadFailed(error) {
     if (error instanceof ApiError && error.status === 401) return; // the app shows the login
     if (error instanceof ApiError && error.status === 404 && !this.summary) {
-      fill(this.element, h("p", { class: "error" }, `No such session: ${this.id}. `, h("a", { href: "#/" }, "All sessions")));
+      const message = h("p", { class: "error" }, `No such session: ${this.id}. `, h("a", { href: "#/" }, "All sessions"));
+      fill(this.element, h("div", { class: "notice-page" }, message));
       return;
     }
     this.activity.add("warn", `Could not load the session: ${error.message}`);

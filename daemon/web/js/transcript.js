@@ -40,7 +40,7 @@ export class Transcript {
       "Show earlier turns",
     );
     this.start = h("p", { class: "transcript-start muted" }, "the start of the session");
-    this.top = h("div", { class: "transcript-top" }, this.start);
+    this.top = h("div", { class: "transcript-top" }); // filled once the first page says what is above
     this.laterButton = h(
       "button",
       { class: "later", type: "button", onclick: () => this.loadLater() },
@@ -49,7 +49,7 @@ export class Transcript {
     this.bottom = h("div", { class: "transcript-bottom", hidden: true }, this.laterButton);
     this.element = h(
       "section",
-      { id: "transcript", "aria-label": "transcript", tabindex: "-1" },
+      { id: "transcript", "aria-label": "transcript", tabindex: "0" }, // Tab, then arrows scroll it
       this.top,
       this.bottom,
     );

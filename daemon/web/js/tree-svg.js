@@ -8,8 +8,8 @@ export const GEOMETRY = Object.freeze({
   rowHeight: 24,
   laneWidth: 16,
   padding: 12,
-  labelWidth: 440,
-  labelChars: 44,
+  minLabelWidth: 120,
+  labelChars: 100,
 });
 
 const REVERT_WORDS = {
@@ -37,12 +37,37 @@ export function rowY(row) {
   return GEOMETRY.padding + row * GEOMETRY.rowHeight + GEOMETRY.rowHeight / 2;
 }
 
-/** The graph's full size, so the scroll container can scroll over rows not yet drawn. */
-export function graphSize(layout) {
+/**
+ * The graph's full size, so the scroll container can scroll over rows not yet drawn: as
+ * wide as `fitWidth` (the box it sits in), wider only when the lanes leave no room for labels.
+ */
+export function graphSize(layout, fitWidth = 0) {
+  const lanes = laneX(layout.maxLane) + GEOMETRY.laneWidth;
   return {
-    width: laneX(layout.maxLane) + GEOMETRY.laneWidth + GEOMETRY.labelWidth,
+    width: Math.max(lanes + GEOMETRY.minLabelWidth, Math.floor(fitWidth)),
     height: GEOMETRY.padding * 2 + layout.rows * GEOMETRY.rowHeight,
   };
+}
+
+let measureContext = null;
+
+/**
+ * `text` cut with an ellipsis to fit `room` pixels in `font` (a CSS font shorthand), measured
+ * on a canvas: no layout, a few measurements per label.
+ */
+function fitText(text, room, font) {
+  measureContext ??= document.createElement("canvas").getContext("2d");
+  measureContext.font = font;
+  const width = (chars) => measureContext.measureText(chars).width;
+  if (width(text) <= room) return text;
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (width(`${text.slice(0, mid).trimEnd()}\u2026`) <= room) low = mid;
+    else high = mid - 1;
+  }
+  return low > 0 ? `${text.slice(0, low).trimEnd()}\u2026` : "";
 }
 
 /** The start of a text as one line, with the commonest markdown marks taken out. */
@@ -58,9 +83,7 @@ function firstWords(text) {
 
 /** "model: first words of the answer…": the role and the start of the text. */
 function shortLabel(entry) {
-  const head = firstWords(entry.text || "");
-  const words =
-    head.length > GEOMETRY.labelChars ? `${head.slice(0, GEOMETRY.labelChars - 1)}\u2026` : head;
+  const words = firstWords(entry.text || "").slice(0, GEOMETRY.labelChars);
   let role = entry.role;
   if (entry.role === "summary" && entry.compaction) {
     role = `summary of ${entry.compaction.covers.length}`;
@@ -123,17 +146,29 @@ function rowClasses(layout, row, entry, head) {
   return classes.join(" ");
 }
 
-/** One row: a hit area, the node's circle, its label and, on a branch tip, the branch label. */
-export function buildRow(layout, entries, row, head, width) {
+/** The CSS font of a row's label, as tree.css styles it (head bold, summary and start italic). */
+function labelFont(classes, family) {
+  const style = /\b(summary|start)\b/.test(classes) ? "italic " : "";
+  const weight = /\bhead\b/.test(classes) ? "600 " : "";
+  return `${style}${weight}12px ${family}`;
+}
+
+/**
+ * One row: a hit area, the node's circle, its label and, on a branch tip, the branch label,
+ * the texts cut to end inside `width` (the full text is in the row's tooltip). `family`:
+ * the svg's font family, for measuring.
+ */
+export function buildRow(layout, entries, row, head, { width, family }) {
   const index = layout.entryOf[row];
   const entry = index >= 0 ? entries[index] : null;
   const x = laneX(layout.lane[row]);
   const y = rowY(row);
+  const classes = rowClasses(layout, row, entry, head);
   const group = svgElement("g", {
-    class: rowClasses(layout, row, entry, head),
+    class: classes,
     "data-node": entry ? entry.id : 0,
     "data-row": row,
-    tabindex: 0,
+    tabindex: -1, // one row is the tree's single tab stop (tree.js moves it)
     role: "button",
   });
   if (entry) group.setAttribute("data-role", entry.role);
@@ -146,15 +181,20 @@ export function buildRow(layout, entries, row, head, width) {
   const height = GEOMETRY.rowHeight;
   group.append(svgElement("rect", { class: "hit", x: 0, y: top, width, height }));
   group.append(svgElement("circle", { cx: x, cy: y, r: entry ? 5 : 4 }));
-  const text = svgElement("text", { x: x + GEOMETRY.laneWidth, y, "dominant-baseline": "central" });
+  const textX = x + GEOMETRY.laneWidth;
+  let room = width - textX - GEOMETRY.padding / 2;
+  const text = svgElement("text", { x: textX, y, "dominant-baseline": "central" });
+  const gap = 8;
   if (layout.branch[row] > 0) {
     // First, so a narrow pane still shows which branch this is.
     const branch = svgElement("tspan", { class: "branch-label" });
-    branch.textContent = branchText(layout, row);
+    const font = `600 11px ${family}`;
+    branch.textContent = fitText(branchText(layout, row), room, font);
+    room -= measureContext.measureText(branch.textContent).width + gap;
     text.append(branch);
   }
-  const label = svgElement("tspan", { class: "label", dx: layout.branch[row] > 0 ? 8 : 0 });
-  label.textContent = entry ? shortLabel(entry) : "start";
+  const label = svgElement("tspan", { class: "label", dx: layout.branch[row] > 0 ? gap : 0 });
+  label.textContent = room > 0 ? fitText(entry ? shortLabel(entry) : "start", room, labelFont(classes, family)) : "";
   text.append(label);
   group.append(text);
   return group;

@@ -37,12 +37,11 @@ export function drawTree(svg, entries, head, { onCheckout } = {}) {
   state.head = head;
   state.firstCreated = entries[0]?.created_at_ms; // another session, same head id
   state.onCheckout = onCheckout;
+  if (headMoved) state.tabRow = -1; // the tab stop goes to the new head
   state.layout = layoutTree(entries, head);
-  const { width, height } = graphSize(state.layout);
-  svg.setAttribute("width", width);
-  svg.setAttribute("height", height);
-  clearRows(state);
   watchScrolling(state);
+  fitToWidth(state);
+  clearRows(state);
   if (headMoved && state.container !== window) scrollRowIntoView(state, state.layout.headRow);
   render(state);
   const focusedRow = focused === null ? undefined : state.layout.rowOf(focused);
@@ -63,7 +62,10 @@ function createState(svg) {
   const state = { svg, edges, rows, rendered: new Map(), first: 0, last: -1, frame: 0 };
   state.container = null;
   state.onScroll = () => state.schedule(false);
-  state.resizeObserver = new ResizeObserver(state.onScroll);
+  state.resizeObserver = new ResizeObserver(() => {
+    state.resized = true;
+    state.schedule(false);
+  });
   state.schedule = (recheckContainer) => {
     state.recheck = state.recheck || recheckContainer;
     if (state.frame) return;
@@ -74,6 +76,10 @@ function createState(svg) {
       render(state);
     });
   };
+  // The row last moved to: the tree's tab stop. (No focus listener on the svg: one would
+  // make Chromium put the svg itself in the tab order.)
+  state.tabRow = -1;
+  state.tabStop = null;
   svg.addEventListener("click", (event) => onClick(state, event));
   svg.addEventListener("keydown", (event) => onKey(state, event));
   return state;
@@ -133,16 +139,58 @@ function wantedRows(state, mustInclude) {
   return [first, last];
 }
 
+/** The width the graph fills: its scroll box's, without the box's padding and scrollbar. */
+function boxWidth(state) {
+  const box = state.container === window ? state.svg.parentElement : state.container;
+  if (!box) return 0;
+  const style = getComputedStyle(box); // empty while detached
+  return box.clientWidth - (parseFloat(style.paddingLeft) || 0) - (parseFloat(style.paddingRight) || 0);
+}
+
+/**
+ * Sizes the svg to its box (labels are cut to fit it); true when the width changed, so rows
+ * drawn for the old width are to be drawn again.
+ */
+function fitToWidth(state) {
+  const { height } = graphSize(state.layout);
+  state.svg.setAttribute("height", height); // first: it decides whether a scrollbar takes room
+  const { width } = graphSize(state.layout, boxWidth(state));
+  const family = getComputedStyle(state.svg).fontFamily || "sans-serif";
+  const changed = width !== state.width || family !== state.family;
+  state.width = width;
+  state.family = family;
+  state.svg.setAttribute("width", width);
+  return changed;
+}
+
+/** After the box was resized: the rows again, cut to the new width, the focus kept. */
+function refit(state) {
+  state.resized = false;
+  if (!fitToWidth(state)) return;
+  const focused = focusedNode(state.svg);
+  clearRows(state);
+  const [first, last] = wantedRows(state);
+  state.rows.append(buildRows(state, first, last));
+  state.first = first;
+  state.last = last;
+  state.edges.replaceChildren(buildEdges(state.layout, first, last));
+  moveTabStop(state);
+  const row = focused === null ? undefined : state.layout.rowOf(focused);
+  if (state.rendered.has(row)) state.rendered.get(row).focus({ preventScroll: true });
+}
+
 /** Removes every drawn row (the layout changed). */
 function clearRows(state) {
   state.rows.replaceChildren();
   state.rendered.clear();
+  state.tabStop = null;
   state.first = 0;
   state.last = -1;
 }
 
 /** Draws the rows wanted now, keeping those already drawn, and the lines between them. */
 function render(state, mustInclude) {
+  if (state.resized) refit(state);
   const [first, last] = wantedRows(state, mustInclude);
   if (first === state.first && last === state.last) return;
   const keepFrom = Math.max(first, state.first);
@@ -159,14 +207,30 @@ function render(state, mustInclude) {
   state.first = first;
   state.last = last;
   state.edges.replaceChildren(buildEdges(state.layout, first, last));
+  moveTabStop(state);
+}
+
+/**
+ * Makes `row` the tree's one tab stop (Tab enters the tree there, arrows move within it),
+ * or, when it is not drawn, the head's row or the first drawn.
+ */
+function moveTabStop(state, row) {
+  if (row !== undefined) state.tabRow = row;
+  const rendered = state.rendered;
+  const stop =
+    rendered.get(state.tabRow) ?? rendered.get(state.layout.headRow) ?? rendered.get(state.first) ?? null;
+  if (stop === state.tabStop) return;
+  state.tabStop?.setAttribute("tabindex", "-1");
+  stop?.setAttribute("tabindex", "0");
+  state.tabStop = stop;
 }
 
 /** Rows from..to as a fragment, remembered as drawn. */
 function buildRows(state, from, to) {
   const fragment = document.createDocumentFragment();
-  const width = graphSize(state.layout).width;
+  const fit = { width: state.width, family: state.family };
   for (let row = from; row <= to; row++) {
-    const group = buildRow(state.layout, state.entries, row, state.head, width);
+    const group = buildRow(state.layout, state.entries, row, state.head, fit);
     state.rendered.set(row, group);
     fragment.append(group);
   }
@@ -201,6 +265,7 @@ function focusRow(state, row) {
   const target = Math.max(0, Math.min(row, state.layout.rows - 1));
   scrollRowIntoView(state, target);
   render(state, target);
+  moveTabStop(state, target);
   const group = state.rendered.get(target);
   if (group) group.focus({ preventScroll: true }); // scrolled above, in the container only
 }
@@ -218,6 +283,7 @@ function eventRow(state, event) {
 /** A click anywhere on a row checks its node out. */
 function onClick(state, event) {
   const hit = eventRow(state, event);
+  if (hit) moveTabStop(state, hit.row);
   if (hit && state.onCheckout) state.onCheckout(hit.node);
 }
 
