@@ -62,3 +62,26 @@ fn a_page_opened_mid_answer_shows_it_whole_and_every_change_made_elsewhere() {
     browser.wait_for_text("#session-model", "omni-demo-lite");
     browser.assert_console_clean(&[]);
 }
+
+/// A browser keeps at most six connections to one host, and a following page holds one:
+/// pages left behind (in the back-forward cache) let theirs go, so page after page opens.
+#[test]
+fn page_after_page_of_sessions_never_runs_the_browser_out_of_connections() {
+    let web = WebOmni::start();
+    let browser = Browser::start(BrowserOptions::laptop());
+    browser.login(&web);
+    let session = web.omni.new_session();
+    web.omni.ctl(&["send", "-s", &session, "remember me"]).ok();
+    for visit in 0..8 {
+        browser.goto("about:blank");
+        browser.goto(&web.url(&format!("/#/s/{session}")));
+        browser.wait_until(
+            &format!("visit {visit}: the transcript and the live state"),
+            "const t = document.querySelector('#transcript'); \
+             return t !== null && t.textContent.includes('remember me') && \
+                 document.querySelector('#live-state').textContent === 'live'",
+            &[],
+        );
+    }
+    browser.assert_console_clean(&[]);
+}

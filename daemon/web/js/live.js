@@ -3,6 +3,11 @@
 // request), retries and fallbacks as notices, and a reload of the transcript, the tree and
 // the state whenever something is stored, so two tabs never disagree. After a reconnect
 // (`attached` again) everything is loaded afresh.
+//
+// Only a page that can be seen follows: a browser keeps at most six connections to one
+// host (HTTP/1.1), and every following tab holds one open, so a seventh tab (or pages kept
+// in the back-forward cache) would leave the others' requests waiting. A hidden page lets
+// its stream go and follows again, catching up, when it is shown.
 
 import { failureText } from "./actions.js";
 import { follow } from "./api.js";
@@ -21,7 +26,29 @@ const ENDED = new Set(["answered", "failed", "compacted"]);
 export function followSession(page, signal) {
   const onEvent = (name, data) => handle(page, name, data);
   const onState = (state) => page.header.showLive(state === "closed" ? "not followed" : state);
-  follow(page.id, onEvent, { signal, onState });
+  let stream = null;
+  const start = () => {
+    if (stream || signal.aborted) return;
+    stream = new AbortController();
+    follow(page.id, onEvent, { signal: stream.signal, onState });
+  };
+  const pause = () => {
+    if (!stream) return;
+    stream.abort();
+    stream = null;
+    onState("paused");
+  };
+  const onVisibility = () => (document.hidden ? pause() : start());
+  document.addEventListener("visibilitychange", onVisibility);
+  window.addEventListener("pagehide", pause);
+  window.addEventListener("pageshow", onVisibility);
+  signal.addEventListener("abort", () => {
+    pause();
+    document.removeEventListener("visibilitychange", onVisibility);
+    window.removeEventListener("pagehide", pause);
+    window.removeEventListener("pageshow", onVisibility);
+  });
+  onVisibility();
 }
 
 function handle(page, name, data) {
