@@ -1,6 +1,6 @@
 //! The web app with the keyboard alone: `/` focuses the prompt, Enter sends, Alt+Z undoes
 //! and Alt+Shift+Z redoes once the focus has left the text field (by Tab), `?` lists the
-//! shortcuts.
+//! shortcuts, Alt+L opens the diagnostic logs, Escape closes each dialog.
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
 use omni_tests::browser::{Browser, BrowserOptions, Key, WebOmni, entry};
@@ -61,5 +61,9 @@ fn a_session_driven_with_keys_alone() {
     browser.wait_for("dialog#shortcuts[open]");
     browser.press(&[], Key::Escape);
     browser.wait_gone("dialog#shortcuts[open]");
+    browser.press(&[Key::Alt], 'l');
+    browser.wait_for("dialog#diagnostics[open]");
+    browser.press(&[], Key::Escape);
+    browser.wait_gone("dialog#diagnostics[open]");
     browser.assert_console_clean(&[]);
 }

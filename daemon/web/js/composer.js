@@ -12,11 +12,11 @@ const TOOLS = [
   ["back", "Back", "back", "Alt+B", "Drop the latest whole round"],
   ["redo", "Redo", "redo", "Alt+Shift+Z", "Take the last undo or back move back"],
   ["retry", "Retry", "retry", "Alt+R", "Answer the pending prompt again, as it is"],
-  ["resume", "Resume", "resume", null, "Lift the suspension after repeated failures"],
-  ["compact", "Compact", "compact", null, "Summarise the older turns into one node"],
+  ["resume", "Resume", "resume", "Alt+Shift+R", "Lift the suspension after repeated failures"],
+  ["compact", "Compact", "compact", "Alt+C", "Summarise the older turns into one node"],
   ["recover-button", "Recover…", "recover", null, "Choose how a session that needs recovery goes on"],
   ["model-button", "Model", "model", "Alt+M", "Switch the model the next send asks"],
-  ["diagnostics-button", "Diagnostics", "diagnostics", null, "Error records and bundles"],
+  ["diagnostics-button", "Diagnostics", "diagnostics", "Alt+L", "Error records and bundles"],
   ["shortcuts-button", "?", "shortcuts", "?", "Keyboard shortcuts"],
 ];
 

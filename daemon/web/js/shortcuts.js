@@ -14,6 +14,9 @@ const HELP = [
   ["Alt+B", "back: drop the latest whole round"],
   ["Alt+E", "edit the last prompt (sends as a new branch)"],
   ["Alt+R", "retry the pending prompt"],
+  ["Alt+Shift+R", "resume a suspended session"],
+  ["Alt+C", "compact: summarise the older turns (Undo right after brings them back)"],
+  ["Alt+L", "the session's diagnostic logs (recorded errors and their bundles)"],
   ["Alt+M", "switch the model"],
   ["Alt+T", "focus the tree (arrows move, Enter checks out)"],
   ["/", "focus the prompt"],
@@ -21,7 +24,19 @@ const HELP = [
 ];
 
 /** Alt + the key's physical code: the action's name. */
-const ALT_KEYS = { KeyZ: "undo", KeyB: "back", KeyE: "editLast", KeyR: "retry", KeyM: "model", KeyT: "tree" };
+const ALT_KEYS = {
+  KeyZ: "undo",
+  KeyB: "back",
+  KeyE: "editLast",
+  KeyR: "retry",
+  KeyM: "model",
+  KeyT: "tree",
+  KeyC: "compact",
+  KeyL: "diagnostics",
+};
+
+/** The action of Alt+Shift+key, where it differs from Alt+key's. */
+const SHIFTED = { undo: "redo", retry: "resume" };
 
 /** Shows the list of shortcuts in a modal dialog (Escape or Close shuts it). */
 export function showShortcuts() {
@@ -67,7 +82,7 @@ export function installShortcuts(actions, page) {
     if (event.altKey) {
       if (typing && event.target.id !== "prompt") return;
       let name = ALT_KEYS[event.code];
-      if (name === "undo" && event.shiftKey) name = "redo";
+      if (event.shiftKey) name = SHIFTED[name];
       if (!name) return;
       event.preventDefault();
       if (name === "tree") page.tree.focus();
