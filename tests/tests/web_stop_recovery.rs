@@ -2,7 +2,8 @@
 //! kept out of the context and shown so) and, its prompt dropped with Back, the session
 //! goes on; a request the API
 //! rejects opens the recovery dialog with the API's message and a button per way out, and
-//! the choice is applied through the API.
+//! the choice is applied through the API; Back while an answer streams stops it and takes
+//! its round out, as a voice assistant's Back does.
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
 use omni_tests::browser::{Browser, BrowserOptions, WebOmni, entries};
@@ -105,6 +106,28 @@ fn stop_a_slow_answer_then_recover_from_a_rejected_request() {
         "deep rollback took it out: {failed}"
     );
     browser.send_prompt("after the recovery");
-    browser.wait_for_answer("You said: \"after the recovery\"");
+    let before = browser.wait_for_answer("You said: \"after the recovery\"");
+
+    // Back while an answer streams stops it and takes the whole round out.
+    browser.send_prompt("[demo:slow] and one more");
+    browser.wait_until(
+        "the slow answer to stream with Back enabled",
+        "const s = document.querySelector('#transcript .entry.streaming .entry-text'); \
+         return s !== null && s.textContent.trim().length > 0 && \
+             !document.querySelector('button#back').disabled",
+        &[],
+    );
+    browser.click("button#back");
+    web.wait_for_head(
+        &session,
+        "Back to stop the answer and drop its round",
+        |head| head == before,
+    );
+    browser.wait_gone("#transcript .entry.streaming");
+    assert_eq!(
+        web.session(&session)["can_redo"],
+        true,
+        "Redo brings it back"
+    );
     browser.assert_console_clean(&["409 (Conflict)"]);
 }

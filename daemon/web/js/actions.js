@@ -90,6 +90,21 @@ export function makeActions(page) {
     if (outcome.error && !outcome.stored && composer.text === "") composer.text = text;
   }
 
+  /**
+   * Back: the latest whole round out of the context. While an answer streams it is stopped
+   * first (what arrived is kept out of the context), as a voice assistant's Back does.
+   */
+  async function back() {
+    if (page.answering()) {
+      try {
+        await post(path("/cancel")); // answered once the stopped turn is stored
+      } catch (error) {
+        if (error.kind !== "wrong_state") return toast(error.message, "error"); // nothing in flight: back as usual
+      }
+    }
+    return move("back");
+  }
+
   async function stop() {
     try {
       await post(path("/cancel")); // the session's `failed` event says what was kept
@@ -136,7 +151,7 @@ export function makeActions(page) {
     send,
     stop,
     undo: () => move("undo"),
-    back: () => move("back"),
+    back,
     redo: () => move("redo"),
     checkout: (node) => move("checkout", { node }),
     retry: () => streamed("/retry", {}),

@@ -9,7 +9,7 @@ import { h } from "./dom.js";
 /** Button id, label, the action it calls, its shortcut (shown in its title). */
 const TOOLS = [
   ["undo", "Undo", "undo", "Alt+Z", "Drop the latest answer, keep the prompt"],
-  ["back", "Back", "back", "Alt+B", "Drop the latest whole round"],
+  ["back", "Back", "back", "Alt+B", "Drop the latest whole round (an answer streaming now is stopped first)"],
   ["redo", "Redo", "redo", "Alt+Shift+Z", "Take the last undo or back move back"],
   ["retry", "Retry", "retry", "Alt+R", "Answer the pending prompt again, as it is"],
   ["resume", "Resume", "resume", "Alt+Shift+R", "Lift the suspension after repeated failures"],

@@ -209,7 +209,7 @@ class SessionView {
       send: free,
       stop: answering,
       undo: free && this.headEntry !== null && this.headEntry.role !== "user",
-      back: free && summary.head > 0,
+      back: !summary.damaged && summary.head > 0, // while answering: stops, then back
       redo: free && summary.can_redo,
       retry: free && (pending !== null || Boolean(summary.needs_recovery)),
       resume: summary.suspended,

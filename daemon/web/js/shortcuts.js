@@ -11,7 +11,7 @@ const HELP = [
   ["Escape", "stop the answer streaming now; cancel an edit"],
   ["Alt+Z", "undo: drop the latest answer"],
   ["Alt+Shift+Z", "redo"],
-  ["Alt+B", "back: drop the latest whole round"],
+  ["Alt+B", "back: drop the latest whole round (stopping an answer that streams)"],
   ["Alt+E", "edit the last prompt (sends as a new branch)"],
   ["Alt+R", "retry the pending prompt"],
   ["Alt+Shift+R", "resume a suspended session"],
