@@ -15,7 +15,6 @@
 #![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
 
 use omni_tests::browser::{Browser, BrowserOptions, WebOmni};
-use serde_json::{Value, json};
 
 /// Opens per figure; the median is printed.
 const OPENS: usize = 5;
@@ -28,8 +27,8 @@ const BOTH_SHOWN: &str = "
 
 fn main() {
     let web = WebOmni::start();
-    let small = session_of(&web, 10);
-    let large = session_of(&web, 10_000);
+    let small = web.session_of(10);
+    let large = web.session_of(10_000);
     let browser = Browser::start(BrowserOptions::laptop());
     browser.login(&web);
 
@@ -86,60 +85,4 @@ fn shown_at(browser: &Browser) -> f64 {
         &[],
     );
     at.as_f64().unwrap()
-}
-
-/// A session of `rounds` prompt-and-answer rounds, imported from an export made by
-/// repeating a real one-round session's nodes and moves.
-fn session_of(web: &WebOmni, rounds: u64) -> String {
-    let omni = &web.omni;
-    let seed = omni.new_session();
-    omni.ctl(&["send", "-s", &seed, "a question worth asking"])
-        .ok();
-    let file = omni.dir().join(format!("export-{rounds}.json"));
-    let path = file.to_str().unwrap();
-    omni.ctl(&[
-        "export", "-s", &seed, "--format", "json", "-o", path, "--force",
-    ])
-    .ok();
-    let mut export: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    let (prompt, answer) = (export["nodes"][0].clone(), export["nodes"][1].clone());
-    let (asked, answered) = (export["moves"][0].clone(), export["moves"][1].clone());
-    let mut nodes = Vec::new();
-    let mut moves = Vec::new();
-    for round in 0..rounds {
-        let (user, model) = (2 * round + 1, 2 * round + 2);
-        nodes.push(node(&prompt, user, user - 1, round));
-        nodes.push(node(&answer, model, user, round));
-        moves.push(step(&asked, 2 * round + 1, user - 1, user));
-        moves.push(step(&answered, 2 * round + 2, user, model));
-    }
-    export["nodes"] = json!(nodes);
-    export["moves"] = json!(moves);
-    export["head"] = json!(2 * rounds);
-    export["title"] = json!(format!("{rounds} rounds"));
-    std::fs::write(&file, export.to_string()).unwrap();
-    let imported = omni.ctl(&["--json", "import", path]).ok().json();
-    imported["sessions"][0]["session"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
-fn node(template: &Value, id: u64, parent: u64, round: u64) -> Value {
-    let mut node = template.clone();
-    node["id"] = json!(id);
-    node["parent"] = json!(parent);
-    node["created_at_ms"] = json!(template["created_at_ms"].as_u64().unwrap() + id * 1000);
-    if let Some(text) = node["parts"][0]["content"]["text"].as_str() {
-        node["parts"][0]["content"]["text"] = json!(format!("{text} ({round})"));
-    }
-    node
-}
-
-fn step(template: &Value, seq: u64, from: u64, to: u64) -> Value {
-    let mut step = template.clone();
-    step["seq"] = json!(seq);
-    step["from"] = json!(from);
-    step["to"] = json!(to);
-    step
 }

@@ -7,23 +7,6 @@
 use omni_tests::browser::{Browser, BrowserOptions, WebOmni, entries, entry};
 use serde_json::Value;
 
-/// Records, from before a send, whether an `.entry.streaming` appeared and each length
-/// its text had: `window.omniStream = {seen, lengths}`.
-const WATCH_STREAM: &str = "
-    window.omniStream = {seen: false, lengths: []};
-    const watch = () => {
-        const s = document.querySelector('#transcript .entry.streaming');
-        if (!s) return;
-        window.omniStream.seen = true;
-        const text = s.querySelector('.entry-text');
-        const n = text ? text.textContent.length : 0;
-        const lengths = window.omniStream.lengths;
-        if (lengths[lengths.length - 1] !== n) lengths.push(n);
-    };
-    new MutationObserver(watch).observe(document.body,
-        {subtree: true, childList: true, characterData: true});
-    return true";
-
 /// The session's head, from the HTTP API.
 fn head(web: &WebOmni, session: &str) -> u64 {
     web.session(session)["head"].as_u64().unwrap()
@@ -71,10 +54,10 @@ fn send_watch_it_stream_undo_redo_branch_check_out_and_follow_another_client() {
     let session = browser.new_session_from_list(&web);
 
     // Send, and see the answer stream in before it is stored.
-    browser.js(WATCH_STREAM, &[]);
+    browser.watch_streaming();
     browser.send_prompt("hello from the browser");
     let answer = browser.wait_for_answer("You said: \"hello from the browser\"");
-    let stream = browser.js("return window.omniStream", &[]);
+    let stream = browser.streamed();
     assert_eq!(
         stream["seen"], true,
         "an .entry.streaming was shown: {stream}"

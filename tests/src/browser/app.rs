@@ -1,10 +1,27 @@
 //! Steps through Omni's web app that most browser tests take, written against the page's
 //! selectors: make a session from the list, send a prompt from the composer, wait for the
-//! stored answer, open a session by its address.
+//! stored answer, open a session by its address, watch an answer stream.
 
 use serde_json::Value;
 
 use super::{Browser, WebOmni};
+
+/// Records whether an `.entry.streaming` appears and each length its text had:
+/// `window.omniStream = {seen, lengths}`.
+const WATCH_STREAM: &str = "
+    window.omniStream = {seen: false, lengths: []};
+    const watch = () => {
+        const s = document.querySelector('#transcript .entry.streaming');
+        if (!s) return;
+        window.omniStream.seen = true;
+        const text = s.querySelector('.entry-text');
+        const n = text ? text.textContent.length : 0;
+        const lengths = window.omniStream.lengths;
+        if (lengths[lengths.length - 1] !== n) lengths.push(n);
+    };
+    new MutationObserver(watch).observe(document.body,
+        {subtree: true, childList: true, characterData: true});
+    return true";
 
 /// The `.entry` of node `node` in the transcript, as a selector.
 pub fn entry(node: u64) -> String {
@@ -60,6 +77,33 @@ impl Browser {
     pub fn send_prompt(&self, prompt: &str) {
         self.type_into("textarea#prompt", prompt);
         self.click("button#send");
+    }
+
+    /// Records, from now on, whether an answer streams into the transcript
+    /// (`.entry.streaming`) and each length its text had; [`Browser::streamed`] reads it.
+    #[track_caller]
+    pub fn watch_streaming(&self) {
+        self.js(WATCH_STREAM, &[]);
+    }
+
+    /// What [`Browser::watch_streaming`] saw: `{seen, lengths}`.
+    #[track_caller]
+    pub fn streamed(&self) -> Value {
+        self.js("return window.omniStream", &[])
+    }
+
+    /// Whether node `node`'s entry is shown within the transcript's visible part.
+    #[track_caller]
+    pub fn entry_in_view(&self, node: u64) -> bool {
+        let seen = self.js(
+            "const e = document.querySelector(arguments[0]); \
+             const box = document.querySelector('#transcript').getBoundingClientRect(); \
+             if (e === null) return false; \
+             const r = e.getBoundingClientRect(); \
+             return r.bottom > box.top && r.top < box.bottom",
+            &[entry(node).into()],
+        );
+        seen == Value::Bool(true)
     }
 
     /// Waits until a stored model entry whose text contains `text` is in the transcript

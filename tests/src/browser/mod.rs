@@ -28,6 +28,7 @@ use tokio::runtime::Runtime;
 
 mod app;
 mod console;
+mod fixtures;
 mod page;
 mod web;
 pub use app::{entries, entry, node_id};

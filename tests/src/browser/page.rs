@@ -178,6 +178,46 @@ impl Browser {
         }
     }
 
+    /// Clicks the element matching `selector` once it is there and enabled (a button the
+    /// page disables while it is busy).
+    #[track_caller]
+    pub fn click_enabled(&self, selector: &str) {
+        self.wait_until(
+            &format!("`{selector}` to be enabled"),
+            "const e = document.querySelector(arguments[0]); return e !== null && !e.disabled",
+            &[selector.into()],
+        );
+        self.click(selector);
+    }
+
+    /// Empties the text field matching `selector` and types `text` into it.
+    #[track_caller]
+    pub fn replace_text(&self, selector: &str, text: &str) {
+        self.wait_for(selector);
+        let typed = self.run(async {
+            let element = self.client().find(Locator::Css(selector)).await?;
+            element.clear().await?;
+            element.send_keys(text).await
+        });
+        if let Err(e) = typed {
+            panic!("replace the text of `{selector}`: {e}\n{}", self.report());
+        }
+    }
+
+    /// Chooses the option of value `value` in the `<select>` matching `selector`, as a
+    /// click on it does.
+    #[track_caller]
+    pub fn select(&self, selector: &str, value: &str) {
+        self.wait_for(selector);
+        let chosen = self.run(async {
+            let element = self.client().find(Locator::Css(selector)).await?;
+            element.select_by_value(value).await
+        });
+        if let Err(e) = chosen {
+            panic!("choose {value:?} in `{selector}`: {e}\n{}", self.report());
+        }
+    }
+
     /// Presses `key` while holding `modifiers`, in whatever has the focus (e.g.
     /// `press(&[Key::Alt], 'z')`, `press(&[], Key::Enter)`).
     #[track_caller]
