@@ -57,8 +57,8 @@ async function failure(response) {
   );
 }
 
-async function request(method, path, body, params) {
-  const init = { method, headers: { accept: "application/json" }, credentials: "same-origin" };
+async function request(method, path, body, params, signal) {
+  const init = { method, headers: { accept: "application/json" }, credentials: "same-origin", signal };
   if (body !== undefined) {
     init.headers["content-type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -69,9 +69,9 @@ async function request(method, path, body, params) {
   return response.json();
 }
 
-/** GET a JSON answer. */
-export function get(path, params) {
-  return request("GET", path, undefined, params);
+/** GET a JSON answer; `signal` aborts it (a fetch made for a view that went away). */
+export function get(path, params, { signal } = {}) {
+  return request("GET", path, undefined, params, signal);
 }
 
 /** POST a JSON body and wait for the whole JSON answer (never a stream). */
