@@ -12,6 +12,9 @@ export const GEOMETRY = Object.freeze({
   labelChars: 100,
 });
 
+/** How much of a node's text its tooltip shows. */
+const TOOLTIP_CHARS = 400;
+
 const REVERT_WORDS = {
   undone: "undone",
   rewound: "rewound",
@@ -81,14 +84,41 @@ function firstWords(text) {
     .trim();
 }
 
-/** "model: first words of the answer…": the role and the start of the text. */
-function shortLabel(entry) {
-  const words = firstWords(entry.text || "").slice(0, GEOMETRY.labelChars);
-  let role = entry.role;
-  if (entry.role === "summary" && entry.compaction) {
-    role = `summary of ${entry.compaction.covers.length}`;
-  }
-  return `${role}: ${words || callNames(entry) || "(no text)"}`;
+/**
+ * What a row shows of a node's stored entry, and all it keeps of it (small, so thousands
+ * can be kept): the label's words (or the calls the node makes), the start of the text for
+ * the tooltip, when, which model, how many nodes a summary covers, and the revert state
+ * it was read with.
+ */
+export function nodeText(entry) {
+  const text = entry.text || "";
+  return {
+    words: copied(firstWords(text).slice(0, GEOMETRY.labelChars) || callNames(entry)),
+    preview: copied(text.slice(0, TOOLTIP_CHARS)),
+    created_at_ms: entry.created_at_ms ?? null,
+    model: entry.model?.model ?? null,
+    covers: entry.compaction ? entry.compaction.covers.length : null,
+    reverted: Boolean(entry.reverted),
+    why_reverted: entry.why_reverted ?? null,
+  };
+}
+
+/**
+ * A string of its own: a slice of a long text may keep the whole text in memory (V8 shares
+ * it), which a label kept long after the page it came with must not.
+ */
+function copied(part) {
+  return part.length > 12 ? structuredClone(part) : part;
+}
+
+/**
+ * "model: first words of the answer…": the role and the start of the text; "…" alone while
+ * the text is on its way (`known` null), "(no text)" when the node has none.
+ */
+function shortLabel(entry, known) {
+  if (!known) return `${entry.role}: \u2026`;
+  const role = entry.role === "summary" && known.covers !== null ? `summary of ${known.covers}` : entry.role;
+  return `${role}: ${known.words || "(no text)"}`;
 }
 
 /** "calls search, fetch" or "results of search": what a node without text holds. */
@@ -113,17 +143,21 @@ function localTime(ms) {
   return `${day} ${two(date.getHours())}:${two(date.getMinutes())}`;
 }
 
-/** The tooltip: number, role, time, state, and more of the text. */
-function tooltip(entry, reverted) {
+/**
+ * The tooltip: number, role, time, state, and more of the text. The reason of a revert is
+ * the entry's own, else the one `known` was read with while the node is still as reverted.
+ */
+function tooltip(entry, known, reverted) {
   const facts = [`#${entry.id} ${entry.role}`];
-  if (entry.created_at_ms) facts.push(localTime(entry.created_at_ms));
+  if (known?.created_at_ms) facts.push(localTime(known.created_at_ms));
   if (reverted) {
-    facts.push(`reverted (${REVERT_WORDS[entry.why_reverted] || "off the head's path"})`);
+    const stillSo = known && known.reverted === Boolean(entry.reverted);
+    const why = entry.why_reverted ?? (stillSo ? known.why_reverted : null);
+    facts.push(`reverted (${REVERT_WORDS[why] || "off the head's path"})`);
   }
   if (entry.compacted) facts.push("compacted");
-  if (entry.model && entry.model.model) facts.push(entry.model.model);
-  const text = (entry.text || "").slice(0, 400);
-  return `${facts.join(" \u00b7 ")}\n${text}`;
+  if (known?.model) facts.push(known.model);
+  return `${facts.join(" \u00b7 ")}\n${known ? known.preview : ""}`;
 }
 
 /** "branch 3 · 2 turns": what a leaf off the head's path is labelled with. */
@@ -134,8 +168,8 @@ function branchText(layout, row) {
   return `branch ${layout.branch[row]} \u00b7 ${count} ${unit}${count === 1 ? "" : "s"}`;
 }
 
-/** The classes of a row's group, per the page's DOM contract. */
-function rowClasses(layout, row, entry, head) {
+/** The classes of a row's group, per the page's DOM contract (`pending`: its text is on its way). */
+function rowClasses(layout, row, entry, known, head) {
   const classes = [entry ? "node" : "start"];
   if (row === layout.headRow && (entry ? entry.id === head : head === 0)) classes.push("head");
   if (!entry) return classes.join(" ");
@@ -143,6 +177,7 @@ function rowClasses(layout, row, entry, head) {
   else classes.push("on-path");
   if (entry.role === "summary") classes.push("summary");
   if (entry.compacted) classes.push("compacted");
+  if (!known) classes.push("pending");
   return classes.join(" ");
 }
 
@@ -155,15 +190,14 @@ function labelFont(classes, family) {
 
 /**
  * One row: a hit area, the node's circle, its label and, on a branch tip, the branch label,
- * the texts cut to end inside `width` (the full text is in the row's tooltip). `family`:
- * the svg's font family, for measuring.
+ * the texts cut to end inside `width` (the full text is in the row's tooltip). `entry`: the
+ * row's node (null for the start); `known`: its `nodeText`, null while on its way.
+ * `family`: the svg's font family, for measuring.
  */
-export function buildRow(layout, entries, row, head, { width, family }) {
-  const index = layout.entryOf[row];
-  const entry = index >= 0 ? entries[index] : null;
+export function buildRow(layout, entry, known, row, head, { width, family }) {
   const x = laneX(layout.lane[row]);
   const y = rowY(row);
-  const classes = rowClasses(layout, row, entry, head);
+  const classes = rowClasses(layout, row, entry, known, head);
   const group = svgElement("g", {
     class: classes,
     "data-node": entry ? entry.id : 0,
@@ -174,7 +208,7 @@ export function buildRow(layout, entries, row, head, { width, family }) {
   if (entry) group.setAttribute("data-role", entry.role);
   const title = svgElement("title");
   title.textContent = entry
-    ? tooltip(entry, !layout.onPath[row])
+    ? tooltip(entry, known, !layout.onPath[row])
     : "the start: check out to begin again";
   group.append(title);
   const top = y - GEOMETRY.rowHeight / 2;
@@ -194,7 +228,7 @@ export function buildRow(layout, entries, row, head, { width, family }) {
     text.append(branch);
   }
   const label = svgElement("tspan", { class: "label", dx: layout.branch[row] > 0 ? gap : 0 });
-  label.textContent = room > 0 ? fitText(entry ? shortLabel(entry) : "start", room, labelFont(classes, family)) : "";
+  label.textContent = room > 0 ? fitText(entry ? shortLabel(entry, known) : "start", room, labelFont(classes, family)) : "";
   text.append(label);
   group.append(text);
   return group;

@@ -4,10 +4,11 @@
 //
 // Big trees stay quick: the layout is one O(n) pass (tree-layout.js) and only the rows in
 // view of the svg's scroll container (plus a margin) exist in the DOM; scrolling swaps rows
-// in and out once per animation frame.
+// in and out once per animation frame. A row whose node has no text yet can get it from the
+// caller later (`textOf`, `onUnlabeled`, `relabelTree`): labels come without a redraw.
 
 import { layoutTree } from "./tree-layout.js";
-import { GEOMETRY, buildEdges, buildRow, graphSize, rowY, svgElement } from "./tree-svg.js";
+import { GEOMETRY, buildEdges, buildRow, graphSize, nodeText, rowY, svgElement } from "./tree-svg.js";
 
 /** Trees up to this many rows are drawn whole: no row ever goes missing from the DOM. */
 const DRAW_ALL_UP_TO = 300;
@@ -23,8 +24,11 @@ const states = new WeakMap();
  * empty start) marked; `onCheckout(nodeId)` is called when the user picks a node. Call it
  * again whenever the entries or the head change: it keeps the focus on the node that had it
  * and, when the svg sits in a scrolling box of its own, scrolls a moved head into view.
+ * Entries without `text` or `parts` are labelled by `textOf(id)` (a `nodeText`), or, when
+ * it has none yet, shown as waiting, and `onUnlabeled()` is called whenever such rows are
+ * drawn (`unlabeledNodes` lists them, `relabelTree` labels them once their texts came).
  */
-export function drawTree(svg, entries, head, { onCheckout } = {}) {
+export function drawTree(svg, entries, head, { onCheckout, textOf, onUnlabeled } = {}) {
   if (!Array.isArray(entries)) entries = [];
   let state = states.get(svg);
   if (!state) {
@@ -37,6 +41,8 @@ export function drawTree(svg, entries, head, { onCheckout } = {}) {
   state.head = head;
   state.firstCreated = entries[0]?.created_at_ms; // another session, same head id
   state.onCheckout = onCheckout;
+  state.textOf = textOf;
+  state.onUnlabeled = onUnlabeled;
   if (headMoved) state.tabRow = -1; // the tab stop goes to the new head
   state.layout = layoutTree(entries, head);
   watchScrolling(state);
@@ -60,6 +66,7 @@ function createState(svg) {
   const rows = svgElement("g", { class: "rows" });
   svg.append(edges, rows);
   const state = { svg, edges, rows, rendered: new Map(), first: 0, last: -1, frame: 0 };
+  state.unlabeled = new Set(); // drawn rows whose text is on its way
   state.container = null;
   state.onScroll = () => state.schedule(false);
   state.resizeObserver = new ResizeObserver(() => {
@@ -177,12 +184,14 @@ function refit(state) {
   moveTabStop(state);
   const row = focused === null ? undefined : state.layout.rowOf(focused);
   if (state.rendered.has(row)) state.rendered.get(row).focus({ preventScroll: true });
+  if (state.unlabeled.size > 0) state.onUnlabeled?.();
 }
 
 /** Removes every drawn row (the layout changed). */
 function clearRows(state) {
   state.rows.replaceChildren();
   state.rendered.clear();
+  state.unlabeled.clear();
   state.tabStop = null;
   state.first = 0;
   state.last = -1;
@@ -208,6 +217,7 @@ function render(state, mustInclude) {
   state.last = last;
   state.edges.replaceChildren(buildEdges(state.layout, first, last));
   moveTabStop(state);
+  if (state.unlabeled.size > 0) state.onUnlabeled?.();
 }
 
 /**
@@ -225,16 +235,60 @@ function moveTabStop(state, row) {
   state.tabStop = stop;
 }
 
+/** The entry of a row's node (null for the start) and what is known of its text (null: on its way). */
+function rowEntry(state, row) {
+  const index = state.layout.entryOf[row];
+  if (index < 0) return { entry: null, known: null };
+  const entry = state.entries[index];
+  const hasOwn = entry.text !== undefined || entry.parts !== undefined;
+  const known = hasOwn || !state.textOf ? nodeText(entry) : (state.textOf(entry.id) ?? null);
+  return { entry, known };
+}
+
+/** Row `row`'s group, built, counted as unlabeled while its text is on its way. */
+function buildOneRow(state, row, fit) {
+  const { entry, known } = rowEntry(state, row);
+  if (entry && !known) state.unlabeled.add(row);
+  else state.unlabeled.delete(row);
+  return buildRow(state.layout, entry, known, row, state.head, fit);
+}
+
 /** Rows from..to as a fragment, remembered as drawn. */
 function buildRows(state, from, to) {
   const fragment = document.createDocumentFragment();
   const fit = { width: state.width, family: state.family };
   for (let row = from; row <= to; row++) {
-    const group = buildRow(state.layout, state.entries, row, state.head, fit);
+    const group = buildOneRow(state, row, fit);
     state.rendered.set(row, group);
     fragment.append(group);
   }
   return fragment;
+}
+
+/** The ids of the nodes drawn without their text, in row order. */
+export function unlabeledNodes(svg) {
+  const state = states.get(svg);
+  if (!state) return [];
+  const rows = [...state.unlabeled].sort((a, b) => a - b);
+  return rows.map((row) => state.entries[state.layout.entryOf[row]].id);
+}
+
+/**
+ * Labels the drawn rows whose texts `textOf` now has, in place: each row's group stays (its
+ * focus, tab stop and position too), only its content and classes change.
+ */
+export function relabelTree(svg) {
+  const state = states.get(svg);
+  if (!state || !state.textOf) return;
+  const fit = { width: state.width, family: state.family };
+  for (const row of [...state.unlabeled]) {
+    const { entry } = rowEntry(state, row);
+    if (!state.textOf(entry.id)) continue;
+    const group = state.rendered.get(row);
+    const fresh = buildOneRow(state, row, fit);
+    group.setAttribute("class", fresh.getAttribute("class"));
+    group.replaceChildren(...fresh.childNodes);
+  }
 }
 
 /** Takes rows from..to out of the DOM. */
@@ -243,6 +297,7 @@ function removeRows(state, from, to) {
     const group = state.rendered.get(row);
     if (group) group.remove();
     state.rendered.delete(row);
+    state.unlabeled.delete(row);
   }
 }
 
