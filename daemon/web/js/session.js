@@ -295,6 +295,7 @@ export function mount(root, [id, node]) {
     abort.abort();
     uninstall();
     view.transcript.close();
+    view.tree.close();
     view.recoveryOpen?.abort.abort();
     view.unmountTools?.();
     view.activity.close();

@@ -1,11 +1,15 @@
 // The tree beside the transcript: the session's whole shape (`GET .../tree`) drawn by
 // drawTree into `#tree svg`, the head marked; picking a node checks it out. The pane folds
 // away (remembered per browser); on a narrow screen it starts folded. The shape is fetched
-// again only when it may have changed in a way the transcript's new turns do not tell.
+// again only when it may have changed in a way the transcript's new turns do not tell. The
+// rows' texts are the transcript's where it shows the node, else fetched as rows come into
+// view (tree-labels.js).
 
 import { get, sessionPath } from "./api.js";
 import { h } from "./dom.js";
-import { drawTree } from "./tree.js";
+import { TreeLabels } from "./tree-labels.js";
+import { drawTree, relabelTree, unlabeledNodes } from "./tree.js";
+import { nodeText } from "./tree-svg.js";
 
 const FOLDED_KEY = "omni.tree.folded";
 
@@ -17,7 +21,14 @@ export class TreePane {
     this.onCheckout = onCheckout;
     this.onShow = onShow;
     this.shape = null; // { head, nodes } as last drawn
+    this.known = () => null; // the transcript's entry of a node it shows
     this.svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    this.labels = new TreeLabels(sessionId, {
+      waiting: () => unlabeledNodes(this.svg),
+      onArrived: () => relabelTree(this.svg),
+      shown: (id) => this.known(id) !== null,
+      newest: () => this.shape?.nodes.at(-1)?.id ?? 0,
+    });
     this.box = h("div", { id: "tree" }, this.svg);
     this.count = h("span", { class: "muted tree-count" }, "");
     this.element = h(
@@ -82,16 +93,29 @@ export class TreePane {
 
   /**
    * Draws `tree` (as `GET .../tree` answers it). The tree has no texts: `known(id)` gives
-   * the stored entry of a node the transcript shows, whose text labels its row.
+   * the stored entry of a node the transcript shows, whose text labels its row; the other
+   * rows' texts are fetched when they are drawn.
    */
   draw(tree, known = () => null) {
     this.shape = { head: tree.head, nodes: tree.nodes };
+    this.known = known;
     this.count.textContent = `${tree.nodes.length} nodes · head #${tree.head}`;
-    const nodes = tree.nodes.map((node) => {
-      const entry = known(node.id);
-      return entry ? { ...node, text: entry.text, created_at_ms: entry.created_at_ms, model: entry.model, why_reverted: entry.why_reverted } : node;
+    drawTree(this.svg, tree.nodes, tree.head, {
+      onCheckout: this.onCheckout,
+      textOf: (id) => this.textOf(id),
+      onUnlabeled: () => this.labels.want(),
     });
-    drawTree(this.svg, nodes, tree.head, { onCheckout: this.onCheckout });
+  }
+
+  /** What labels node `id`'s row: the transcript's entry, else the text fetched for it. */
+  textOf(id) {
+    const entry = this.known(id);
+    return entry ? nodeText(entry) : this.labels.get(id);
+  }
+
+  /** The view goes away: the texts on their way are no longer wanted. */
+  close() {
+    this.labels.close();
   }
 
   /** Moves the keyboard focus to the head's node (unfolding the pane). */
