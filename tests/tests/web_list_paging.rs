@@ -1,8 +1,9 @@
 //! Finding a session and reading a long one, in the browser: the sessions list pages by
 //! fifty (More sessions loads the rest) and filters by origin and the trash; a search hit
 //! opens its session at the node it found, in view, marked and focused; a 300-round
-//! session opens at its latest turns only, and scrolling to the top loads earlier ones
-//! while the turn the reader was looking at stays in view.
+//! session opens at its latest turns only, scrolling to the top loads earlier ones while
+//! the turn the reader was looking at stays in view, and its tree labels the rows scrolled
+//! to.
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
 use omni_tests::browser::{Browser, BrowserOptions, Key, WebOmni, entry, node_id};
@@ -168,6 +169,22 @@ fn page_and_filter_the_list_open_a_search_hit_and_scroll_back_through_a_long_ses
         browser.entry_in_view(looked_at),
         "node {looked_at}, read before the earlier turns came, stays in view\n{}",
         browser.report()
+    );
+
+    // The tree's first rows, far from any turn the transcript loaded, get their texts.
+    browser.js(
+        "let box = document.querySelector('#tree svg').parentElement; \
+         while (box && getComputedStyle(box).overflowY !== 'auto' && \
+             getComputedStyle(box).overflowY !== 'scroll') box = box.parentElement; \
+         box.scrollTop = 0; return true",
+        &[],
+    );
+    browser.wait_until(
+        "the tree's first node to be labelled with its prompt",
+        "const row = document.querySelector('#tree svg g[data-node=\"1\"]'); \
+         return row !== null && !row.classList.contains('pending') && \
+             row.textContent.includes('a question worth asking (0)')",
+        &[],
     );
     browser.assert_console_clean(&[]);
 }
