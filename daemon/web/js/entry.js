@@ -5,19 +5,11 @@
 
 import { h, localTime } from "./dom.js";
 import { renderMarkdown, renderPlain } from "./markdown.js";
-
-/** The words a transcript shows for why a node is out of the context (as omnictl's). */
-const WHY = {
-  undone: "undone",
-  rewound: "rewound",
-  other_branch: "on another branch",
-  interrupted: "interrupted",
-  recovered: "recovered",
-};
+import { revertReason } from "./words.js";
 
 /** The text after `[ REVERTED ]`: why the node is out of the context. */
 export function whyReverted(entry) {
-  return WHY[entry.why_reverted] ?? entry.why_reverted ?? "reverted";
+  return revertReason(entry.why_reverted) ?? entry.why_reverted ?? "reverted";
 }
 
 /** The role an entry is shown as: a compaction's summary is its own kind. */

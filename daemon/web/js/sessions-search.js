@@ -4,16 +4,9 @@
 
 import { get } from "./api.js";
 import { ago, fill, h, localTime } from "./dom.js";
+import { revertReason } from "./words.js";
 
 const HIT_LIMIT = 50;
-
-const WHY_REVERTED = {
-  undone: "undone",
-  rewound: "rewound",
-  other_branch: "on another branch",
-  interrupted: "interrupted",
-  recovered: "taken out by recovery",
-};
 
 function utf8Length(codePoint) {
   if (codePoint < 0x80) return 1;
@@ -57,7 +50,7 @@ export function markedSnippet(snippet, highlights = []) {
 }
 
 function searchHit(hit) {
-  const why = hit.why_reverted ? WHY_REVERTED[hit.why_reverted] ?? hit.why_reverted : "off the path";
+  const why = hit.why_reverted ? revertReason(hit.why_reverted) ?? hit.why_reverted : "off the path";
   return h(
     "a",
     {

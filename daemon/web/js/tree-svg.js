@@ -1,6 +1,8 @@
 // The SVG elements of the tree graph: one group per row and the lines between rows, built
 // with createElementNS and textContent only (a node's text never becomes markup).
 
+import { revertReason } from "./words.js";
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** Geometry shared by the renderer and the scrolling code, in CSS pixels. */
@@ -14,14 +16,6 @@ export const GEOMETRY = Object.freeze({
 
 /** How much of a node's text its tooltip shows. */
 const TOOLTIP_CHARS = 400;
-
-const REVERT_WORDS = {
-  undone: "undone",
-  rewound: "rewound",
-  other_branch: "on another branch",
-  interrupted: "interrupted",
-  recovered: "recovered",
-};
 
 /** An SVG element with its attributes set. */
 export function svgElement(name, attributes = {}) {
@@ -153,7 +147,7 @@ function tooltip(entry, known, reverted) {
   if (reverted) {
     const stillSo = known && known.reverted === Boolean(entry.reverted);
     const why = entry.why_reverted ?? (stillSo ? known.why_reverted : null);
-    facts.push(`reverted (${REVERT_WORDS[why] || "off the head's path"})`);
+    facts.push(`reverted (${revertReason(why) || "off the head's path"})`);
   }
   if (entry.compacted) facts.push("compacted");
   if (known?.model) facts.push(known.model);
