@@ -9,6 +9,7 @@ mod env;
 mod file;
 mod forms;
 mod key;
+mod places;
 mod prices;
 mod providers;
 mod settings;

@@ -4,11 +4,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
-
 use super::declare::{DefaultInputs, settings};
 use super::forms::ModelList;
 use super::key::ApiKeyFrom;
+use super::places::{default_data_dir, default_log_dir, default_socket};
 
 /// The model asked when nothing says otherwise.
 pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";
@@ -405,47 +404,4 @@ fn kind_default(_: &DefaultInputs<'_>) -> anyhow::Result<Option<String>> {
 
 fn no_models(_: &DefaultInputs<'_>) -> anyhow::Result<ModelList> {
     Ok(ModelList::default())
-}
-
-fn default_socket(inputs: &DefaultInputs<'_>) -> anyhow::Result<PathBuf> {
-    let env = inputs.env;
-    env.path("RUNTIME_DIRECTORY")
-        .map(|dir| dir.join("omnid.sock"))
-        .or_else(|| {
-            env.path("XDG_RUNTIME_DIR")
-                .map(|dir| dir.join("omni").join("omnid.sock"))
-        })
-        .context(omni_proto::SocketPathError)
-}
-
-fn default_data_dir(inputs: &DefaultInputs<'_>) -> anyhow::Result<PathBuf> {
-    if let Some(dir) = inputs.env.path("STATE_DIRECTORY") {
-        return Ok(dir);
-    }
-    let dir = xdg_dir(inputs, "XDG_DATA_HOME", &[".local", "share"]).context("pass --data-dir")?;
-    Ok(if inputs.demo { dir.join("demo") } else { dir })
-}
-
-fn default_log_dir(inputs: &DefaultInputs<'_>) -> anyhow::Result<PathBuf> {
-    match inputs.env.path("LOGS_DIRECTORY") {
-        Some(dir) => Ok(dir),
-        None => xdg_dir(inputs, "XDG_STATE_HOME", &[".local", "state"]).context("pass --log-dir"),
-    }
-}
-
-/// `$XDG_*/omni`, else `~/<fallback>/omni`.
-fn xdg_dir(
-    inputs: &DefaultInputs<'_>,
-    xdg_var: &str,
-    fallback: &[&str],
-) -> anyhow::Result<PathBuf> {
-    if let Some(dir) = inputs.env.path(xdg_var) {
-        return Ok(dir.join("omni"));
-    }
-    let mut dir = inputs
-        .env
-        .path("HOME")
-        .with_context(|| format!("neither {xdg_var} nor HOME is set"))?;
-    dir.extend(fallback);
-    Ok(dir.join("omni"))
 }
