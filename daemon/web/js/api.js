@@ -106,8 +106,9 @@ export async function stream(path, body, onEvent, { signal } = {}) {
   await readEvents(response.body, (name, data) => {
     if (name === "result") outcome = { data };
     else if (name === "error") {
+      // Sent inside a 200 stream: its kind, not an HTTP status, says what failed.
       const error = data?.error ?? data;
-      outcome = { error: new ApiError(409, error?.kind ?? "error", error?.message ?? "", data) };
+      outcome = { error: new ApiError(response.status, error?.kind ?? "error", error?.message ?? "", data) };
     }
     onEvent(name, data);
   });

@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 
 use fantoccini::Locator;
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use fantoccini::elements::Element;
+use fantoccini::error::CmdError;
 use fantoccini::key::Key;
 use serde_json::Value;
 
@@ -155,27 +157,17 @@ impl Browser {
     /// Clicks the element matching `selector` as a mouse does, once it is there.
     #[track_caller]
     pub fn click(&self, selector: &str) {
-        self.wait_for(selector);
-        let clicked = self.run(async {
-            let element = self.client().find(Locator::Css(selector)).await?;
-            element.click().await
-        });
-        if let Err(e) = clicked {
-            panic!("click `{selector}`: {e}\n{}", self.report());
-        }
+        self.on_element(selector, "click", |e| async move { e.click().await });
     }
 
     /// Types `text` into the element matching `selector` (it gets the focus).
     #[track_caller]
     pub fn type_into(&self, selector: &str, text: &str) {
-        self.wait_for(selector);
-        let typed = self.run(async {
-            let element = self.client().find(Locator::Css(selector)).await?;
-            element.send_keys(text).await
-        });
-        if let Err(e) = typed {
-            panic!("type into `{selector}`: {e}\n{}", self.report());
-        }
+        self.on_element(
+            selector,
+            "type into",
+            |e| async move { e.send_keys(text).await },
+        );
     }
 
     /// Clicks the element matching `selector` once it is there and enabled (a button the
@@ -193,28 +185,36 @@ impl Browser {
     /// Empties the text field matching `selector` and types `text` into it.
     #[track_caller]
     pub fn replace_text(&self, selector: &str, text: &str) {
-        self.wait_for(selector);
-        let typed = self.run(async {
-            let element = self.client().find(Locator::Css(selector)).await?;
-            element.clear().await?;
-            element.send_keys(text).await
+        self.on_element(selector, "replace the text of", |e| async move {
+            e.clear().await?;
+            e.send_keys(text).await
         });
-        if let Err(e) = typed {
-            panic!("replace the text of `{selector}`: {e}\n{}", self.report());
-        }
     }
 
     /// Chooses the option of value `value` in the `<select>` matching `selector`, as a
     /// click on it does.
     #[track_caller]
     pub fn select(&self, selector: &str, value: &str) {
-        self.wait_for(selector);
-        let chosen = self.run(async {
-            let element = self.client().find(Locator::Css(selector)).await?;
-            element.select_by_value(value).await
+        self.on_element(selector, &format!("choose {value:?} in"), |e| async move {
+            e.select_by_value(value).await
         });
-        if let Err(e) = chosen {
-            panic!("choose {value:?} in `{selector}`: {e}\n{}", self.report());
+    }
+
+    /// Waits for the element matching `selector` and does `act` with it; a failure panics
+    /// saying `what` was done, with the page's report.
+    #[track_caller]
+    fn on_element<Act, Done>(&self, selector: &str, what: &str, act: Act)
+    where
+        Act: FnOnce(Element) -> Done,
+        Done: Future<Output = Result<(), CmdError>>,
+    {
+        self.wait_for(selector);
+        let done = self.run(async {
+            let element = self.client().find(Locator::Css(selector)).await?;
+            act(element).await
+        });
+        if let Err(e) = done {
+            panic!("{what} `{selector}`: {e}\n{}", self.report());
         }
     }
 
