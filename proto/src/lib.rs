@@ -42,7 +42,7 @@ pub use export::{
     ExportedSession, ExportedSessionLine, ImportOutcome, export_schema,
 };
 pub use limits::{MAX_FRAME_LEN, PROTOCOL_VERSION};
-pub use listing::{MAX_PAGE, SessionPage, SessionQuery, Shown};
+pub use listing::{Before, MAX_PAGE, SessionPage, SessionQuery, Shown};
 pub use message::{Hello, HelloReply, Request, RequestFrame, SessionRef};
 pub use model_info::{ModelInfo, Usage};
 pub use numbers::thousands;

@@ -27,9 +27,10 @@ fn conversations_are_recorded_appended_forked_and_kept_apart() {
         "a recorded conversation is not current"
     );
     let listed = omni.ctl(&["sessions"]).ok().stdout;
+    let row = listed.lines().nth(1).unwrap();
     assert!(
-        listed.contains("[gemini proxy (test-client/1.0)]"),
-        "{listed}"
+        row.contains("  gemini proxy (test-clie…  "),
+        "the origin in its own column: {listed}"
     );
 
     // The client rewinds: the same start, another second question. A branch forks.

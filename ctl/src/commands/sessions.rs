@@ -2,7 +2,7 @@
 //! id, last activity, origin, model, turns and title; `--before` pages on.
 
 use omni_proto::{
-    OriginKind, Reply, Request, SessionPage, SessionQuery, SessionSummary, Shown, parse_since,
+    Before, OriginKind, Reply, Request, SessionPage, SessionQuery, SessionSummary, Shown, parse_since,
 };
 use serde_json::json;
 
@@ -10,7 +10,7 @@ use super::{Ctx, unexpected};
 use crate::cli_sessions::ListArgs;
 use crate::error::CtlError;
 use crate::output;
-use crate::render::{self, style::Style};
+use crate::render::{self, style::Style, width};
 
 /// The query the command line asks for; times are read here, in the user's time zone.
 pub fn query(args: &ListArgs) -> Result<SessionQuery, CtlError> {
@@ -41,7 +41,10 @@ pub fn query(args: &ListArgs) -> Result<SessionQuery, CtlError> {
     };
     Ok(SessionQuery {
         limit: Some(args.limit),
-        before_ms: time("--before", &args.before)?,
+        before: match args.before.as_deref().and_then(Before::parse_place) {
+            Some(place) => Some(place),
+            None => time("--before", &args.before)?.map(Before::Time),
+        },
         since_ms: time("--since", &args.since)?,
         origin,
         model: args.model.clone(),
@@ -67,8 +70,13 @@ pub async fn run(ctx: &mut Ctx, args: &ListArgs) -> Result<(), CtlError> {
         };
         output::line(&style.dim(empty));
     }
+    if !page.sessions.is_empty() {
+        output::line(&style.dim(&header()));
+    }
+    let columns = width::stdout_columns();
     for session in &page.sessions {
-        output::line(&line(session, &style));
+        let line = line(session, &style);
+        output::line(&columns.map_or(line.clone(), |columns| width::cut(&line, columns)));
     }
     if let Some(before) = page.next_before {
         output::line(&style.dim(&format!("more: omnictl sessions --before {before}")));
@@ -76,7 +84,20 @@ pub async fn run(ctx: &mut Ctx, args: &ListArgs) -> Result<(), CtlError> {
     Ok(())
 }
 
-/// One session's line.
+/// The widest origin and model shown; longer ones are cut with `…`.
+const ORIGIN_COLUMNS: usize = 24;
+const MODEL_COLUMNS: usize = 24;
+
+/// The row naming the columns.
+fn header() -> String {
+    format!(
+        "  {:<8}  {:<20}  {:<ORIGIN_COLUMNS$}  {:<MODEL_COLUMNS$}  {:>5}  TITLE",
+        "ID", "LAST ACTIVE", "ORIGIN", "MODEL", "TURNS"
+    )
+}
+
+/// One session's line: the columns of [`header`], the title last (the line is cut to the
+/// terminal's width by the caller).
 fn line(session: &SessionSummary, style: &Style) -> String {
     let marker = if session.current { "*" } else { " " };
     let mut title = if session.title.is_empty() {
@@ -84,9 +105,6 @@ fn line(session: &SessionSummary, style: &Style) -> String {
     } else {
         session.title.clone()
     };
-    if let Some(origin) = &session.origin {
-        title = format!("{} {title}", style.dim(&format!("[{origin}]")));
-    }
     if session.archived_at_ms.is_some() {
         title = format!("{} {title}", style.dim("[archived]"));
     }
@@ -96,12 +114,23 @@ fn line(session: &SessionSummary, style: &Style) -> String {
     if let Some(reason) = &session.damaged {
         title = format!("{} {title} ({reason})", style.error("[damaged]"));
     }
+    let origin = match &session.origin {
+        Some(origin) => origin.clone(),
+        None => session.origin_kind.name().to_string(),
+    };
+    let short: String = session.id.chars().take(8).collect();
     format!(
-        "{marker} {}  {}  {:<6}  {:<28}  {:>4} turns  {title}",
-        session.id,
+        "{marker} {short:<8}  {:<20}  {}  {}  {:>5}  {title}",
         render::timestamp(session.updated_at_ms),
-        session.origin_kind.name(),
-        session.model,
+        padded(&origin, ORIGIN_COLUMNS),
+        padded(&session.model, MODEL_COLUMNS),
         session.nodes
     )
+}
+
+/// `text` in exactly `columns` columns: cut with `…` or padded.
+fn padded(text: &str, columns: usize) -> String {
+    let cut = width::cut(text, columns);
+    let pad = columns.saturating_sub(width::visible_width(&cut));
+    format!("{cut}{}", " ".repeat(pad))
 }

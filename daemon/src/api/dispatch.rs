@@ -108,7 +108,7 @@ pub async fn dispatch(
             let source = import::Source { tool, file };
             import::handle(daemon, upload.as_deref(), data, source).await
         }
-        Request::Search(query) => search::handle(daemon, query),
+        Request::Search(query) => search::handle(daemon, query).await,
         Request::Rename { session, title } => rename::rename(daemon, &session, &title).await,
         Request::Place { session, change } => rename::place(daemon, &session, change).await,
         Request::Purge { session } => purge::handle(daemon, &session).await,

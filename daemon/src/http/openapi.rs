@@ -56,8 +56,8 @@ fn components() -> Map<String, Value> {
                 json!({
                     "sessions": {"type": "array", "items": reference("SessionSummary")},
                     "next_before": {
-                        "type": ["integer", "null"],
-                        "description": "when more sessions may match: the `before` of the next page"
+                        "type": ["string", "null"],
+                        "description": "when more sessions may match: the `before` of the next page (the last session's place, `MS.ID`)"
                     }
                 }),
                 &["sessions", "next_before"],

@@ -1,7 +1,9 @@
 //! The routes that list, name and keep sessions: a page of the listing, the title, the
 //! archive and the trash. Part of the route table (see [`super::routes::all`]).
 
-use omni_proto::{ErrorReply, OriginKind, PlaceChange, Request, SessionQuery, Shown, parse_since};
+use omni_proto::{
+    Before, ErrorReply, OriginKind, PlaceChange, Request, SessionQuery, Shown, parse_since,
+};
 use serde_json::json;
 
 use super::input::{Input, invalid, object};
@@ -19,7 +21,7 @@ pub const SESSION_ROUTES: &[Route] = &[
             ("limit", "at most this many (default 50, at most 1000)"),
             (
                 "before",
-                "only sessions last active before this (a page's next_before, or a time as since takes it)",
+                "where the page starts: a page's next_before (the sessions listed after it), or a time as since takes it (those last active before it)",
             ),
             (
                 "since",
@@ -162,7 +164,13 @@ fn list(input: Input) -> Result<Request, ErrorReply> {
     };
     let query = SessionQuery {
         limit,
-        before_ms: time("before")?,
+        before: match input.query.get("before") {
+            Some(text) => match Before::parse_place(text) {
+                Some(place) => Some(place),
+                None => time("before")?.map(Before::Time),
+            },
+            None => None,
+        },
         since_ms: time("since")?,
         origin,
         model: input.query.get("model").cloned(),

@@ -55,7 +55,9 @@ impl Indexer {
             let mut batch = Batch::default();
             batch.add(first);
             let deadline = Instant::now() + BATCH_WAIT;
-            while batch.stop.is_none() {
+            // A batch waits a moment for more changes, unless someone waits for it (a
+            // search that must see what was acknowledged before it, an import, a purge).
+            while batch.stop.is_none() && batch.waiting.is_empty() && batch.catching_up.is_empty() {
                 let left = deadline.saturating_duration_since(Instant::now());
                 match jobs.recv_timeout(left) {
                     Ok(job) => batch.add(job),
@@ -106,11 +108,16 @@ impl Indexer {
                 self.index_session(session, batch.whole.contains(session))?;
             }
         }
-        self.commit()?;
+        if !batch.changed.is_empty() || !batch.forget.is_empty() {
+            self.commit()?;
+        }
         if !batch.forget.is_empty() {
             self.compact()?;
         }
         for done in batch.waiting {
+            let _ = done.send(());
+        }
+        for done in batch.catching_up {
             let _ = done.send(());
         }
         Ok(())
@@ -204,6 +211,7 @@ struct Batch {
     whole: BTreeSet<Uuid>,
     forget: BTreeSet<Uuid>,
     waiting: Vec<std::sync::mpsc::Sender<()>>,
+    catching_up: Vec<tokio::sync::oneshot::Sender<()>>,
     /// Asked to stop: answered once the indexer has let go of the store.
     stop: Option<std::sync::mpsc::Sender<()>>,
 }
@@ -223,6 +231,7 @@ impl Batch {
                 self.waiting.push(done);
             }
             Job::Flush(done) => self.waiting.push(done),
+            Job::CatchUp(done) => self.catching_up.push(done),
             Job::Stop(done) => self.stop = Some(done),
         }
     }

@@ -4,6 +4,7 @@
 //! the store when missing, damaged or of another version, and caught up at every start.
 //! The store stays the truth; the index only finds.
 
+mod bounds;
 mod indexer;
 mod open;
 mod query;
@@ -13,10 +14,12 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tantivy::{Index, IndexReader, ReloadPolicy};
 use uuid::Uuid;
 
+pub use bounds::{MAX_QUERY_CHARS, MAX_QUERY_NESTING, QueryRefused};
 pub use open::index_dir;
 pub use query::{Hit, Query};
 pub use schema::INDEX_VERSION;
@@ -43,6 +46,9 @@ pub enum SearchError {
     /// The store could not be read.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The query is refused before it is parsed (too long or nested too deep).
+    #[error(transparent)]
+    Refused(#[from] QueryRefused),
     /// The indexer thread is gone (the daemon is stopping).
     #[error("the search indexer has stopped")]
     Stopped,
@@ -64,6 +70,8 @@ enum Job {
     Forget(Uuid, Sender<()>),
     /// Answer once everything asked before is committed.
     Flush(Sender<()>),
+    /// The same, for a caller on the async runtime (a search).
+    CatchUp(tokio::sync::oneshot::Sender<()>),
     /// Commit everything asked before, let go of the store, end the indexer, then answer.
     Stop(Sender<()>),
 }
@@ -156,6 +164,19 @@ impl SearchIndex {
     /// Returns once every change the indexer was told of before is searchable.
     pub fn flush(&self) -> Result<(), SearchError> {
         self.ask(Job::Flush)
+    }
+
+    /// Waits up to `patience` until every change the indexer was told of before is
+    /// searchable: what a search needs to find every commit acknowledged before it arrived.
+    /// Whether it got there in time.
+    pub async fn caught_up_within(&self, patience: Duration) -> bool {
+        let (done, answered) = tokio::sync::oneshot::channel();
+        let asked = self
+            .jobs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .send(Job::CatchUp(done));
+        asked.is_ok() && matches!(tokio::time::timeout(patience, answered).await, Ok(Ok(())))
     }
 
     /// Whether the index has caught up with the store since the start (until then a search

@@ -56,6 +56,7 @@ pub(super) fn run(
     query: &Query,
     mut keep: impl FnMut(&Uuid) -> bool,
 ) -> Result<Vec<Hit>, SearchError> {
+    super::bounds::check(&query.text)?;
     let fields = shared.fields;
     let mut parser = QueryParser::for_index(&shared.index, vec![fields.text]);
     parser.set_conjunction_by_default();

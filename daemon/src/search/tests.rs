@@ -149,3 +149,51 @@ fn the_trash_is_never_searched_and_the_archive_only_when_asked() {
     record.deleted_at_ms = Some(6);
     assert!(!searchable(&record, true));
 }
+
+/// Queries at the bounds, and past them, on a thread with a quarter of a tokio worker's
+/// stack: what is let through parses and runs with room to spare, the rest is refused.
+#[tokio::test]
+async fn hostile_queries_are_refused_or_run_on_a_small_stack() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let search = SearchIndex::start(dir.path(), store.clone()).unwrap();
+    let mut record = SessionRecord::new(Uuid::new_v4(), 1);
+    turn(&store, &mut record, "a word to find", true).await;
+    search.flush().unwrap();
+    let deepest = MAX_QUERY_NESTING;
+    let at_the_bounds = [
+        format!("{}word{}", "(".repeat(deepest), ")".repeat(deepest)),
+        format!("{}word", "-(".repeat(deepest)),
+        format!("{}word", "+(".repeat(deepest)),
+        "word OR ".repeat(MAX_QUERY_CHARS / 8).trim_end_matches(" OR ").to_string(),
+        "word AND -".repeat(MAX_QUERY_CHARS / 10),
+        "-".repeat(MAX_QUERY_CHARS),
+        "\"".repeat(MAX_QUERY_CHARS),
+        "(a ".repeat(deepest) + &"b) ".repeat(MAX_QUERY_CHARS / 3 - deepest),
+    ];
+    let past_them = [
+        format!("{}x{}", "(".repeat(1_000), ")".repeat(1_000)),
+        "-(".repeat(3_000),
+        format!("{}word", "(".repeat(deepest + 1)),
+        "w".repeat(MAX_QUERY_CHARS + 1),
+    ];
+    let search = Arc::new(search);
+    let on_small_stack = std::thread::Builder::new()
+        .stack_size(512 * 1024)
+        .spawn(move || {
+            for text in &at_the_bounds {
+                assert!(text.chars().count() <= MAX_QUERY_CHARS, "{text}");
+                if let Err(error) = search.search(&query(text), |_| true) {
+                    panic!("{text:.40}… refused: {error}");
+                }
+            }
+            past_them.map(|text| match search.search(&query(&text), |_| true) {
+                Err(SearchError::Refused(why)) => why.to_string(),
+                other => panic!("{text:.40}… not refused: {other:?}"),
+            })
+        })
+        .unwrap();
+    let refusals = on_small_stack.join().unwrap();
+    assert!(refusals[0].contains("at most 1000"), "{refusals:?}");
+    assert!(refusals[2].contains("at most 8"), "{refusals:?}");
+}

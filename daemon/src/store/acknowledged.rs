@@ -236,22 +236,42 @@ pub fn check_before_opening(dir: &Path) -> Result<(), StoreError> {
     if open::wait_unlocked(dir, Duration::ZERO).is_err() {
         return Ok(());
     }
-    let copy = match copy_of(dir) {
-        Ok(copy) => copy,
-        Err(error) => {
-            tracing::warn!(%error, "cannot copy the store to compare it with what it acknowledged; opening it unchecked");
-            return Ok(());
+    match compare_on_copy(dir, &counts) {
+        Ok(missing) if missing.is_empty() => Ok(()),
+        Ok(missing) => Err(behind(dir, &path, missing)),
+        Err(why) => {
+            tracing::warn!(
+                sessions = counts.sessions.len(),
+                "cannot verify that the store holds the last commits it acknowledged ({why}); \
+                 opening it unchecked"
+            );
+            Ok(())
         }
-    };
-    let Ok(db) = open::sled(&copy.0, Duration::ZERO) else {
-        // The store itself cannot be opened either; its opening says why.
-        return Ok(());
-    };
-    let missing = missing(&counts, &db.open_tree("sessions")?);
-    if missing.is_empty() {
-        return Ok(());
     }
-    Err(behind(dir, &path, missing))
+}
+
+/// What the store lacks of `counts`, read on a copy of it; an error says why the
+/// comparison could not be made (no room for the copy, sled failing or panicking on it).
+/// A copy sled cannot open at all is left to the store's own opening, which says why.
+fn compare_on_copy(dir: &Path, counts: &Counts) -> Result<Vec<String>, String> {
+    let copy = copy_of(dir).map_err(|e| format!("cannot copy it: {e}"))?;
+    let compared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let Ok(db) = open::sled(&copy.0, Duration::ZERO) else {
+            return Ok(Vec::new());
+        };
+        let sessions = db.open_tree("sessions").map_err(|e| e.to_string())?;
+        Ok(missing(counts, &sessions))
+    }));
+    compared.unwrap_or_else(|panic| Err(format!("sled failed reading the copy: {}", said(&*panic))))
+}
+
+/// What a panic said.
+fn said(panic: &(dyn std::any::Any + Send)) -> String {
+    let text = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned());
+    text.unwrap_or_else(|| "a panic".to_string())
 }
 
 /// A private copy of sled's files, removed when dropped.
@@ -264,7 +284,9 @@ impl Drop for Copy {
 }
 
 /// Copies sled's files in `dir` to a private directory beside them (one a crash left
-/// behind is replaced).
+/// behind is replaced). sled keeps values over a few KiB apart, one file each under
+/// `blobs/`, written once: they are linked into the copy rather than copied when the file
+/// system allows.
 fn copy_of(dir: &Path) -> std::io::Result<Copy> {
     let copy = Copy(dir.join(".acknowledged-check"));
     if copy.0.exists() {
@@ -278,6 +300,19 @@ fn copy_of(dir: &Path) -> std::io::Result<Copy> {
         let sled_file = name == "db" || name == "conf" || name.starts_with("snap.");
         if entry.file_type()?.is_file() && sled_file {
             std::fs::copy(entry.path(), copy.0.join(&*name))?;
+        }
+    }
+    let blobs = dir.join("blobs");
+    if blobs.is_dir() {
+        let into = copy.0.join("blobs");
+        private::create_dir(&into)?;
+        for entry in std::fs::read_dir(&blobs)? {
+            let entry = entry?;
+            if entry.file_type()?.is_file() {
+                let to = into.join(entry.file_name());
+                std::fs::hard_link(entry.path(), &to)
+                    .or_else(|_| std::fs::copy(entry.path(), &to).map(|_| ()))?;
+            }
         }
     }
     Ok(copy)

@@ -82,17 +82,17 @@ pub(super) fn check(
 }
 
 impl Store {
-    /// Sessions by last activity, newest first, starting before `before_ms` (all when
-    /// `None`): (last activity, id) pairs. Entries whose time is not the record's (left by
-    /// a crash) may appear: check the record's `updated_at_ms`.
+    /// Sessions by last activity, newest first, starting strictly before `before` (an
+    /// entry's (time, id) place; all when `None`): (last activity, id) pairs. Entries
+    /// whose time is not the record's (left by a crash) may appear: check the record's
+    /// `updated_at_ms`.
     pub fn by_activity(
         &self,
-        before_ms: Option<u64>,
+        before: Option<(u64, Uuid)>,
     ) -> Result<impl Iterator<Item = Result<(u64, Uuid), StoreError>>, StoreError> {
         let db = self.db.get()?;
-        let end = key(before_ms.unwrap_or(u64::MAX), &Uuid::nil());
-        let range = match before_ms {
-            Some(_) => db.activity.range(..end),
+        let range = match before {
+            Some((ms, id)) => db.activity.range(..key(ms, &id)),
             None => db.activity.iter(),
         };
         Ok(range.rev().filter_map(|item| match item {

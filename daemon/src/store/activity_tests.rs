@@ -15,7 +15,7 @@ async fn put(store: &Store, id: Uuid, updated_at_ms: u64) {
     store.commit(&change).await.unwrap();
 }
 
-fn order(store: &Store, before: Option<u64>) -> Vec<(u64, Uuid)> {
+fn order(store: &Store, before: Option<(u64, Uuid)>) -> Vec<(u64, Uuid)> {
     store
         .by_activity(before)
         .unwrap()
@@ -34,7 +34,23 @@ async fn sessions_come_newest_first_and_a_change_moves_its_entry() {
     assert_eq!(order(&store, None), vec![(30, b), (20, c), (10, a)]);
     put(&store, a, 40).await;
     assert_eq!(order(&store, None), vec![(40, a), (30, b), (20, c)]);
-    assert_eq!(order(&store, Some(30)), vec![(20, c)]);
+    assert_eq!(order(&store, Some((30, Uuid::nil()))), vec![(20, c)]);
+}
+
+#[tokio::test]
+async fn sessions_of_one_millisecond_are_paged_by_id_and_none_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let mut ids: Vec<Uuid> = (0..5).map(|_| Uuid::new_v4()).collect();
+    for id in &ids {
+        put(&store, *id, 7).await;
+    }
+    ids.sort_unstable_by(|a, b| b.cmp(a));
+    let all = order(&store, None);
+    assert_eq!(all, ids.iter().map(|id| (7, *id)).collect::<Vec<_>>());
+    // After the second entry: exactly the three that follow it.
+    let rest = order(&store, Some((7, ids[1])));
+    assert_eq!(rest, all[2..].to_vec());
 }
 
 #[tokio::test]

@@ -56,15 +56,25 @@ pub fn mark(dir: &Path) {
     }
 }
 
-/// Takes the stamp in `dir`, if any: whether `db` is still exactly as it says.
-pub fn take(dir: &Path) -> bool {
-    let path = dir.join(FILE);
-    let Ok(bytes) = std::fs::read(&path) else {
+/// Whether `dir` holds a stamp and `db` is still exactly as it says. The stamp stays until
+/// [`clear`]: a store refused after this is left exactly as it was found.
+pub fn holds(dir: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(dir.join(FILE)) else {
         return false;
     };
-    let _ = std::fs::remove_file(&path);
     let stamped: Option<Stamp> = serde_json::from_slice(&bytes).ok();
     stamped.is_some_and(|stamped| stamp_of(dir).is_ok_and(|now| now == stamped))
+}
+
+/// Removes the stamp once the store is open, before anything is written to it: a crash
+/// from then on never leaves one behind for a later start to trust.
+pub fn clear(dir: &Path) {
+    match std::fs::remove_file(dir.join(FILE)) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            tracing::warn!(%error, "cannot remove the stamp of the last clean shutdown");
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -72,22 +82,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_stamp_is_trusted_once_and_only_while_db_is_unchanged() {
+    fn a_stamp_is_trusted_only_while_db_is_unchanged_and_until_cleared() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("db");
         std::fs::write(&db, b"sled log").unwrap();
-        assert!(!take(dir.path()), "no stamp: compare");
+        assert!(!holds(dir.path()), "no stamp: compare");
         mark(dir.path());
-        assert!(take(dir.path()), "unchanged since the clean shutdown");
-        assert!(
-            !take(dir.path()),
-            "a stamp is taken when read: a crash leaves none"
-        );
+        assert!(holds(dir.path()), "unchanged since the clean shutdown");
+        assert!(holds(dir.path()), "looking leaves the stamp as it is");
+        clear(dir.path());
+        assert!(!holds(dir.path()), "cleared once open: a crash leaves none");
         mark(dir.path());
         std::fs::write(&db, b"sled lug").unwrap();
-        assert!(
-            !take(dir.path()),
-            "a db rewritten since, same size: compare"
-        );
+        assert!(!holds(dir.path()), "a db rewritten since, same size: compare");
     }
 }

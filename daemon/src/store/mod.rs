@@ -155,17 +155,19 @@ impl Store {
     /// tokio runtime (the sync runs on its blocking pool).
     pub fn open_with(dir: &Path, options: StoreOptions) -> Result<Self, StoreError> {
         rewrite::if_pending(dir)?;
-        if clean_close::take(dir) {
+        if clean_close::holds(dir) {
             tracing::debug!(
                 "the store is as its last clean shutdown left it; not compared with what it acknowledged"
             );
         } else {
             acknowledged::check_before_opening(dir)?;
         }
+        let db = Reopenable::open(dir)?;
+        clean_close::clear(dir);
         Ok(Self {
             dir: dir.to_path_buf(),
             options,
-            db: Reopenable::open(dir)?,
+            db,
             health: Health::default(),
             commits: AtomicU64::new(0),
             count: count::SessionCount::default(),

@@ -1,11 +1,12 @@
 //! `Sessions`: a page of sessions, last active first, filtered. Walks the store's index
 //! by last activity from the newest end (or from `before`) and reads only the records it
-//! looks at, so a page costs the same whatever the number of sessions. A full page keeps
-//! the sessions active in the same millisecond as its last one (so `next_before` skips
-//! none), up to [`MAX_PAGE`].
+//! looks at, so a page costs the same whatever the number of sessions. A page ends at a
+//! place (time and id) no other session shares, so the next one starts exactly after it
+//! however many sessions were active in the same millisecond.
 
 use omni_proto::{
-    ErrorReply, MAX_PAGE, OriginKind, Reply, SessionPage, SessionQuery, SessionSummary, Shown,
+    Before, ErrorKind, ErrorReply, OriginKind, Reply, SessionPage, SessionQuery, SessionSummary,
+    Shown,
 };
 use uuid::Uuid;
 
@@ -19,28 +20,42 @@ pub fn handle(daemon: &Daemon, query: &SessionQuery) -> Result<Reply, ErrorReply
     let size = query.page_size();
     let store = &daemon.services.store;
     let mut sessions: Vec<SessionSummary> = Vec::new();
-    let mut last_ms = None;
+    let mut last = None;
     let mut next_before = None;
-    for entry in store.by_activity(query.before_ms).map_err(store_error)? {
+    for entry in store.by_activity(start(query)?).map_err(store_error)? {
         let (ms, id) = entry.map_err(store_error)?;
         if query.since_ms.is_some_and(|since| ms < since) {
             break;
         }
-        let full = sessions.len() >= size;
-        if full && (last_ms != Some(ms) || sessions.len() >= MAX_PAGE as usize) {
-            next_before = last_ms;
+        if sessions.len() >= size {
+            next_before = last.map(|(ms, id): (u64, Uuid)| Before::place_text(ms, &id.to_string()));
             break;
         }
         let Some(summary) = listed(daemon, query, ms, id)? else {
             continue;
         };
-        last_ms = Some(ms);
+        last = Some((ms, id));
         sessions.push(summary);
     }
     Ok(Reply::Sessions(SessionPage {
         sessions,
         next_before,
     }))
+}
+
+/// The place in the index the page starts before.
+fn start(query: &SessionQuery) -> Result<Option<(u64, Uuid)>, ErrorReply> {
+    match &query.before {
+        None => Ok(None),
+        Some(Before::Time(ms)) => Ok(Some((*ms, Uuid::nil()))),
+        Some(Before::Place { ms, session }) => match Uuid::parse_str(session) {
+            Ok(id) => Ok(Some((*ms, id))),
+            Err(_) => Err(ErrorReply::new(
+                ErrorKind::InvalidRequest,
+                format!("{session:?} is not a session id: give `before` a page's next_before"),
+            )),
+        },
+    }
 }
 
 /// The session's line if the query shows it; `None` for one it leaves out, and for an

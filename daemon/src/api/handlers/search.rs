@@ -14,13 +14,17 @@ use crate::api::convert::{session_ref, store_error};
 use crate::api::reverts::revert_reasons_with;
 use crate::api::state::Daemon;
 use crate::model::SessionRecord;
-use crate::search::{Hit, Query, SearchIndex, searchable};
+use crate::search::{Hit, Query, SearchError, SearchIndex, searchable};
 use crate::session::{build_tree, indexed};
+
+/// How long a search waits for the index to hold every commit acknowledged before it
+/// arrived; past it, the search answers with what the index holds and `complete: false`.
+const CATCH_UP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The most hits one search returns.
 pub const MAX_LIMIT: u32 = 1000;
 
-pub fn handle(daemon: &Daemon, asked: SearchQuery) -> Result<Reply, ErrorReply> {
+pub async fn handle(daemon: &Daemon, asked: SearchQuery) -> Result<Reply, ErrorReply> {
     let Some(search) = &daemon.search else {
         return Err(ErrorReply::new(
             ErrorKind::Internal,
@@ -38,12 +42,14 @@ pub fn handle(daemon: &Daemon, asked: SearchQuery) -> Result<Reply, ErrorReply> 
             .as_ref()
             .is_some_and(|r| searchable(r, asked.archived))
     };
-    let found = search
-        .search(&query, keep)
-        .map_err(|e| ErrorReply::new(ErrorKind::Internal, format!("the search failed: {e}")))?;
+    let caught_up = search.caught_up_within(CATCH_UP_PATIENCE).await;
+    let found = search.search(&query, keep).map_err(|e| match e {
+        SearchError::Refused(why) => ErrorReply::new(ErrorKind::InvalidRequest, why.to_string()),
+        e => ErrorReply::new(ErrorKind::Internal, format!("the search failed: {e}")),
+    })?;
     Ok(Reply::Search(SearchResults {
         hits: described(daemon, found),
-        complete: SearchIndex::complete(search),
+        complete: caught_up && SearchIndex::complete(search),
     }))
 }
 
