@@ -226,13 +226,22 @@ fn a_search_right_after_an_acknowledged_send_finds_it() {
     omni.new_session();
     let api = omni.api();
     for n in 0..5 {
-        omni.ctl(&["send", &format!("an ocelot named word{n}")]).ok();
+        omni.ctl(&["send", &format!("an ocelot named word{n}")])
+            .ok();
         // No polling: what was acknowledged before the search arrived is found by it.
-        let found = omni.ctl(&["--json", "search", &format!("word{n}")]).ok().json();
+        let found = omni
+            .ctl(&["--json", "search", &format!("word{n}")])
+            .ok()
+            .json();
         assert_eq!(found["complete"], true, "{found}");
         assert_eq!(found["hits"].as_array().unwrap().len(), 2, "{found}");
         let reply = api.get(&format!("/v1/search?q=ocelot+word{n}"));
-        assert_eq!(reply.json()["hits"].as_array().unwrap().len(), 2, "{}", reply.body);
+        assert_eq!(
+            reply.json()["hits"].as_array().unwrap().len(),
+            2,
+            "{}",
+            reply.body
+        );
     }
 }
 
@@ -243,7 +252,10 @@ fn hostile_queries_are_refused_naming_the_limit_and_omnid_goes_on() {
     omni.ctl(&["send", "a tapir in the rain"]).ok();
     let api = omni.api();
     let brackets = format!("{}x{}", "(".repeat(1_000), ")".repeat(1_000));
-    let reply = api.get(&format!("/v1/search?q={}", brackets.replace('(', "%28").replace(')', "%29")));
+    let reply = api.get(&format!(
+        "/v1/search?q={}",
+        brackets.replace('(', "%28").replace(')', "%29")
+    ));
     let said = reply.error(400, "invalid_request");
     assert!(said.contains("at most 1000 are allowed"), "{said}");
     let nested = "-(".repeat(3_000);

@@ -120,11 +120,16 @@ fn sessions_of_one_millisecond_page_without_losing_any() {
                 r#"{{"id":"g1","timestamp":"2025-06-04T12:00:00.000Z","type":"gemini","content":"answer {n}","model":"gemini-2.5-pro"}}"#
             ),
         ];
-        let file = folder.path().join(format!("session-2025-06-04T12-00-{n}.jsonl"));
+        let file = folder
+            .path()
+            .join(format!("session-2025-06-04T12-00-{n}.jsonl"));
         std::fs::write(file, lines.join("\n") + "\n").unwrap();
     }
     omni.ctl(&["import", folder.path().to_str().unwrap()]).ok();
-    let everything = omni.ctl(&["--json", "sessions", "--limit", "100"]).ok().json();
+    let everything = omni
+        .ctl(&["--json", "sessions", "--limit", "100"])
+        .ok()
+        .json();
     let times: Vec<&Value> = everything["sessions"]
         .as_array()
         .unwrap()
@@ -132,7 +137,10 @@ fn sessions_of_one_millisecond_page_without_losing_any() {
         .map(|s| &s["updated_at_ms"])
         .collect();
     assert_eq!(times.len(), 7, "{everything}");
-    assert!(times.iter().all(|t| *t == times[0]), "one millisecond: {times:?}");
+    assert!(
+        times.iter().all(|t| *t == times[0]),
+        "one millisecond: {times:?}"
+    );
 
     let mut seen = Vec::new();
     let mut before: Option<String> = None;
@@ -151,16 +159,28 @@ fn sessions_of_one_millisecond_page_without_losing_any() {
         }
     }
     assert_eq!(sizes, [3, 3, 1]);
-    assert_eq!(seen, ids(&everything), "the same order, none twice, none missed");
+    assert_eq!(
+        seen,
+        ids(&everything),
+        "the same order, none twice, none missed"
+    );
 
     // The text listing says how to ask for the next page, with that cursor.
     let text = omni.ctl(&["sessions", "--limit", "3"]).ok().stdout;
-    assert!(text.lines().count() == 5, "header, three rows, more: {text}");
+    assert!(
+        text.lines().count() == 5,
+        "header, three rows, more: {text}"
+    );
     let more = text.lines().last().unwrap();
     let cursor = more.rsplit(' ').next().unwrap();
-    let next = omni.ctl(&["--json", "sessions", "--limit", "3", "--before", cursor]).ok().json();
+    let next = omni
+        .ctl(&["--json", "sessions", "--limit", "3", "--before", cursor])
+        .ok()
+        .json();
     assert_eq!(ids(&next), seen[3..6].to_vec(), "{more}");
     // Over HTTP the same.
-    let page = omni.api().get(&format!("/v1/sessions?limit=3&before={cursor}"));
+    let page = omni
+        .api()
+        .get(&format!("/v1/sessions?limit=3&before={cursor}"));
     assert_eq!(ids(&page.json()), seen[3..6].to_vec(), "{}", page.body);
 }

@@ -47,6 +47,24 @@ fn a_db_that_is_not_an_omni_store_stops_omnid_and_stays_as_it_was() {
     }
 }
 
+/// Every file under `dir` (its path there) with its bytes.
+fn every_file(dir: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut left = vec![dir.to_path_buf()];
+    while let Some(folder) = left.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                left.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap();
+                files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
+            }
+        }
+    }
+    files
+}
+
 /// Starts `omnid` expecting it to refuse; one still running after 10 s is killed and the
 /// test fails.
 fn refused_start(omni: &Omni) -> (Option<i32>, String) {
@@ -132,7 +150,13 @@ fn a_store_that_lost_acknowledged_commits_stops_omnid_and_stays_as_it_was() {
         let mut bytes = std::fs::read(&db).unwrap();
         damage(&mut bytes);
         std::fs::write(&db, &bytes).unwrap();
+        let found = every_file(&omni.data_dir);
+        assert!(found.contains_key(std::path::Path::new("closed-cleanly")));
         let (code, stderr) = refused_start(&omni);
+        assert!(
+            every_file(&omni.data_dir) == found,
+            "a refused store is left exactly as found, its clean-shutdown stamp included"
+        );
         assert_eq!(code, Some(1), "{stderr}");
         assert!(
             stderr.contains("ends before commits omnid acknowledged"),

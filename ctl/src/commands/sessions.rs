@@ -2,7 +2,8 @@
 //! id, last activity, origin, model, turns and title; `--before` pages on.
 
 use omni_proto::{
-    Before, OriginKind, Reply, Request, SessionPage, SessionQuery, SessionSummary, Shown, parse_since,
+    Before, OriginKind, Reply, Request, SessionPage, SessionQuery, SessionSummary, Shown,
+    parse_since,
 };
 use serde_json::json;
 

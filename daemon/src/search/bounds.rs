@@ -67,6 +67,9 @@ mod tests {
         let said = QueryRefused::TooDeep(9).to_string();
         assert!(said.contains("at most 8"), "{said}");
         // Closing brackets first never make a query look shallower than it is.
-        assert_eq!(check(&format!("{}{}", ")".repeat(50), "(".repeat(9))), Err(QueryRefused::TooDeep(9)));
+        assert_eq!(
+            check(&format!("{}{}", ")".repeat(50), "(".repeat(9))),
+            Err(QueryRefused::TooDeep(9))
+        );
     }
 }

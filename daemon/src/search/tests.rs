@@ -165,7 +165,10 @@ async fn hostile_queries_are_refused_or_run_on_a_small_stack() {
         format!("{}word{}", "(".repeat(deepest), ")".repeat(deepest)),
         format!("{}word", "-(".repeat(deepest)),
         format!("{}word", "+(".repeat(deepest)),
-        "word OR ".repeat(MAX_QUERY_CHARS / 8).trim_end_matches(" OR ").to_string(),
+        "word OR "
+            .repeat(MAX_QUERY_CHARS / 8)
+            .trim_end_matches(" OR ")
+            .to_string(),
         "word AND -".repeat(MAX_QUERY_CHARS / 10),
         "-".repeat(MAX_QUERY_CHARS),
         "\"".repeat(MAX_QUERY_CHARS),

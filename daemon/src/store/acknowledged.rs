@@ -255,14 +255,22 @@ pub fn check_before_opening(dir: &Path) -> Result<(), StoreError> {
 /// A copy sled cannot open at all is left to the store's own opening, which says why.
 fn compare_on_copy(dir: &Path, counts: &Counts) -> Result<Vec<String>, String> {
     let copy = copy_of(dir).map_err(|e| format!("cannot copy it: {e}"))?;
-    let compared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    unpanicked(|| {
         let Ok(db) = open::sled(&copy.0, Duration::ZERO) else {
             return Ok(Vec::new());
         };
         let sessions = db.open_tree("sessions").map_err(|e| e.to_string())?;
         Ok(missing(counts, &sessions))
-    }));
-    compared.unwrap_or_else(|panic| Err(format!("sled failed reading the copy: {}", said(&*panic))))
+    })
+}
+
+/// What `compare` says, or why it could not say it when it panicked (sled panics on some
+/// stores it cannot read back).
+fn unpanicked(
+    compare: impl FnOnce() -> Result<Vec<String>, String>,
+) -> Result<Vec<String>, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(compare))
+        .unwrap_or_else(|panic| Err(format!("sled failed reading the copy: {}", said(&*panic))))
 }
 
 /// What a panic said.
@@ -346,3 +354,7 @@ fn behind(dir: &Path, file: &Path, missing: Vec<String>) -> StoreError {
         missing: missing.join("; "),
     }
 }
+
+#[cfg(test)]
+#[path = "acknowledged_tests.rs"]
+mod tests;

@@ -94,6 +94,9 @@ mod tests {
         assert!(!holds(dir.path()), "cleared once open: a crash leaves none");
         mark(dir.path());
         std::fs::write(&db, b"sled lug").unwrap();
-        assert!(!holds(dir.path()), "a db rewritten since, same size: compare");
+        assert!(
+            !holds(dir.path()),
+            "a db rewritten since, same size: compare"
+        );
     }
 }
