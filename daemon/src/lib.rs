@@ -34,6 +34,7 @@ mod usage;
 mod web;
 
 pub use config::{Args, Config, Env};
+pub use provider::RedactedStderr;
 pub use run::{Startup, print_config, run};
 pub use scratch::Scratch;
 pub use signals::install as install_signals;

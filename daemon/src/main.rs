@@ -29,7 +29,7 @@ fn main() -> ExitCode {
     }
     let (filter, bad_filter) = log_filter();
     tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(omnid::RedactedStderr)
         .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(filter)
         .init();

@@ -25,19 +25,24 @@ impl Redactor {
     }
 
     /// A redactor that knows every configured key (each provider may have its own).
+    /// Every key is also learned process-wide (see `secrets.rs`), so every redactor and
+    /// every log line redacts it from then on.
     pub fn of_all<'a>(keys: impl IntoIterator<Item = &'a str>) -> Self {
-        Self {
-            keys: keys
-                .into_iter()
-                .filter(|k| !k.is_empty())
-                .map(str::to_string)
-                .collect(),
+        let keys: Vec<String> = keys
+            .into_iter()
+            .filter(|k| !k.is_empty())
+            .map(str::to_string)
+            .collect();
+        for key in &keys {
+            super::secrets::learn(key);
         }
+        Self { keys }
     }
 
-    /// The text with every key's value and every `key=` URL parameter value replaced.
+    /// The text with every key's value (this redactor's and every one learned), and every
+    /// `key=` URL parameter value, replaced.
     pub fn text(&self, text: &str) -> String {
-        let mut out = text.to_string();
+        let mut out = super::secrets::redact(text).into_owned();
         for key in &self.keys {
             out = out.replace(key.as_str(), REDACTED);
         }
