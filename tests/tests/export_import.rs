@@ -191,6 +191,68 @@ fn export_writes_files_with_the_users_permissions_and_never_over_one_without_for
         .fails(2, &["unknown format 'pdf'"]);
 }
 
+/// `--force` replaces a regular file and nothing else: not a FIFO, a directory or a
+/// symbolic link, and nothing in omnid's runtime directory (its sockets, the API token);
+/// `logs export` alike. What was there is left as it was.
+#[test]
+fn force_never_replaces_a_special_file_or_omnids_runtime_files() {
+    use std::os::unix::fs::FileTypeExt;
+    let omni = Omni::start();
+    omni.ctl(&["new"]).ok();
+    omni.ctl(&["send", "keep me"]).ok();
+    let fifo = omni.dir().join("a-fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let folder = omni.dir().join("a-folder");
+    std::fs::create_dir(&folder).unwrap();
+    let link = omni.dir().join("a-link");
+    std::os::unix::fs::symlink(omni.dir().join("out.md"), &link).unwrap();
+    for (path, what) in [
+        (&fifo, "is a FIFO"),
+        (&folder, "is a directory"),
+        (&link, "is a symbolic link"),
+    ] {
+        let path = path.to_str().unwrap();
+        for command in [
+            &["export", "-o", path, "--force"][..],
+            &["logs", "export", "-o", path, "--force"],
+        ] {
+            omni.ctl(command)
+                .fails(2, &[what, "--force replaces only a regular file"]);
+        }
+    }
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+
+    // omnid's own socket, and anything beside it.
+    let socket = omni.socket.to_str().unwrap();
+    omni.ctl(&["export", "-o", socket, "--force"])
+        .fails(2, &["is a socket"]);
+    let beside = omni.socket.with_file_name("api.token");
+    omni.ctl(&["logs", "export", "-o", beside.to_str().unwrap(), "--force"])
+        .fails(2, &["omnid's runtime (socket) directory"]);
+    assert!(
+        std::fs::symlink_metadata(&omni.socket)
+            .unwrap()
+            .file_type()
+            .is_socket()
+    );
+    omni.ctl(&["status"]).ok();
+}
+
 /// An exported session whose nodes hold `mib` MiB of text in all.
 fn big_export(id: &str, mib: usize) -> Value {
     let chunk = "word ".repeat(1024 * 1024 / 5);

@@ -1,6 +1,7 @@
 //! Files omnictl writes for its user (`logs export`, `export -o`): with the user's own
-//! permissions, never over an existing file without `--force`, never inside omnid's data
-//! or log directory, and whole or not at all.
+//! permissions, never over an existing file without `--force`, never over anything but a
+//! regular file, never inside omnid's data, log or runtime directory, and whole or not at
+//! all.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -19,13 +20,41 @@ pub async fn check(ctx: &mut Ctx, path: &Path, force: bool) -> Result<(), CtlErr
 }
 
 fn refuse_to_replace(path: &Path, force: bool) -> Result<(), CtlError> {
-    if !force && std::fs::symlink_metadata(path).is_ok() {
+    let Ok(metadata) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    if !force {
         return Err(CtlError::usage(format!(
             "{} already exists; pass --force to replace it, or choose another -o",
             path.display()
         )));
     }
-    Ok(())
+    refuse_special(path, &metadata.file_type())
+}
+
+/// `--force` replaces a regular file only: never a FIFO, a device, a socket (omnid's own),
+/// a directory or a symbolic link.
+fn refuse_special(path: &Path, kind: &std::fs::FileType) -> Result<(), CtlError> {
+    use std::os::unix::fs::FileTypeExt;
+    let what = if kind.is_file() {
+        return Ok(());
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    };
+    Err(CtlError::usage(format!(
+        "{} is {what}; --force replaces only a regular file. Choose another -o",
+        path.display()
+    )))
 }
 
 /// Refuses a target inside omnid's data or log directory (the daemon says where they
@@ -36,9 +65,11 @@ async fn refuse_daemon_files(ctx: &mut Ctx, path: &Path) -> Result<(), CtlError>
         Reply::Status(status) => status,
         other => return Err(unexpected(other)),
     };
+    let runtime = Path::new(&status.socket).parent().unwrap_or(Path::new("/"));
     let owned = [
         ("data", Path::new(&status.data_dir)),
         ("log", Path::new(&status.log_dir)),
+        ("runtime (socket)", runtime),
     ];
     for place in landing_places(path) {
         for (what, dir) in owned {
@@ -109,6 +140,10 @@ pub fn write(path: &Path, bytes: &[u8], force: bool, what: &str) -> Result<(), C
         .write_all(bytes)
         .and_then(|()| aside.as_file().sync_all())
         .map_err(failed)?;
+    // Looked at again just before the rename: what appeared since is not replaced either.
+    if let Ok(metadata) = std::fs::symlink_metadata(path) {
+        refuse_special(path, &metadata.file_type())?;
+    }
     aside.persist(path).map_err(|e| failed(e.error))?;
     Ok(())
 }
