@@ -101,3 +101,68 @@ fn purge_over_http_erases_a_trashed_session() {
     api.post(&format!("/v1/sessions/{id}/purge"), "")
         .error(404, "not_found");
 }
+
+/// kill -9 right after a purge wrote its intent, at several points of its work: after the
+/// next start no byte of the session is left anywhere (store, search index, diagnostic
+/// records and log), whatever the crash cut short, and the other session is whole.
+#[test]
+fn a_purge_cut_short_by_a_crash_is_finished_at_the_next_start() {
+    let mut omni = Omni::builder()
+        .args(&["--retry-initial-delay-ms", "1"])
+        .start();
+    let kept = omni.new_session();
+    omni.ctl(&["send", "-s", &kept, KEPT]).ok();
+    let data = omni.dir().join("data");
+    let intent = data.join("purges-unfinished");
+    for round in 0..4 {
+        let doomed = omni.new_session();
+        for n in 0..10 {
+            omni.ctl(&["send", "-s", &doomed, &format!("{SECRET} number {n}")])
+                .ok();
+        }
+        // A refusal whose record (the conversation with it) is written to the log.
+        omni.fake().push([omni_tests::fake_gemini::Reply::error(
+            400,
+            "INVALID_ARGUMENT",
+            "no",
+        )]);
+        omni.ctl(&["send", "-s", &doomed, &format!("{SECRET} refused")]);
+        assert!(any_file_holds(&omni.log_dir, SECRET.as_bytes()));
+        omni_tests::proxy::eventually("search finds the session", || {
+            let found = omni.ctl(&["--json", "search", SECRET]).ok().json();
+            found["hits"].as_array().is_some_and(|h| !h.is_empty())
+        });
+        let purging = omni.spawn_ctl(&["purge", "-s", &doomed, "--yes"]);
+        // Later each round: the intent at once, then a moment further into the work.
+        while !std::fs::read_to_string(&intent).is_ok_and(|ids| ids.contains(&doomed)) {
+            std::thread::yield_now();
+        }
+        for _ in 0..round * 1000 {
+            std::thread::yield_now();
+        }
+        omni.kill9();
+        drop(purging);
+        omni.restart();
+        let found = omni.ctl(&["--json", "search", SECRET]).ok().json();
+        assert_eq!(
+            found["hits"].as_array().unwrap().len(),
+            0,
+            "round {round}: {}",
+            omni.daemon_stderr()
+        );
+        assert!(!intent.exists(), "round {round}: the purge is finished");
+        assert!(
+            !any_file_holds(&data, SECRET.as_bytes()),
+            "round {round}: the session's words are left under {}: {}",
+            data.display(),
+            omni.daemon_stderr()
+        );
+        assert!(
+            !any_file_holds(&omni.log_dir, SECRET.as_bytes()),
+            "round {round}: the session's words are left in the logs"
+        );
+        omni.ctl(&["history", "-s", &doomed])
+            .fails(1, &["no session matches"]);
+    }
+    omni.ctl(&["send", "-s", &kept, "and on"]).ok();
+}

@@ -15,5 +15,6 @@ mod views;
 pub mod web_keys;
 
 pub use dispatch::dispatch;
+pub use handlers::purge::finish_unfinished as finish_unfinished_purges;
 pub use responder::Responder;
 pub use state::Daemon;

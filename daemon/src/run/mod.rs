@@ -90,6 +90,7 @@ pub async fn run(
         let daemon = daemon.clone();
         Arc::new(move || daemon.one_line_status())
     };
+    crate::api::finish_unfinished_purges(&daemon).await;
     notify::ready(&describe());
     check_in_background(&tracker, &daemon);
     learn_default_window(&tracker, &services, shutdown.clone());

@@ -14,6 +14,11 @@ use super::{Store, StoreError, activity};
 /// The file whose presence asks the next opening for a rewrite.
 pub(super) const PENDING: &str = "rewrite-pending";
 
+/// The purges not finished everywhere yet (the search index, the diagnostic records): the
+/// ids, one a line, written before anything is removed and taken out once all is gone, so
+/// a purge a crash cut short is finished at the next start.
+const UNFINISHED: &str = "purges-unfinished";
+
 /// What a purge removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Purged {
@@ -24,6 +29,35 @@ pub struct Purged {
 }
 
 impl Store {
+    /// The sessions whose purge began and is not finished everywhere (see
+    /// [`Store::purge_finished`]); the store itself holds none of them any more once it
+    /// opened (its rewrite removed what a crash left).
+    pub fn unfinished_purges(&self) -> Vec<Uuid> {
+        ids_in(&self.dir.join(UNFINISHED)).unwrap_or_default()
+    }
+
+    /// Notes that a purge is finished everywhere outside the store too (search index,
+    /// diagnostic records).
+    pub fn purge_finished(&self, id: &Uuid) -> Result<(), StoreError> {
+        let path = self.dir.join(UNFINISHED);
+        let io = |e: std::io::Error| super::open::explain_io(&self.dir, &e);
+        let Some(ids) = ids_in(&path) else {
+            return Ok(());
+        };
+        let left: String = ids
+            .iter()
+            .filter(|i| *i != id)
+            .map(|i| format!("{i}\n"))
+            .collect();
+        if left.is_empty() {
+            return std::fs::remove_file(&path).map_err(io);
+        }
+        let aside = path.with_extension("new");
+        std::fs::write(&aside, left)
+            .and_then(|()| std::fs::rename(&aside, &path))
+            .map_err(io)
+    }
+
     /// Removes every trace of a session from the store's trees, the record first (so
     /// readers stop seeing it at once), and asks the next opening to rewrite sled's files.
     /// Durable when it returns. `None` when there is no such session.
@@ -32,7 +66,8 @@ impl Store {
         let Some(record) = db.sessions.get(id.as_bytes())? else {
             return Ok(None);
         };
-        mark_pending(&self.dir, id)?;
+        append_synced(&self.dir, UNFINISHED, id)?;
+        append_synced(&self.dir, PENDING, id)?;
         let purged = {
             let mut count = self.count.lock();
             let purged = remove_all(&db, id, &record).map_err(|e| self.failed(&db, e))?;
@@ -84,12 +119,12 @@ fn remove_all(db: &Db, id: &Uuid, record: &sled::IVec) -> Result<Purged, StoreEr
     Ok(Purged { nodes, moves })
 }
 
-/// Adds the session's id to the request for a rewrite, durably, before anything is
-/// removed (the ids, one a line, and nothing else).
-fn mark_pending(dir: &Path, id: &Uuid) -> Result<(), StoreError> {
+/// Adds the session's id to the file `name` in `dir`, durably, before anything is removed
+/// (the ids, one a line, and nothing else).
+fn append_synced(dir: &Path, name: &str, id: &Uuid) -> Result<(), StoreError> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
-    let path = dir.join(PENDING);
+    let path = dir.join(name);
     let io = |e: std::io::Error| super::open::explain_io(dir, &e);
     let mut file = std::fs::OpenOptions::new()
         .append(true)
@@ -104,9 +139,26 @@ fn mark_pending(dir: &Path, id: &Uuid) -> Result<(), StoreError> {
         .map_err(io)
 }
 
+/// Asks the rewrite for every purge begun and not finished (a crash may have cut it short
+/// before it asked), so the store opens without any of them.
+pub(super) fn carry_unfinished(dir: &Path) -> Result<(), StoreError> {
+    let asked = pending(dir).unwrap_or_default();
+    for id in ids_in(&dir.join(UNFINISHED)).unwrap_or_default() {
+        if !asked.contains(&id) {
+            append_synced(dir, PENDING, &id)?;
+        }
+    }
+    Ok(())
+}
+
 /// The sessions a pending rewrite is for.
 pub(super) fn pending(dir: &Path) -> Option<Vec<Uuid>> {
-    let text = std::fs::read_to_string(dir.join(PENDING)).ok()?;
+    ids_in(&dir.join(PENDING))
+}
+
+/// The ids in a file of ids, one a line; `None` when there is no file.
+fn ids_in(path: &Path) -> Option<Vec<Uuid>> {
+    let text = std::fs::read_to_string(path).ok()?;
     Some(
         text.lines()
             .filter_map(|line| Uuid::parse_str(line.trim()).ok())

@@ -28,6 +28,7 @@ const DEFAULT_TREE: &[u8] = b"__sled__default";
 pub(super) fn if_pending(dir: &Path) -> Result<(), StoreError> {
     let io = |e: std::io::Error| open::explain_io(dir, &e);
     if !dir.join(READY).exists() {
+        purge::carry_unfinished(dir)?;
         let Some(purged) = purge::pending(dir) else {
             return Ok(());
         };
@@ -36,7 +37,7 @@ pub(super) fn if_pending(dir: &Path) -> Result<(), StoreError> {
         if fresh.exists() {
             fs::remove_dir_all(&fresh).map_err(io)?;
         }
-        copy_live(dir, &fresh)?;
+        copy_live(dir, &fresh, &purged)?;
         let names = entries(&fresh).map_err(io)?;
         write_synced(&dir.join(READY), names.join("\n").as_bytes()).map_err(io)?;
         acknowledged::forget_in_file(dir, &purged).map_err(io)?;
@@ -56,9 +57,10 @@ pub(super) fn if_pending(dir: &Path) -> Result<(), StoreError> {
     sync_dir(dir).map_err(io)
 }
 
-/// Copies every entry of the store in `dir` that belongs to a stored session (or to no
-/// session) into a new database at `fresh`, and closes both.
-fn copy_live(dir: &Path, fresh: &Path) -> Result<(), StoreError> {
+/// Copies every entry of the store in `dir` that belongs to a stored session not `purged`
+/// (or to no session) into a new database at `fresh`, and closes both. A purge a crash cut
+/// short may have left its session's record: it goes here too.
+fn copy_live(dir: &Path, fresh: &Path, purged: &[Uuid]) -> Result<(), StoreError> {
     let old = open::sled(dir, open::LOCK_PATIENCE)?;
     open::private_dir(fresh)?;
     let new = open::sled(fresh, open::LOCK_PATIENCE)?;
@@ -67,6 +69,7 @@ fn copy_live(dir: &Path, fresh: &Path) -> Result<(), StoreError> {
         .iter()
         .keys()
         .filter_map(|key| key.ok().and_then(|k| Uuid::from_slice(&k).ok()))
+        .filter(|id| !purged.contains(id))
         .collect();
     for (key, value) in old.iter().flatten() {
         new.insert(key, value)?;
@@ -97,7 +100,7 @@ fn keeps(name: &[u8], key: &[u8], value: &[u8], live: &HashSet<Uuid>) -> bool {
             .is_some_and(|id| live.contains(&id))
     };
     match name {
-        b"nodes" | b"moves" | b"links" | b"origins" => session(key.get(..16)),
+        b"sessions" | b"nodes" | b"moves" | b"links" | b"origins" => session(key.get(..16)),
         b"activity" => session(key.get(8..24)),
         b"chains" => live.iter().any(|id| chains::names_session(value, id)),
         b"imports" => session(
@@ -220,7 +223,7 @@ mod tests {
 
         // The copy is made and declared ready; the crash comes after the first removal.
         let fresh = dir.path().join(FRESH);
-        copy_live(dir.path(), &fresh).unwrap();
+        copy_live(dir.path(), &fresh, &[]).unwrap();
         let names = entries(&fresh).unwrap();
         write_synced(&dir.path().join(READY), names.join("\n").as_bytes()).unwrap();
         fs::remove_file(dir.path().join("db")).unwrap();

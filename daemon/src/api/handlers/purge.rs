@@ -31,14 +31,8 @@ pub async fn erase(daemon: &Daemon, id: Uuid) -> Result<Reply, ErrorReply> {
             ErrorReply::new(ErrorKind::NotFound, format!("session {id} does not exist"))
         })?;
     forget_session_in_search(daemon, id).await;
-    let records = daemon
-        .services
-        .diag
-        .forget_session(&id.to_string())
-        .unwrap_or_else(|error| {
-            tracing::warn!(session = %id, %error, "the purged session's diagnostic records could not all be removed");
-            0
-        });
+    let records = forget_diagnostics(daemon, &id);
+    finished(daemon, &id);
     tracing::info!(session = %id, nodes = purged.nodes, records, "session purged");
     Ok(Reply::Purged {
         session: id.to_string(),
@@ -46,6 +40,41 @@ pub async fn erase(daemon: &Daemon, id: Uuid) -> Result<Reply, ErrorReply> {
         nodes: purged.nodes as u64,
         records,
     })
+}
+
+/// Finishes the purges a crash cut short (their intent was written before anything was
+/// removed): the store's rewrite at the start removed their entries; the search index and
+/// the diagnostic records lose theirs now. Run at the start, before clients are served.
+pub async fn finish_unfinished(daemon: &Daemon) {
+    for id in daemon.services.store.unfinished_purges() {
+        if let Err(error) = daemon.services.store.purge(&id).await {
+            tracing::warn!(session = %id, %error, "a purge cut short could not be finished in the store");
+            continue;
+        }
+        forget_session_in_search(daemon, id).await;
+        let records = forget_diagnostics(daemon, &id);
+        finished(daemon, &id);
+        tracing::info!(session = %id, records, "a purge cut short is finished");
+    }
+}
+
+/// Its diagnostic records and live log entries go; how many records.
+fn forget_diagnostics(daemon: &Daemon, id: &Uuid) -> u64 {
+    daemon
+        .services
+        .diag
+        .forget_session(&id.to_string())
+        .unwrap_or_else(|error| {
+            tracing::warn!(session = %id, %error, "the purged session's diagnostic records could not all be removed");
+            0
+        })
+}
+
+/// Notes the purge finished everywhere; a failure leaves it to be finished again.
+fn finished(daemon: &Daemon, id: &Uuid) {
+    if let Err(error) = daemon.services.store.purge_finished(id) {
+        tracing::warn!(session = %id, %error, "cannot note the purge as finished; the next start finishes it again");
+    }
 }
 
 /// The search index's copy goes too: the session's documents are deleted, the segments
