@@ -173,7 +173,13 @@ fn a_damaged_or_old_index_is_rebuilt_from_the_store_and_stays_private() {
     let index = omni.data_dir.join("search");
     assert_private(&index);
 
-    for damage in [Damage::OldVersion, Damage::Garbage, Damage::Missing] {
+    for damage in [
+        Damage::OldVersion,
+        Damage::Garbage,
+        Damage::Missing,
+        Damage::Segment("term"),
+        Damage::Segment("store"),
+    ] {
         omni.signal(Signal::TERM);
         omni.wait_exit(Duration::from_secs(10)).unwrap();
         damage.apply(&index);
@@ -195,6 +201,10 @@ enum Damage {
     OldVersion,
     Garbage,
     Missing,
+    /// Bytes flipped in the middle of every segment file with this extension.
+    Segment(&'static str),
+    /// Every byte flipped of every segment file with this extension.
+    Wrecked(&'static str),
 }
 
 impl Damage {
@@ -203,8 +213,55 @@ impl Damage {
             Damage::OldVersion => std::fs::write(index.join("version"), "0\n").unwrap(),
             Damage::Garbage => std::fs::write(index.join("meta.json"), b"{ not json").unwrap(),
             Damage::Missing => std::fs::remove_dir_all(index).unwrap(),
+            Damage::Segment(extension) | Damage::Wrecked(extension) => {
+                let mut damaged = 0;
+                for entry in std::fs::read_dir(index).unwrap() {
+                    let path = entry.unwrap().path();
+                    if path.extension().is_some_and(|e| e == extension) {
+                        let mut bytes = std::fs::read(&path).unwrap();
+                        let (middle, end) = match self {
+                            Damage::Wrecked(_) => (0, bytes.len()),
+                            _ => (bytes.len() / 2, (bytes.len() / 2 + 8).min(bytes.len())),
+                        };
+                        for byte in &mut bytes[middle..end] {
+                            *byte = !*byte;
+                        }
+                        std::fs::write(&path, bytes).unwrap();
+                        damaged += 1;
+                    }
+                }
+                assert!(damaged > 0, "no .{extension} file to damage");
+            }
         }
     }
+}
+
+/// A segment file damaged while omnid runs: the search that trips on it is refused
+/// saying the index is being verified, the index is rebuilt from the store, and the next
+/// searches find everything again.
+#[test]
+fn an_index_damaged_while_running_is_rebuilt_after_the_search_that_trips_on_it() {
+    let omni = Omni::start();
+    omni.new_session();
+    omni.ctl(&["send", "a narwhal surfaces"]).ok();
+    search_until(&omni, &["narwhal"], 2);
+    Damage::Wrecked("store").apply(&omni.data_dir.join("search"));
+    let first = omni.ctl(&["--json", "search", "narwhal"]);
+    assert_ne!(first.code, 0, "the damage is read: {}", first.stdout);
+    assert!(
+        first.stderr.contains("being verified"),
+        "{}\n{}",
+        first.stderr,
+        omni.daemon_stderr()
+    );
+    let found = search_until(&omni, &["narwhal"], 2);
+    assert_eq!(found["hits"].as_array().unwrap().len(), 2, "{found}");
+    assert!(
+        omni.daemon_stderr()
+            .contains("the search index is damaged; rebuilding it from the store"),
+        "{}",
+        omni.daemon_stderr()
+    );
 }
 
 /// The index's folder is 0700 and every file in it 0600.

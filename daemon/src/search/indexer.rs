@@ -46,10 +46,7 @@ impl Indexer {
     /// Catches up with the store, then indexes changes as they come until every sender
     /// is gone.
     pub fn run(mut self, jobs: Receiver<Job>) {
-        if let Err(error) = self.catch_up() {
-            tracing::error!(%error, "the search index could not catch up with the store");
-        }
-        self.shared.complete.store(true, Ordering::Release);
+        self.verified_and_caught_up();
         let mut stopped = None;
         while let Ok(first) = jobs.recv() {
             let mut batch = Batch::default();
@@ -66,6 +63,9 @@ impl Indexer {
                 }
             }
             stopped = batch.stop.take();
+            if batch.verify {
+                self.verified_and_caught_up();
+            }
             if let Err(error) = self.apply(batch) {
                 tracing::error!(%error, "the search index could not be updated; the next start catches up");
             }
@@ -79,6 +79,50 @@ impl Indexer {
         if let Some(done) = stopped {
             let _ = done.send(());
         }
+    }
+
+    /// Verifies every file of the index (each carries a checksum), rebuilds it from the
+    /// store when one is damaged, and catches up; searches say they may be incomplete
+    /// until then.
+    fn verified_and_caught_up(&mut self) {
+        self.shared.complete.store(false, Ordering::Release);
+        if let Some(damage) = self.damage() {
+            tracing::warn!(
+                damage,
+                "the search index is damaged; rebuilding it from the store"
+            );
+            if let Err(error) = self.empty() {
+                tracing::error!(%error, "the damaged search index could not be emptied");
+            }
+        }
+        if let Err(error) = self.catch_up() {
+            tracing::error!(%error, "the search index could not catch up with the store");
+        }
+        self.shared.complete.store(true, Ordering::Release);
+    }
+
+    /// What is damaged in the index's files, if anything.
+    fn damage(&self) -> Option<String> {
+        match self.shared.index.validate_checksum() {
+            Ok(damaged) if damaged.is_empty() => None,
+            Ok(damaged) => {
+                let mut names: Vec<String> =
+                    damaged.iter().map(|p| p.display().to_string()).collect();
+                names.sort();
+                Some(format!("{} fail their checksum", names.join(", ")))
+            }
+            Err(error) => Some(format!("its files cannot be verified: {error}")),
+        }
+    }
+
+    /// Drops every segment (without reading them) and the files they used, so the catch-up
+    /// indexes every session again.
+    fn empty(&mut self) -> Result<(), SearchError> {
+        self.writer.delete_all_documents()?;
+        self.counts.clear();
+        self.commit()?;
+        self.writer.garbage_collect_files().wait()?;
+        Ok(())
     }
 
     /// Indexes every session whose record counts other nodes than its marker, and commits.
@@ -214,6 +258,8 @@ struct Batch {
     catching_up: Vec<tokio::sync::oneshot::Sender<()>>,
     /// Asked to stop: answered once the indexer has let go of the store.
     stop: Option<std::sync::mpsc::Sender<()>>,
+    /// Asked to verify the index (a search failed inside it).
+    verify: bool,
 }
 
 impl Batch {
@@ -230,6 +276,7 @@ impl Batch {
                 self.forget.insert(id);
                 self.waiting.push(done);
             }
+            Job::Verify => self.verify = true,
             Job::Flush(done) => self.waiting.push(done),
             Job::CatchUp(done) => self.catching_up.push(done),
             Job::Stop(done) => self.stop = Some(done),

@@ -68,6 +68,9 @@ enum Job {
     Whole(Uuid, Sender<()>),
     /// Remove this session's documents from the files for good, then answer.
     Forget(Uuid, Sender<()>),
+    /// A search failed inside tantivy: verify every file of the index and rebuild it from
+    /// the store when one is damaged.
+    Verify,
     /// Answer once everything asked before is committed.
     Flush(Sender<()>),
     /// The same, for a caller on the async runtime (a search).
@@ -196,7 +199,27 @@ impl SearchIndex {
         query: &Query,
         keep: impl FnMut(&Uuid) -> bool,
     ) -> Result<Vec<Hit>, SearchError> {
-        query::run(&self.shared, query, keep)
+        // tantivy panics on some damaged files: that is damage too, not the daemon's end.
+        let run = std::panic::AssertUnwindSafe(|| query::run(&self.shared, query, keep));
+        let found = std::panic::catch_unwind(run).unwrap_or_else(|panic| {
+            let said = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(SearchError::Index(tantivy::TantivyError::InternalError(
+                format!("reading the index failed: {said}"),
+            )))
+        });
+        if let Err(SearchError::Index(error)) = &found {
+            tracing::warn!(%error, "a search failed inside the index; verifying it");
+            let _ = self
+                .jobs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .send(Job::Verify);
+        }
+        found
     }
 }
 

@@ -45,6 +45,13 @@ pub async fn handle(daemon: &Daemon, asked: SearchQuery) -> Result<Reply, ErrorR
     let caught_up = search.caught_up_within(CATCH_UP_PATIENCE).await;
     let found = search.search(&query, keep).map_err(|e| match e {
         SearchError::Refused(why) => ErrorReply::new(ErrorKind::InvalidRequest, why.to_string()),
+        e @ SearchError::Index(_) => ErrorReply::new(
+            ErrorKind::Internal,
+            format!(
+                "the search failed: {e}; the index is being verified, and rebuilt from the \
+                 store if damaged: try again in a moment"
+            ),
+        ),
         e => ErrorReply::new(ErrorKind::Internal, format!("the search failed: {e}")),
     })?;
     Ok(Reply::Search(SearchResults {
