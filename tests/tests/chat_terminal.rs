@@ -223,6 +223,10 @@ fn after_a_failure_a_new_prompt_asks_to_keep_or_replace_the_pending_one() {
     chat.expect("#1 stays pending: /retry sends it again as it is");
     chat.send("second try\r");
     chat.expect("#1 is still pending (unanswered): first try");
+    // A command is not an answer: the chat says so and asks again.
+    chat.send("/resume\r");
+    chat.expect("/resume is a command, not an answer: answer k, r or c");
+    chat.expect("cancel (c)? [k]");
     chat.send("k\r");
     chat.expect("#2 stays pending");
     chat.send("third try\r");

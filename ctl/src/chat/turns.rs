@@ -145,6 +145,16 @@ impl Chat<'_> {
                     _ if failed => self.note("answer r or c"),
                     _ => self.note("answer k, r or c"),
                 },
+                // A command is not an answer: say so and ask again (cancel first to use it).
+                Line::Command(command) => {
+                    let answers = if failed { "r or c" } else { "k, r or c" };
+                    self.note(&format!(
+                        "{} is a command, not an answer: answer {answers} (c cancels this \
+                         prompt; then {} works as usual)",
+                        command.trim(),
+                        command.split_whitespace().next().unwrap_or("/help")
+                    ));
+                }
                 _ => return Pending::Cancel,
             }
         }
