@@ -283,6 +283,12 @@ fn on_tcp_every_request_needs_the_token_from_the_private_token_file() {
         .error(401, "invalid_request");
     let wrong = Api::new(Target::Tcp(addr), Some("0".repeat(token.len())));
     wrong.get("/v1/status").error(401, "invalid_request");
+    // The scheme's name is case-insensitive (RFC 9110).
+    for scheme in ["bearer", "BEARER"] {
+        let value = format!("{scheme} {token}");
+        let reply = anonymous.request("GET", "/v1/status", &[("authorization", &value)], "");
+        assert_eq!(reply.status, 200, "{scheme}: {}", reply.body);
+    }
     let right = Api::new(Target::Tcp(addr), Some(token));
     assert_eq!(right.get("/v1/status").status, 200);
     assert_eq!(right.post("/v1/sessions", "{}").status, 201);

@@ -361,7 +361,8 @@ fn no_key_reaches_the_disk_neither_the_providers_nor_a_clients_own() {
 fn models_goes_to_the_api_whose_key_the_request_carries() {
     let fake = FakeOpenAi::with_key(LOCAL_KEY).unwrap();
     let (_omni, api) = start(&fake, &[]);
-    let bearer = format!("Bearer {LOCAL_KEY}");
+    // `bearer` in lower case is the same scheme (RFC 9110).
+    let bearer = format!("bearer {LOCAL_KEY}");
     let openai = api.request("GET", "/v1/models", &[("authorization", &bearer)], "");
     assert_eq!(openai.status, 200, "{}", openai.body);
     assert_eq!(openai.json()["object"], "list");

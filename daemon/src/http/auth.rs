@@ -78,7 +78,7 @@ async fn check(token: &str, request: Request, next: Next) -> Response {
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "))
+        .and_then(crate::provider::bearer_token)
         .unwrap_or_default();
     if bool::from(presented.as_bytes().ct_eq(token.as_bytes())) {
         return next.run(request).await;

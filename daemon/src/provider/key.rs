@@ -62,3 +62,27 @@ impl fmt::Debug for ApiKey {
         f.write_str("ApiKey(<redacted>)")
     }
 }
+
+/// The token of an `Authorization` header's value in the `Bearer` scheme, whose name is
+/// case-insensitive (RFC 9110: `bearer`, `BEARER` and `Bearer` alike), surrounding spaces
+/// dropped; `None` for another scheme or no token.
+pub fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim_start().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+#[cfg(test)]
+mod bearer_tests {
+    use super::bearer_token;
+
+    #[test]
+    fn the_scheme_is_case_insensitive_and_the_token_trimmed() {
+        for value in ["Bearer t0k", "bearer t0k", "BEARER  t0k ", " Bearer t0k"] {
+            assert_eq!(bearer_token(value), Some("t0k"), "{value:?}");
+        }
+        for value in ["Basic t0k", "Bearer", "Bearer   ", "Bearert0k", ""] {
+            assert_eq!(bearer_token(value), None, "{value:?}");
+        }
+    }
+}

@@ -32,7 +32,7 @@ pub mod stream;
 pub use error::{Phase, ProviderError};
 pub use fragment::{Extras, Fragment, RequestOptions, WireRole};
 pub use http::{http_client, status_error};
-pub use key::ApiKey;
+pub use key::{ApiKey, bearer_token};
 pub use kind::Kind;
 pub use providers::{Provider, ProviderConfig, UnknownProvider};
 pub use redact::Redactor;

@@ -43,8 +43,8 @@ pub fn bearer_of(headers: &HeaderMap) -> Option<String> {
     headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(|key| key.trim().to_string())
+        .and_then(crate::provider::bearer_token)
+        .map(str::to_string)
 }
 
 /// Headers for upstream holding the admitted key, if any, as `name` (the value marked
