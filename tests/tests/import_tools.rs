@@ -115,6 +115,12 @@ fn a_file_forced_to_the_wrong_tool_is_refused_by_name_and_nothing_is_added() {
         .ctl(&["import", "--from", "codex", file.to_str().unwrap()])
         .fails(1, &["branches.jsonl", "not a codex file"]);
     assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("1 problem (above); nothing was imported"),
+        "the last line says what happened: {}",
+        out.stderr
+    );
     let sessions = omni.ctl(&["--json", "sessions"]).ok().json();
     assert_eq!(sessions["sessions"], serde_json::json!([]));
 }

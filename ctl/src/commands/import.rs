@@ -41,11 +41,17 @@ pub async fn run(ctx: &mut Ctx, paths: &[PathBuf], from: Option<Source>) -> Resu
     if tally.problems.is_empty() {
         return Ok(());
     }
-    Err(CtlError::failure(format!(
-        "{} problem{} (above); everything else was imported",
+    let problems = format!(
+        "{} problem{} (above)",
         tally.problems.len(),
         if tally.problems.len() == 1 { "" } else { "s" }
-    )))
+    );
+    let rest = match tally.outcomes.len() {
+        0 => "nothing was imported".to_string(),
+        1 => "the one other session was imported".to_string(),
+        n => format!("the {n} other sessions were imported"),
+    };
+    Err(CtlError::failure(format!("{problems}; {rest}")))
 }
 
 async fn import_file(ctx: &mut Ctx, file: &Path, from: Option<Source>, tally: &mut Tally) {

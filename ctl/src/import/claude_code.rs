@@ -42,6 +42,10 @@ pub(crate) fn read(source: &Input<'_>, bytes: &[u8]) -> Result<Read, ImportError
         .iter()
         .any(|r| is_message(&r.value) && r.value["isSidechain"] != Value::Bool(true));
     let mut reader = Reader::new(source);
+    reader.in_file = records
+        .iter()
+        .filter_map(|r| r.value["uuid"].as_str().map(str::to_string))
+        .collect();
     for record in &records {
         reader.record(record, main_only);
     }
@@ -80,6 +84,9 @@ struct Reader<'a> {
     custom_title: Option<String>,
     session_id: Option<String>,
     sidechain_skipped: usize,
+    /// Every uuid the file holds, to tell a parent that comes later (a cycle, or records
+    /// out of order) from one that is not in the file at all.
+    in_file: std::collections::HashSet<String>,
 }
 
 impl<'a> Reader<'a> {
@@ -95,6 +102,7 @@ impl<'a> Reader<'a> {
             custom_title: None,
             session_id: None,
             sidechain_skipped: 0,
+            in_file: Default::default(),
         }
     }
 
@@ -137,10 +145,15 @@ impl<'a> Reader<'a> {
         match self.tree.node_of(parent) {
             Some(node) => node,
             None => {
-                self.warnings.push(self.source.warn(
-                    Some(record.line),
-                    format!("its parent {parent} is not in the file; read as a new start"),
-                ));
+                let why = if self.in_file.contains(parent) {
+                    format!(
+                        "its parent {parent} comes later in the file (a cycle of parents, or \
+                         records out of order); read as a new start"
+                    )
+                } else {
+                    format!("its parent {parent} is not in the file; read as a new start")
+                };
+                self.warnings.push(self.source.warn(Some(record.line), why));
                 0
             }
         }
@@ -155,6 +168,13 @@ impl<'a> Reader<'a> {
             self.warnings.push(warning);
             return;
         };
+        if self.tree.node_of(uuid).is_some() {
+            let warning = self.source.warn(
+                Some(record.line),
+                format!("uuid {uuid} was used by an earlier message; this one is read too, and later records naming it hang under this one"),
+            );
+            self.warnings.push(warning);
+        }
         let parent = self.parent_of(record);
         let at_ms = time_ms(&value["timestamp"]).unwrap_or(0);
         let node = if value["isMeta"] == Value::Bool(true) {

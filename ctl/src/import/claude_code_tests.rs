@@ -209,3 +209,29 @@ fn claude_codes_own_notices_name_no_model() {
     assert_eq!(session.model, None);
     assert_eq!(session.head, 2);
 }
+
+#[test]
+fn a_cycle_of_parents_and_a_repeated_uuid_are_named_as_what_they_are() {
+    let text = [
+        r#"{"parentUuid":"b","type":"user","message":{"role":"user","content":"one"},"uuid":"a","timestamp":"2025-06-01T10:00:00Z","sessionId":"s"}"#,
+        r#"{"parentUuid":"a","type":"user","message":{"role":"user","content":"two"},"uuid":"b","timestamp":"2025-06-01T10:00:01Z","sessionId":"s"}"#,
+        r#"{"parentUuid":"b","type":"user","message":{"role":"user","content":"three"},"uuid":"b","timestamp":"2025-06-01T10:00:02Z","sessionId":"s"}"#,
+        r#"{"parentUuid":"gone","type":"user","message":{"role":"user","content":"four"},"uuid":"d","timestamp":"2025-06-01T10:00:03Z","sessionId":"s"}"#,
+    ]
+    .join("\n");
+    let read = read(text.as_bytes());
+    let said: Vec<String> = read.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(said.len(), 3, "{said:?}");
+    assert!(
+        said[0].contains("its parent b comes later in the file (a cycle"),
+        "{said:?}"
+    );
+    assert!(
+        said[1].contains("uuid b was used by an earlier message"),
+        "{said:?}"
+    );
+    assert!(
+        said[2].contains("its parent gone is not in the file"),
+        "{said:?}"
+    );
+}
