@@ -85,6 +85,12 @@ fn listed(
         return Ok(None);
     }
     let origin = store.origin(&id);
+    // A recorded conversation whose first turns a crash cut short before they were stored
+    // holds nothing: not a session anyone made, so not listed (the next request of that
+    // conversation records it again).
+    if record.nodes == 0 && origin.is_some() {
+        return Ok(None);
+    }
     if query
         .origin
         .is_some_and(|kind| OriginKind::of(origin.as_deref()) != kind)
