@@ -75,8 +75,13 @@ fn ctrl_c_cancels_the_answer_and_the_chat_goes_on() {
     chat.send("a long question\r");
     chat.expect("partial answer");
     chat.send("\x03");
-    chat.expect("the partial answer is kept as node 2 (interrupted, not in the context)");
-    chat.expect("the prompt stays pending (/retry asks again, /back drops it)");
+    let said = chat
+        .expect("the partial answer is kept as node 2 (interrupted, not in the context)")
+        + &chat.expect("the prompt stays pending (/retry asks again, /back drops it)");
+    assert!(
+        !said.contains("out of the context;"),
+        "said once, not twice: {said}"
+    );
     chat.expect("› ");
     chat.send("/history\r");
     chat.expect("#2 model (interrupted): partial answer");
@@ -157,6 +162,25 @@ fn answers_are_rendered_as_markdown_on_a_colour_terminal_and_raw_on_request() {
             "{marker:?} is rendered away:\n{shown}"
         );
     }
+
+    // Thoughts first: their `**` marks rendered away too, and the answer on its own line,
+    // shown once.
+    let mut thinking = Answer::text(["The answer is **42**.\n"]);
+    thinking.thoughts = vec!["**Planning.** Count ".into(), "to forty-two.".into()];
+    omni.fake().push([Reply::Answer(thinking)]);
+    let mut chat = omni.ctl_in_terminal(&["chat", "-s", &id], &[]);
+    chat.expect("Ctrl-D leaves");
+    chat.send("think\r");
+    let shown = chat.expect("[node");
+    chat.send("/quit\r");
+    assert_eq!(chat.wait(), 0);
+    let plain = omni_tests::terminal::plain(&shown);
+    assert!(
+        plain.contains("Planning. Count to forty-two.\r\n"),
+        "{plain:?}"
+    );
+    assert!(!plain.contains("**"), "{plain:?}");
+    assert_eq!(plain.matches("The answer is").count(), 1, "{plain:?}");
 
     markdown_answer(&omni);
     let mut raw = omni.ctl_in_terminal(&["chat", "-s", &id, "--raw"], &[]);
@@ -298,6 +322,36 @@ fn a_prompt_typed_after_leaving_the_recovery_menu_replaces_the_rejected_one() {
         summary["sessions"][0]["needs_recovery"].is_null(),
         "{summary}"
     );
+}
+
+/// The third failure in a row suspends the session: the chat says what to do in its own
+/// commands, on lines broken at words.
+#[test]
+fn suspension_advice_names_the_chats_commands() {
+    let omni = Omni::builder()
+        .config("[retry]\nmax_attempts = 1\ninitial_delay_ms = 10\n")
+        .start();
+    let id = omni.new_session();
+    for _ in 0..2 {
+        omni.fake().push([omni_tests::scenario::overloaded()]);
+        omni.ctl(&["send", "-s", &id, "hello?"]);
+    }
+    omni.fake().push([omni_tests::scenario::overloaded()]);
+    let mut chat = omni.ctl_in_terminal_sized(&["chat", "-s", &id], NO_COLOR, (60, 40));
+    chat.expect("Ctrl-D leaves");
+    chat.send("/retry\r");
+    let said = chat.expect("`/resume`");
+    assert!(!said.contains("omnictl resume"), "{said}");
+    for line in said.lines() {
+        // What a terminal shows of a line: what follows its last carriage return.
+        let line = line.rsplit('\r').next().unwrap_or_default().trim_end();
+        assert!(
+            line.chars().count() <= 60,
+            "a line wider than the terminal: {line:?}"
+        );
+    }
+    chat.send("/quit\r");
+    assert_eq!(chat.wait(), 0);
 }
 
 #[test]

@@ -98,14 +98,20 @@ fn answers_received_whole_through_the_proxy_survive_kill_9() {
         omni.restart();
         // A conversation whose first turns a crash cut short before they were stored is
         // not listed as an empty session.
-        let listed = omni.ctl(&["--json", "sessions", "--limit", "1000"]).ok().json();
+        let listed = omni
+            .ctl(&["--json", "sessions", "--limit", "1000"])
+            .ok()
+            .json();
         let ghosts: Vec<&serde_json::Value> = listed["sessions"]
             .as_array()
             .unwrap()
             .iter()
             .filter(|s| s["nodes"] == 0)
             .collect();
-        assert!(ghosts.is_empty(), "sessions with no turn are listed: {ghosts:?}");
+        assert!(
+            ghosts.is_empty(),
+            "sessions with no turn are listed: {ghosts:?}"
+        );
         let answered = answered_prompts(&omni);
         let missing: Vec<&String> = all_acked
             .iter()

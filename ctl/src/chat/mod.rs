@@ -12,6 +12,7 @@ mod menu;
 mod recovery;
 mod slash;
 mod turns;
+mod words;
 
 use std::io::IsTerminal;
 
@@ -172,13 +173,23 @@ impl Chat<'_> {
         SessionRef::Id(self.session.clone())
     }
 
-    /// A dim line on stderr: the chat talking about itself.
+    /// A dim line on stderr: the chat talking about itself (wrapped at words, advice in
+    /// the chat's own commands).
     fn note(&self, text: &str) {
-        eprintln!("{}", self.err.dim(text));
+        for line in words::for_stderr(&words::in_chat_terms(text)) {
+            eprintln!("{}", self.err.dim(&line));
+        }
     }
 
+    /// An error on stderr, as [`Chat::note`] says things.
     fn say_error(&self, error: &CtlError) {
-        eprintln!("{}", self.err.error(&error.message));
+        self.say_error_text(&error.message);
+    }
+
+    fn say_error_text(&self, text: &str) {
+        for line in words::for_stderr(&words::in_chat_terms(text)) {
+            eprintln!("{}", self.err.error(&line));
+        }
     }
 
     /// The editor's prompt: a function's name while its result is awaited.
@@ -203,29 +214,23 @@ impl Chat<'_> {
             format!("“{}”", summary.title)
         };
         self.note(&format!(
-            "session {short} ({title}) · {} turns · head #{} · {}{}",
+            "session {short} ({title}) · {} turns · head #{} · {}",
             summary.nodes,
             summary.head,
             crate::render::context::gauge(&summary.context),
-            if self.person {
-                " · /help lists commands · Ctrl-D leaves"
-            } else {
-                ""
-            }
         ));
+        if self.person {
+            self.note("/help lists commands · Ctrl-D leaves");
+        }
         if self.options.model.is_some() {
             self.note(&crate::commands::model::describe(&summary));
         }
         if let Some(warning) = &summary.context.warning {
-            eprintln!("{}", self.err.error(warning));
+            self.say_error_text(warning);
         }
         self.wait_for(&summary.pending_calls);
         if let Some(reason) = &summary.needs_recovery {
-            eprintln!(
-                "{}",
-                self.err
-                    .error(&format!("this session needs recovery: {reason}"))
-            );
+            self.say_error_text(&format!("this session needs recovery: {reason}"));
             if self.person {
                 return self.recover(None).await;
             }

@@ -206,7 +206,7 @@ impl Chat<'_> {
     fn answered(&mut self, answer: &Answer) {
         self.note(&footer(answer));
         if let Some(warning) = &answer.context.warning {
-            eprintln!("{}", self.err.error(warning));
+            self.say_error_text(warning);
         }
         self.wait_for(&answer.pending_calls);
     }
@@ -219,7 +219,7 @@ impl Chat<'_> {
                 // The first line is the reason; the rest is advice for the command line,
                 // which the menu replaces here.
                 let reason = error.message.lines().next().unwrap_or_default();
-                eprintln!("{}", self.err.error(reason));
+                self.say_error_text(reason);
                 return Box::pin(self.recover_menu()).await;
             }
             Some(ErrorKind::Cancelled) => {
@@ -230,14 +230,13 @@ impl Chat<'_> {
                     message: kept.to_string(),
                     ..error
                 };
-                let hint = "the partial answer is out of the context; the prompt stays pending \
-                            (/retry asks again, /back drops it)";
+                let hint = "the prompt stays pending (/retry asks again, /back drops it)";
                 if !self.person {
                     self.note(hint);
                     return Err(error);
                 }
-                self.note(&error.message);
-                self.note(hint);
+                // One line: what was kept, then what the prompt does.
+                self.note(&format!("{}; {hint}", error.message));
                 return Ok(Flow::Go);
             }
             Some(ErrorKind::Suspended) => Some("/resume lifts the suspension".to_string()),

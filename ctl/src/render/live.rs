@@ -87,6 +87,8 @@ pub struct Live {
     stored_at: Instant,
     /// Render the answer's text as markdown (the chat on a colour terminal).
     markdown: Option<Markdown>,
+    /// A thought's line is open on stderr: the answer starts on a line of its own.
+    in_thought: bool,
 }
 
 impl Live {
@@ -100,6 +102,7 @@ impl Live {
             spinner: Spinner::default(),
             stored_at: Instant::now(),
             markdown: None,
+            in_thought: false,
         }
     }
 
@@ -130,13 +133,22 @@ impl Live {
         }
         match event {
             Event::Text(text) => {
+                self.end_thought();
                 match &mut self.markdown {
                     Some(markdown) => output::print(&markdown.push(&text)),
                     None => output::print(&text),
                 }
                 self.at_line_start = text.ends_with('\n');
             }
-            Event::Thought(text) => eprint!("{}", self.err_style.dim(&text)),
+            Event::Thought(text) => {
+                // Rendered as markdown where the answer is: its `**` marks go.
+                let text = match self.markdown {
+                    Some(_) => text.replace("**", ""),
+                    None => text,
+                };
+                eprint!("{}", self.err_style.dim(&text));
+                self.in_thought = !text.ends_with('\n');
+            }
             Event::FunctionCall(part) => {
                 // A call is the model's answer, so it goes where the answer goes.
                 if let PartContent::FunctionCall {
@@ -170,7 +182,7 @@ impl Live {
                 self.spinner = Spinner::waiting(self.stored_at);
             }
             Event::PromptsMerged { prompts, .. } => {
-                eprintln!("omnictl: {}", self.err_style.dim(&merged_line(&prompts)));
+                self.note(&merged_line(&prompts));
                 self.spinner = Spinner::waiting(self.stored_at);
             }
             _ => {}
@@ -190,8 +202,16 @@ impl Live {
         }
     }
 
+    /// Ends a thought's open line, so what follows starts at the line's start.
+    fn end_thought(&mut self) {
+        if std::mem::take(&mut self.in_thought) {
+            eprintln!();
+        }
+    }
+
     /// Ends the answer's line if it is open, and stops the spinner.
     pub fn end_line(&mut self) {
+        self.end_thought();
         self.spinner.stop();
         if let Some(markdown) = &mut self.markdown {
             let rest = markdown.finish();
