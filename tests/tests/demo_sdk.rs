@@ -122,3 +122,87 @@ fn the_demo_answers_every_path_the_proxy_forwards_under_both_versions() {
         assert_eq!(error["error"]["status"], "NOT_FOUND", "{}", reply.body);
     }
 }
+
+/// The OpenAI and Anthropic SDKs against the demo through the proxy, with no key of any
+/// vendor: Chat Completions and Responses, Messages, each whole and streamed; a `[demo:503]`
+/// is healed on the way; the streamed conversations are recorded as sessions.
+#[test]
+fn the_openai_and_anthropic_sdks_are_answered_by_the_demo() {
+    let (omni, address) = demo_with_proxy();
+    let script = format!(
+        r#"
+import anthropic, openai
+o = openai.OpenAI(base_url="http://{address}/v1", api_key="any-key", max_retries=0)
+r = o.chat.completions.create(model="gpt-4o", messages=[{{"role": "user", "content": "chat whole"}}])
+print("CHAT:", r.choices[0].message.content)
+s = o.chat.completions.create(model="gpt-4o", stream=True,
+    messages=[{{"role": "user", "content": "chat stream [demo:503]"}}])
+print("CHATSTREAM:", "".join(c.choices[0].delta.content or "" for c in s if c.choices))
+r = o.responses.create(model="gpt-4o", input="responses whole")
+print("RESP:", r.output_text)
+with o.responses.stream(model="gpt-4o", input="responses stream") as s:
+    print("RESPSTREAM:", s.get_final_response().output_text)
+a = anthropic.Anthropic(base_url="http://{address}", api_key="any-key", max_retries=0)
+m = a.messages.create(model="claude-sonnet-4-5", max_tokens=100,
+    messages=[{{"role": "user", "content": "messages whole"}}])
+print("MSG:", m.content[0].text)
+with a.messages.stream(model="claude-sonnet-4-5", max_tokens=100,
+        messages=[{{"role": "user", "content": "messages stream [demo:think]"}}]) as s:
+    final = s.get_final_message()
+    print("MSGSTREAM:", [b.type for b in final.content], final.content[-1].text)
+"#
+    );
+    let stdout = run_python(&["-"], Some(&script));
+    for (label, prompt) in [
+        ("CHAT:", "chat whole"),
+        ("CHATSTREAM:", "chat stream [demo:503]"),
+        ("RESP:", "responses whole"),
+        ("RESPSTREAM:", "responses stream"),
+        ("MSG:", "messages whole"),
+    ] {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_default();
+        assert!(
+            line.contains(&format!("You said: \"{prompt}\"")),
+            "{label} {stdout}"
+        );
+    }
+    let streamed = stdout
+        .lines()
+        .find(|l| l.starts_with("MSGSTREAM:"))
+        .unwrap();
+    assert!(streamed.contains("['thinking', 'text']"), "{stdout}");
+    // The overload was healed by omnid, not by the SDK (its retries are off).
+    let status = proxy_status(&omni);
+    assert!(status["healed"].as_u64().unwrap() >= 1, "{status}");
+    // The streamed conversations are recorded, each API's apart.
+    let sessions = omni.ctl(&["--json", "sessions"]).ok().json();
+    let origins: Vec<String> = sessions["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["origin"].as_str().map(str::to_string))
+        .collect();
+    for api in ["openai", "anthropic"] {
+        assert!(
+            origins.iter().any(|o| o.contains(api)),
+            "{api}: {origins:?}"
+        );
+    }
+}
+
+#[test]
+fn the_demo_says_it_sets_the_files_providers_aside() {
+    let omni = Omni::builder()
+        .config("[providers.local]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\n")
+        .args(&["--demo"])
+        .start();
+    omni.ctl(&["status"]).ok();
+    let said = omni.daemon_stderr();
+    assert!(
+        said.contains("the configuration's [providers.*] tables (local) are set aside"),
+        "{said}"
+    );
+}

@@ -3,11 +3,15 @@
 //! the stream parser, the retry loop, the fallback chain) with no key and no network. It
 //! echoes the prompt (or the function results) and says how much context it was sent, a
 //! word per chunk (`answer.rs`); a tag in the prompt asks for a trick instead
-//! (`tricks.rs`). It serves every path the proxy forwards (`routes.rs`).
+//! (`tricks.rs`). It serves every path the proxy forwards, in Gemini's, OpenAI's and
+//! Anthropic's formats (`routes.rs`).
 
 mod answer;
+mod anthropic;
+mod openai;
 mod routes;
 mod tricks;
+mod turns;
 mod wire;
 
 use std::net::SocketAddr;
@@ -72,8 +76,9 @@ impl DemoModel {
 }
 
 /// Points a configuration at the demo model, whatever the file says: its URL, its model
-/// name and its fallback, and no key (a real key has no business going to it); no other
-/// provider.
+/// name and its fallback, and no key (a real key has no business going to it); an
+/// `openai` and an `anthropic` provider at its other APIs, so the proxy's every API
+/// answers; no other provider (the file's are set aside, with a warning).
 pub fn point_at(config: &mut Config, url: &str) {
     config.provider.default = Provider {
         name: Kind::Gemini.as_str().into(),
@@ -81,7 +86,33 @@ pub fn point_at(config: &mut Config, url: &str) {
         base_url: url.to_string(),
         api_key: None,
     };
-    config.provider.named.clear();
+    if !config.provider.named.is_empty() {
+        let names: Vec<&str> = config
+            .provider
+            .named
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        tracing::warn!(
+            "demo mode: the configuration's [providers.*] tables ({}) are set aside; the demo \
+             model answers as gemini, openai and anthropic",
+            names.join(", ")
+        );
+    }
+    config.provider.named = vec![
+        Provider {
+            name: Kind::OpenAi.as_str().into(),
+            kind: Kind::OpenAi,
+            base_url: format!("{url}/openai/v1"),
+            api_key: None,
+        },
+        Provider {
+            name: Kind::Anthropic.as_str().into(),
+            kind: Kind::Anthropic,
+            base_url: format!("{url}/anthropic"),
+            api_key: None,
+        },
+    ];
     config.provider.model = MODEL.into();
     config.provider.fallback = vec![FALLBACK_MODEL.into()];
     config.provider_entries.clear();

@@ -1,6 +1,8 @@
 //! The demo model's routes: every path the proxy forwards (`/{version}/models`,
 //! `/{version}/models/{model}` and `/{version}/models/{model}:{method}`, under `v1beta`
-//! and `v1`), each answered as the API would; anything else gets the API's JSON error.
+//! and `v1`), each answered as the API would; OpenAI's under `/openai/v1` and Anthropic's
+//! under `/anthropic/v1` (`openai.rs`, `anthropic.rs`); anything else gets the API's JSON
+//! error.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -10,14 +12,15 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{Method, StatusCode, Uri, header};
 use axum::response::Response;
-use axum::routing::any;
+use axum::routing::{any, get, post};
 use futures_util::stream;
 use serde_json::json;
 
 use super::answer::{self, DemoRequest, Reply};
 use super::tricks::Overloads;
-use super::wire;
+use super::wire::{self, Written};
 use super::{FALLBACK_MODEL, MODEL};
+use super::{anthropic, openai, turns};
 
 /// API versions the demo answers under, as the proxy forwards them.
 const VERSIONS: [&str; 2] = ["v1beta", "v1"];
@@ -27,6 +30,15 @@ pub fn router() -> Router {
     Router::new()
         .route("/{version}/models", any(models))
         .route("/{version}/models/{call}", any(call))
+        .route("/openai/v1/chat/completions", post(openai_chat))
+        .route("/openai/v1/responses", post(openai_responses))
+        .route("/openai/v1/models", get(|| async { openai::models() }))
+        .route("/anthropic/v1/messages", post(anthropic_messages))
+        .route("/anthropic/v1/messages/count_tokens", post(anthropic_count))
+        .route(
+            "/anthropic/v1/models",
+            get(|| async { anthropic::models() }),
+        )
         .fallback(|uri: Uri| async move { not_found(uri.path()) })
         .with_state(Arc::new(Overloads::default()))
 }
@@ -108,6 +120,47 @@ fn generate(overloads: &Overloads, model: &str, body: &[u8], streaming: bool) ->
         Reply::Blocked => wire::ok_json(wire::blocked(model)),
         Reply::Answer { pieces, pause } if streaming => sse(wire::events(&pieces, model), pause),
         Reply::Answer { pieces, .. } => wire::ok_json(wire::whole(&pieces, model)),
+    }
+}
+
+/// How an API other than Gemini's writes a reply (the model asked, whether streamed).
+type Encode = fn(Reply, &str, bool) -> Written;
+
+/// A generation request of another API: read as the demo reads Gemini's, answered the
+/// same way, written in that API's shape.
+fn answer_as(overloads: &Overloads, body: &[u8], encode: Encode) -> Response {
+    let Some((request, value)) = turns::read(body) else {
+        return invalid_json();
+    };
+    let model = turns::model(&value);
+    let reply = answer::reply(&request, model, body, overloads);
+    let pause = match &reply {
+        Reply::Answer { pause, .. } => *pause,
+        _ => Default::default(),
+    };
+    match encode(reply, model, turns::streams(&value)) {
+        Written::Refused(response) => response,
+        Written::Stream(events) => sse(events, pause),
+        Written::Whole(whole) => wire::ok_json(whole),
+    }
+}
+
+async fn openai_chat(State(overloads): State<Arc<Overloads>>, body: Bytes) -> Response {
+    answer_as(&overloads, &body, openai::chat)
+}
+
+async fn openai_responses(State(overloads): State<Arc<Overloads>>, body: Bytes) -> Response {
+    answer_as(&overloads, &body, openai::responses)
+}
+
+async fn anthropic_messages(State(overloads): State<Arc<Overloads>>, body: Bytes) -> Response {
+    answer_as(&overloads, &body, anthropic::messages)
+}
+
+async fn anthropic_count(body: Bytes) -> Response {
+    match serde_json::from_slice(&body) {
+        Ok(request) => anthropic::count_tokens(&request),
+        Err(_) => invalid_json(),
     }
 }
 

@@ -80,10 +80,26 @@ pub fn blocked(model: &str) -> String {
     .to_string()
 }
 
+/// A reply written in one API's shape: its events when streamed, its whole body, or the
+/// error response it refuses with.
+pub enum Written {
+    /// The server-sent events of a stream.
+    Stream(Vec<String>),
+    /// A whole JSON body.
+    Whole(String),
+    /// An error response.
+    Refused(Response),
+}
+
 /// A JSON response with status 200.
 pub fn ok_json(body: String) -> Response {
+    json_with_status(StatusCode::OK, body)
+}
+
+/// A JSON response with `status`.
+pub fn json_with_status(status: StatusCode, body: String) -> Response {
     (
-        StatusCode::OK,
+        status,
         [(header::CONTENT_TYPE, "application/json; charset=UTF-8")],
         body,
     )
