@@ -41,7 +41,11 @@ fn the_client_waits_for_a_daemon_that_is_not_up_yet() {
     assert!(status.success(), "{first}{rest}");
     let mut listing = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut listing).unwrap();
-    assert_eq!(listing.lines().count(), 1, "{listing}");
+    assert_eq!(
+        listing.lines().count(),
+        2,
+        "a header and one session: {listing}"
+    );
 }
 
 #[test]

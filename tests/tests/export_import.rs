@@ -240,7 +240,7 @@ fn force_never_replaces_a_special_file_or_omnids_runtime_files() {
     // omnid's own socket, and anything beside it.
     let socket = omni.socket.to_str().unwrap();
     omni.ctl(&["export", "-o", socket, "--force"])
-        .fails(2, &["is a socket"]);
+        .fails(2, &["omnid's runtime (socket) directory"]);
     let beside = omni.socket.with_file_name("api.token");
     omni.ctl(&["logs", "export", "-o", beside.to_str().unwrap(), "--force"])
         .fails(2, &["omnid's runtime (socket) directory"]);

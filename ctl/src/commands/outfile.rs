@@ -15,21 +15,18 @@ use crate::error::CtlError;
 
 /// Refuses a target that exists (without `force`) or lies inside omnid's directories.
 pub async fn check(ctx: &mut Ctx, path: &Path, force: bool) -> Result<(), CtlError> {
-    refuse_to_replace(path, force)?;
-    refuse_daemon_files(ctx, path).await
-}
-
-fn refuse_to_replace(path: &Path, force: bool) -> Result<(), CtlError> {
-    let Ok(metadata) = std::fs::symlink_metadata(path) else {
-        return Ok(());
-    };
-    if !force {
+    let existing = std::fs::symlink_metadata(path).ok();
+    if existing.is_some() && !force {
         return Err(CtlError::usage(format!(
             "{} already exists; pass --force to replace it, or choose another -o",
             path.display()
         )));
     }
-    refuse_special(path, &metadata.file_type())
+    refuse_daemon_files(ctx, path).await?;
+    match existing {
+        Some(metadata) => refuse_special(path, &metadata.file_type()),
+        None => Ok(()),
+    }
 }
 
 /// `--force` replaces a regular file only: never a FIFO, a device, a socket (omnid's own),
