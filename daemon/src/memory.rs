@@ -26,8 +26,15 @@ pub fn freed() {
     }
 }
 
-/// Runs the trims until `shutdown`.
+/// Blocks this large or larger are mapped on their own and unmapped when freed.
+const MMAP_THRESHOLD: i32 = 1024 * 1024;
+
+/// Runs the trims until `shutdown`. Also fixes glibc's threshold for mapping a block on
+/// its own: left dynamic, it rises to the largest block freed (a 20 MB request body), after
+/// which such blocks come from the arenas and stay with the process (105 MB kept after one
+/// 20 MB body, 19 MB before it).
 pub fn spawn_release(tracker: &TaskTracker, shutdown: CancellationToken) {
+    fix_mmap_threshold();
     RUNNING.store(true, Ordering::Relaxed);
     tracker.spawn(async move {
         loop {
@@ -64,3 +71,16 @@ fn trim() -> bool {
 fn trim() -> bool {
     false
 }
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn fix_mmap_threshold() {
+    // SAFETY: mallopt takes plain integers and may be called at any time.
+    #[allow(unsafe_code)]
+    let set = unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD) };
+    if set == 0 {
+        tracing::debug!("the allocator's mmap threshold could not be fixed");
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn fix_mmap_threshold() {}

@@ -40,6 +40,8 @@ pub fn router() -> Router {
             get(|| async { anthropic::models() }),
         )
         .fallback(|uri: Uri| async move { not_found(uri.path()) })
+        // Whatever the proxy lets through (a 20 MB prompt), the demo reads.
+        .layer(axum::extract::DefaultBodyLimit::max(64 * 1024 * 1024))
         .with_state(Arc::new(Overloads::default()))
 }
 

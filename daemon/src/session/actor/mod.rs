@@ -133,6 +133,9 @@ enum Command {
 #[cfg(test)]
 pub const IDLE_STOP: std::time::Duration = std::time::Duration::from_secs(300);
 
+/// How long the actor of a recorded conversation no one follows stays loaded idle.
+const RECORDED_IDLE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// How many commands may wait for an actor before callers are told it is busy.
 const MAILBOX: usize = 32;
 
@@ -194,9 +197,17 @@ impl Actor {
         self.leave_registry();
     }
 
-    /// How long the actor stays loaded with nothing to do (the setting in effect now).
+    /// How long the actor stays loaded with nothing to do (the setting in effect now); a
+    /// conversation recorded through the proxy, which no one follows, at most
+    /// [`RECORDED_IDLE`]: an agent's next request loads it again at once, and a burst of
+    /// agents leaves no thousand actors (and the contexts they hold) behind.
     fn idle_stop(&self) -> std::time::Duration {
-        self.ctx.live.get().config.session_idle
+        let setting = self.ctx.live.get().config.session_idle;
+        if self.client_made || self.watchers.count() > 0 {
+            setting
+        } else {
+            setting.min(RECORDED_IDLE)
+        }
     }
 
     /// Leaves the registry's map if nothing is queued, closing the inbox under the map's
@@ -213,6 +224,8 @@ impl Actor {
         self.inbox.close();
         loaded.remove(&self.record.id);
         tracing::debug!(session = %self.record.id, "unloaded after being idle");
+        // What it held (the tree, the context) goes back to the system with the next trim.
+        crate::memory::freed();
         true
     }
 
