@@ -119,16 +119,8 @@ fn hit_of(
 ) -> Option<Hit> {
     let fields = shared.fields;
     let session = Uuid::parse_str(fields.text_of(document, fields.session)?).ok()?;
-    let snippet = snippets.snippet_from_doc(document);
-    let (snippet, highlights) = if snippet.fragment().is_empty() {
-        let text = fields.text_of(document, fields.text).unwrap_or_default();
-        (opening(text), Vec::new())
-    } else {
-        (
-            snippet.fragment().to_string(),
-            snippet.highlighted().to_vec(),
-        )
-    };
+    let text = fields.text_of(document, fields.text).unwrap_or_default();
+    let (snippet, highlights) = snippet_of(snippets, text);
     Some(Hit {
         session,
         node: fields.u64_of(document, fields.node)?,
@@ -140,7 +132,99 @@ fn hit_of(
     })
 }
 
+/// The piece of `text` around its best match and the matches in it (byte ranges in the
+/// piece); the start of the text when no word matches.
+fn snippet_of(snippets: &SnippetGenerator, text: &str) -> (String, Vec<Range<usize>>) {
+    let text = text.trim();
+    let snippet = snippets.snippet(text);
+    if snippet.fragment().is_empty() {
+        return (opening(text), Vec::new());
+    }
+    let range = widened(text, snippet.fragment_range());
+    let shift = snippet.fragment_range().start - range.start;
+    let highlights = snippet
+        .highlighted()
+        .iter()
+        .map(|h| h.start + shift..h.end + shift)
+        .collect();
+    (text[range].to_string(), highlights)
+}
+
+/// `range` of `text` grown over the punctuation that touches it on either side: tantivy's
+/// fragment runs from the first word's first letter to the last word's last, so `And a
+/// zebra?` would lose its `?` (and `"quoted"` its quotes).
+fn widened(text: &str, range: Range<usize>) -> Range<usize> {
+    let mark = |c: &char| !c.is_whitespace() && !c.is_alphanumeric();
+    let before: usize = text[..range.start]
+        .chars()
+        .rev()
+        .take_while(mark)
+        .map(char::len_utf8)
+        .sum();
+    let after: usize = text[range.end..]
+        .chars()
+        .take_while(mark)
+        .map(char::len_utf8)
+        .sum();
+    range.start - before..range.end + after
+}
+
 /// The start of a text, when no match is in it (a query of filters and negations only).
 fn opening(text: &str) -> String {
     text.chars().take(SNIPPET_CHARS).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
+
+    use tantivy::query::QueryParser;
+    use tantivy::schema::{Schema, TEXT};
+    use tantivy::{Index, doc};
+
+    use super::*;
+
+    /// The snippet and its marked words for `text` searched for `words`.
+    fn snippet(text: &str, words: &str) -> (String, Vec<String>) {
+        let mut schema = Schema::builder();
+        let field = schema.add_text_field("text", TEXT);
+        let index = Index::create_in_ram(schema.build());
+        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        writer.add_document(doc!(field => text)).unwrap();
+        writer.commit().unwrap();
+        let searcher = index.reader().unwrap().searcher();
+        let query = QueryParser::for_index(&index, vec![field])
+            .parse_query(words)
+            .unwrap();
+        let mut snippets = SnippetGenerator::create(&searcher, &*query, field).unwrap();
+        snippets.set_max_num_chars(SNIPPET_CHARS);
+        let (snippet, highlights) = snippet_of(&snippets, text);
+        let marked = highlights.iter().map(|h| snippet[h.clone()].to_string());
+        (snippet.clone(), marked.collect())
+    }
+
+    #[test]
+    fn a_snippet_keeps_the_punctuation_around_its_words() {
+        assert_eq!(
+            snippet("And a zebra?", "zebra"),
+            ("And a zebra?".to_string(), vec!["zebra".to_string()])
+        );
+        assert_eq!(
+            snippet("«Où est le zèbre?!» dit-il.", "zèbre"),
+            (
+                "«Où est le zèbre?!» dit-il.".to_string(),
+                vec!["zèbre".to_string()]
+            )
+        );
+    }
+
+    #[test]
+    fn a_snippet_cut_from_a_long_text_keeps_its_punctuation_and_marks() {
+        // The words before fill the first fragment: the second starts at "zebra".
+        let text = format!("{}(zebra?) ", "filler ".repeat(23));
+        assert_eq!(
+            snippet(&text, "zebra"),
+            ("(zebra?)".to_string(), vec!["zebra".to_string()])
+        );
+    }
 }

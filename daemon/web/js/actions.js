@@ -84,7 +84,8 @@ export function makeActions(page) {
     }
     composer.text = "";
     page.setEditing(null);
-    page.transcript.toLatest(); // the answer is read at the end
+    page.transcript.toLatest();
+    page.transcript.toEnd(); // the answer is read at the end, followed as it streams
     const outcome = await streamed("/send", { prompt: text, replace });
     // A refused send stored nothing: its text goes back in the box, to send again.
     if (outcome.error && !outcome.stored && composer.text === "") composer.text = text;

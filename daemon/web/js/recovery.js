@@ -7,16 +7,8 @@
 import { apiPath, get, sessionPath, stream } from "./api.js";
 import { fill, h } from "./dom.js";
 import { errorLine, errorText, keyHints, openModal, showError } from "./dialog-base.js";
-import { progressLine, span } from "./dialog-progress.js";
-
-/** Each way out's name and what it does, as `omnictl recover` explains them. */
-const WAYS_OUT = {
-  compact: ["compact", "summarise the older turns (kept in the tree, one undo away), then send again"],
-  deep: ["deep rollback", "drop the last prompt and its whole tool chain from the context"],
-  clear: ["clear turn", "drop only the last node from the context"],
-  ignore: ["ignore", "keep the history as it is and clear the state"],
-  retry: ["retry", "send the same context again"],
-};
+import { progressLine } from "./dialog-progress.js";
+import { recoveryRows } from "./recovery-rows.js";
 
 /** The ways out that answer again (the dialog streams them). */
 const STREAMED = new Set(["retry", "compact"]);
@@ -39,11 +31,9 @@ export function openRecovery(sessionId, failure, { onEvent, signal } = {}) {
   });
 }
 
-/** What the session's summary says about its failure, and the ways out in menu order. */
+/** What the session's summary says about its failure, and the ways out's previews. */
 function stateOf(summary, failure) {
-  if (summary) {
-    return { reason: summary.needs_recovery, previews: ordered(summary.recovery_choices ?? []) };
-  }
+  if (summary) return { reason: summary.needs_recovery, previews: summary.recovery_choices ?? [] };
   const options = failure?.body?.error?.options ?? [];
   return {
     reason: (failure?.message ?? "").split("\n")[0],
@@ -51,55 +41,20 @@ function stateOf(summary, failure) {
   };
 }
 
-/** The daemon's order, except that compact goes last unless it fits the failure best. */
-function ordered(previews) {
-  const demoted = (p) => p.action === "compact" && !p.first;
-  const kept = previews.filter((p) => !demoted(p));
-  return [...kept.filter((p) => p.first), ...kept.filter((p) => !p.first), ...previews.filter(demoted)];
-}
-
-/** What a way out takes out of the context, in the command line's words. */
-function takesText(preview) {
-  if (preview.action === "compact" && preview.covers) {
-    return `summarises ${span(preview.covers)} into one node, then sends again; they stay in the tree`;
-  }
-  if (!preview.drops) return "which nodes it takes out is not known (the session could not be read)";
-  if (preview.drops.length === 0) return "the context stays as it is";
-  const nodes = [...preview.drops].reverse().map((n) => `#${n}`);
-  return `takes ${nodes.join(", ")} out of the context`;
-}
-
-/** An earlier way out that takes the same nodes out and leaves the head at the same node. */
-function sameAs(preview, earlier) {
-  if (preview.action === "compact" || !preview.drops?.length) return null;
-  return earlier.find(
-    (other) =>
-      other.action !== "compact" &&
-      other.head_after === preview.head_after &&
-      String(other.drops) === String(preview.drops),
-  );
-}
-
-function choiceButton(preview, index, earlier, apply) {
-  const [name, explanation] = WAYS_OUT[preview.action] ?? [preview.action, ""];
-  const twin = sameAs(preview, earlier);
+/** The button of one row (recovery-rows.js): choosing it applies the row's first way out. */
+function choiceButton(row, index, apply) {
   return h(
     "button",
     {
       type: "button",
-      class: ["recovery-choice", preview.first && "best"],
-      dataset: { action: preview.action },
-      onclick: () => apply(preview.action, name),
+      class: ["recovery-choice", row.best && "best"],
+      dataset: { action: row.action, actions: row.actions.join(" ") },
+      onclick: () => apply(row.action, row.name),
     },
     h("span", { class: "choice-key", "aria-hidden": "true" }, String(index + 1)),
-    h("span", { class: "choice-name" }, name),
-    h("span", { class: "takes" }, takesText(preview)),
-    h(
-      "span",
-      { class: "choice-explanation muted" },
-      explanation,
-      twin ? ` (here the same as ${WAYS_OUT[twin.action][0]})` : "",
-    ),
+    h("span", { class: "choice-name" }, row.name),
+    h("span", { class: "takes" }, row.takes),
+    h("span", { class: "choice-explanation muted" }, row.explanation),
   );
 }
 
@@ -151,7 +106,7 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
       return;
     }
     message.textContent = reason;
-    const buttons = previews.map((p, i) => choiceButton(p, i, previews.slice(0, i), apply));
+    const buttons = recoveryRows(previews).map((row, i) => choiceButton(row, i, apply));
     fill(choices, buttons);
     const keys = [["↑/↓", "move"], [`1–${buttons.length}`, "choose"], ["Enter", "apply"]];
     fill(hints, keyHints([...keys, ["Esc", "leave as it is"]]));

@@ -9,6 +9,7 @@ import { get, sessionPath } from "./api.js";
 import { h } from "./dom.js";
 import { entrySignature, renderEntry } from "./entry.js";
 import { StreamingEntry } from "./streaming.js";
+import { BranchFolds } from "./transcript-folds.js";
 
 /** Entries in a page: enough to fill a tall screen, small enough to open at once. */
 const PAGE = 40;
@@ -34,6 +35,7 @@ export class Transcript {
     this.opening = null; // opening at a node, until its turns are shown
     this.streaming = null;
     this.head = 0;
+    this.folds = new BranchFolds(); // the turns on other branches, folded
     this.earlierButton = h(
       "button",
       { class: "earlier", type: "button", onclick: () => this.loadEarlier() },
@@ -196,6 +198,7 @@ export class Transcript {
     for (const { element } of this.shown.values()) element.remove();
     this.shown.clear();
     this.ids = [];
+    this.folds.update(this.ids, this.shown);
     this.earlier = null;
     this.later = false;
     this.showLaterControl();
@@ -203,6 +206,7 @@ export class Transcript {
 
   /** Brings node `node` back into view (as little as needed) and the focus back to it. */
   refocus(node) {
+    this.folds.open(node);
     const element = this.shown.get(node)?.element;
     element?.scrollIntoView({ block: "nearest" });
     element?.focus({ preventScroll: true });
@@ -210,6 +214,7 @@ export class Transcript {
 
   /** Scrolls node `node` into view, marks it for a moment and gives it the focus. */
   reveal(node) {
+    this.folds.open(node);
     const element = this.shown.get(node)?.element;
     if (!element) return;
     element.tabIndex = -1;
@@ -239,6 +244,7 @@ export class Transcript {
     for (const { entry, element } of this.shown.values()) {
       element.classList.toggle("head", entry.id === this.head);
     }
+    this.folds.update(this.ids, this.shown);
   }
 
   insert(id, element) {
@@ -275,7 +281,7 @@ export class Transcript {
     return null;
   }
 
-  /** Scrolls to the newest turn. */
+  /** Scrolls to the newest turn: the transcript follows what comes next (keepingPlace). */
   toEnd() {
     this.element.scrollTop = this.element.scrollHeight;
   }

@@ -70,6 +70,13 @@ impl BrowserOptions {
         Self::default()
     }
 
+    /// A window of `width`×`height` CSS pixels (a desktop window is never narrower
+    /// than 500 pixels: use [`BrowserOptions::phone`] for a phone).
+    pub fn size(mut self, width: u32, height: u32) -> Self {
+        (self.width, self.height) = (width, height);
+        self
+    }
+
     /// A phone-width window, 390×844 CSS pixels (emulated: a desktop window is never
     /// narrower than 500 pixels).
     pub fn phone(mut self) -> Self {
