@@ -91,3 +91,30 @@ fn a_kept_demo_daemon_removes_its_directory_when_it_is_stopped() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// The README is what a newcomer reads first: short, and every link to the reference in
+/// `docs/` leads to a file that is there.
+#[test]
+fn the_readme_stays_short_and_its_links_into_docs_resolve() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines < 400,
+        "README.md is {lines} lines; the reference goes to docs/"
+    );
+    assert!(!readme.contains("the Gemini-compatible endpoint"));
+    let mut linked = 0;
+    for piece in readme.split("](docs/").skip(1) {
+        let target = piece.split([')', '#']).next().unwrap();
+        assert!(
+            std::path::Path::new(&format!("{root}/docs/{target}")).exists(),
+            "README links to docs/{target}, which is missing"
+        );
+        linked += 1;
+    }
+    assert!(
+        linked >= 10,
+        "the reference is linked from the README ({linked} links)"
+    );
+}
