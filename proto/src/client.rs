@@ -11,7 +11,7 @@ use interprocess::local_socket::{GenericFilePath, ToFsName};
 
 use crate::error::{ErrorReply, FrameError};
 use crate::frame;
-use crate::limits::PROTOCOL_VERSION;
+use crate::limits::{MAX_PIECED_REPLY_LEN, PROTOCOL_VERSION};
 use crate::message::{Hello, HelloReply, Request, RequestFrame};
 use crate::response::{Event, Reply, Response, ResponseFrame};
 
@@ -79,6 +79,7 @@ impl Client {
         let id = self.next_id;
         self.next_id += 1;
         frame::write(&mut self.stream, &RequestFrame { id, request }).await?;
+        let mut pieces: Vec<u8> = Vec::new();
         loop {
             let frame: ResponseFrame = frame::read(&mut self.stream)
                 .await?
@@ -87,7 +88,23 @@ impl Client {
             if frame.id != id && frame.id != 0 {
                 continue;
             }
-            match frame.response {
+            let response = match frame.response {
+                Response::Event(Event::ReplyPiece(piece)) => {
+                    if pieces.len() + piece.len() > MAX_PIECED_REPLY_LEN {
+                        return Err(FrameError::TooLarge {
+                            len: pieces.len() + piece.len(),
+                        }
+                        .into());
+                    }
+                    pieces.extend_from_slice(&piece);
+                    continue;
+                }
+                Response::Reply(Reply::Pieced { .. }) => {
+                    frame::decode_pieced::<Response>(&std::mem::take(&mut pieces))?
+                }
+                response => response,
+            };
+            match response {
                 Response::Event(event) => on_event(event),
                 Response::Reply(reply) => return Ok(reply),
                 Response::Error(error) => return Err(ClientError::Daemon(error)),

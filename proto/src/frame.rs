@@ -11,10 +11,35 @@ use serde::de::DeserializeOwned;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::error::FrameError;
-use crate::limits::MAX_FRAME_LEN;
+use crate::limits::{MAX_FRAME_LEN, MAX_PIECED_REPLY_LEN};
 
 fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<MAX_FRAME_LEN>()
+}
+
+/// Encodes a message too large for one frame, to be carried in pieces (at most
+/// [`MAX_PIECED_REPLY_LEN`] bytes).
+pub fn encode_pieced<T: Serialize>(message: &T) -> Result<Vec<u8>, FrameError> {
+    let config = bincode::config::standard().with_limit::<MAX_PIECED_REPLY_LEN>();
+    let payload = bincode::serde::encode_to_vec(message, config)
+        .map_err(|e| FrameError::Malformed(e.to_string()))?;
+    if payload.len() > MAX_PIECED_REPLY_LEN {
+        return Err(FrameError::TooLarge { len: payload.len() });
+    }
+    Ok(payload)
+}
+
+/// Decodes what [`encode_pieced`] made, refusing bytes left over.
+pub fn decode_pieced<T: DeserializeOwned>(payload: &[u8]) -> Result<T, FrameError> {
+    let config = bincode::config::standard().with_limit::<MAX_PIECED_REPLY_LEN>();
+    let (message, used) = bincode::serde::decode_from_slice(payload, config)
+        .map_err(|e| FrameError::Malformed(e.to_string()))?;
+    if used != payload.len() {
+        return Err(FrameError::TrailingBytes {
+            trailing: payload.len() - used,
+        });
+    }
+    Ok(message)
 }
 
 /// Encodes a message as a frame payload (without the length prefix).

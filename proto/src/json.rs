@@ -34,6 +34,7 @@ pub fn event_name(event: &Event) -> &'static str {
         Event::Compacting(_) => "compacting",
         Event::Compacted(_) => "compacted",
         Event::Changed { .. } => "changed",
+        Event::ReplyPiece(_) => "reply_piece",
     }
 }
 
@@ -81,7 +82,9 @@ pub fn event(event: &Event) -> Value {
             object(&json!({"session": session, "calls": calls}))
         }
         Event::Missed { events } => object(&json!({"events": events})),
-        Event::ExportData(piece) => object(&json!({"bytes": piece.len()})),
+        Event::ExportData(piece) | Event::ReplyPiece(piece) => {
+            object(&json!({"bytes": piece.len()}))
+        }
         Event::Compacting(compacting) => object(compacting),
         Event::Compacted(compacted) => object(compacted),
     };
@@ -97,6 +100,7 @@ pub fn reply(reply: &Reply) -> Value {
         Reply::Answered(answer) => json!(answer),
         Reply::History(view) => json!(view),
         Reply::Tree(shape) => json!(shape),
+        Reply::Pieced { bytes } => json!({"pieced_bytes": bytes}),
         Reply::Moved(outcome) => json!(outcome),
         Reply::Branches(list) => json!(list),
         Reply::Sessions(page) => {

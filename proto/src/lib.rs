@@ -41,7 +41,7 @@ pub use export::{
     EXPORT_FORMAT, EXPORT_VERSION, ExportFormat, ExportedMove, ExportedMoveKind, ExportedNode,
     ExportedSession, ExportedSessionLine, ImportOutcome, export_schema,
 };
-pub use limits::{MAX_FRAME_LEN, PROTOCOL_VERSION};
+pub use limits::{MAX_FRAME_LEN, MAX_PIECED_REPLY_LEN, PROTOCOL_VERSION, REPLY_PIECE_LEN};
 pub use listing::{Before, MAX_PAGE, SessionPage, SessionQuery, Shown};
 pub use message::{Hello, HelloReply, Request, RequestFrame, SessionRef};
 pub use model_info::{ModelInfo, Usage};

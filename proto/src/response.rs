@@ -104,6 +104,9 @@ pub enum Event {
         /// The session's id.
         session: String,
     },
+    /// The next piece of a final response too large for one frame; the client joins them
+    /// when [`Reply::Pieced`] arrives ([`crate::Client::call`] does, and never shows them).
+    ReplyPiece(Vec<u8>),
 }
 
 /// The successful outcome of a request.
@@ -217,4 +220,10 @@ pub enum Reply {
     },
     /// The shape of a session's tree.
     Tree(crate::view::TreeShape),
+    /// The final response came as [`Event::ReplyPiece`]s: `bytes` of them, together one
+    /// encoded [`crate::Response`].
+    Pieced {
+        /// The pieces' length, all together.
+        bytes: u64,
+    },
 }

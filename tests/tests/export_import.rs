@@ -289,6 +289,16 @@ fn a_session_bigger_than_a_frame_imports_and_exports_whole_through_omnictl_and_h
     let back = exported(&omni, id, &omni.dir().join("back.json"));
     assert_eq!(back["nodes"], big["nodes"]);
     assert_eq!(back["head"], 40);
+    // Its history is bigger than a frame too: it comes in pieces, whole.
+    let history = omni.ctl(&["--json", "history", "-s", id]).ok().json();
+    let entries = history["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 40);
+    assert_eq!(entries[39]["text"].as_str().unwrap().len(), 512 * 1024);
+    let text = omni
+        .ctl(&["history", "-s", id, "--full", "--no-pager"])
+        .ok()
+        .stdout;
+    assert!(text.len() > 16 * 1024 * 1024, "{} bytes", text.len());
     let listed = omni.ctl(&["--json", "sessions"]).ok().json();
     let summary = &listed["sessions"][0];
     assert!(

@@ -9,8 +9,8 @@ use std::sync::atomic::Ordering;
 
 use interprocess::local_socket::tokio::Stream;
 use omni_proto::{
-    ErrorKind, ErrorReply, FrameError, Hello, HelloReply, PROTOCOL_VERSION, RequestFrame, Response,
-    ResponseFrame, frame,
+    ErrorKind, ErrorReply, Event, FrameError, Hello, HelloReply, PROTOCOL_VERSION, RequestFrame,
+    Response, ResponseFrame, frame,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -141,8 +141,8 @@ async fn serve_requests(
     }
 }
 
-/// Writes a request's final frame; a reply too large for one frame becomes an error that
-/// says so. Returns false if the client is gone.
+/// Writes a request's final frame; a reply too large for one frame goes in pieces.
+/// Returns false if the client is gone.
 async fn write_final(
     stream: &mut Stream,
     id: u64,
@@ -152,24 +152,50 @@ async fn write_final(
         Ok(reply) => Response::Reply(reply),
         Err(error) => Response::Error(error),
     };
-    match frame::write(stream, &ResponseFrame { id, response }).await {
-        Ok(()) => true,
-        Err(FrameError::TooLarge { len }) => {
+    let whole = ResponseFrame { id, response };
+    let too_large = match frame::write(stream, &whole).await {
+        Ok(()) => return true,
+        Err(FrameError::TooLarge { len }) => len,
+        Err(_) => return false,
+    };
+    write_pieced(stream, id, whole.response, too_large).await
+}
+
+/// Sends a final response too large for one frame as [`Event::ReplyPiece`]s and a closing
+/// [`Reply::Pieced`] (the client joins them); one too large even so becomes an error that
+/// says so. Returns false if the client is gone.
+async fn write_pieced(stream: &mut Stream, id: u64, response: Response, len: usize) -> bool {
+    let encoded = match frame::encode_pieced(&response) {
+        Ok(encoded) => encoded,
+        Err(_) => {
             let error = ErrorReply::new(
                 ErrorKind::InvalidRequest,
                 format!(
-                    "the reply would be {len} bytes, over the {}-byte frame limit; \
-                     ask for less (for example `history --active`)",
-                    omni_proto::MAX_FRAME_LEN
+                    "the reply would be {len} bytes or more, over the {}-byte limit of a reply \
+                     in pieces; ask for less (for example `history --active`)",
+                    omni_proto::MAX_PIECED_REPLY_LEN
                 ),
             );
             let response = Response::Error(error);
-            frame::write(stream, &ResponseFrame { id, response })
+            return frame::write(stream, &ResponseFrame { id, response })
                 .await
-                .is_ok()
+                .is_ok();
         }
-        Err(_) => false,
+    };
+    for piece in encoded.chunks(omni_proto::REPLY_PIECE_LEN) {
+        let response = Response::Event(Event::ReplyPiece(piece.to_vec()));
+        if frame::write(stream, &ResponseFrame { id, response })
+            .await
+            .is_err()
+        {
+            return false;
+        }
     }
+    let bytes = encoded.len() as u64;
+    let response = Response::Reply(omni_proto::Reply::Pieced { bytes });
+    frame::write(stream, &ResponseFrame { id, response })
+        .await
+        .is_ok()
 }
 
 /// Answers an unreadable frame, or a broken limit, with an error (id 0) where the socket
