@@ -7,7 +7,7 @@
 
 use uuid::Uuid;
 
-use super::formats::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT};
+use super::formats::{MOVE_FORMAT, SESSION_FORMAT};
 use super::{Store, StoreError, activity, child_key, codec, links};
 use crate::model::{MoveRecord, NodeRecord, SessionRecord};
 
@@ -54,7 +54,7 @@ impl Store {
         let nodes = import
             .nodes
             .iter()
-            .map(|n| Ok((child_key(&id, n.id), codec::encode(n, NODE_FORMAT)?)))
+            .map(|n| Ok((child_key(&id, n.id), self.node_value(&id, n)?)))
             .collect::<Result<Vec<_>, StoreError>>()?;
         let moves = import
             .moves

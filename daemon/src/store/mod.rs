@@ -23,6 +23,7 @@
 
 mod acknowledged;
 mod activity;
+mod apart;
 mod chains;
 mod clean_close;
 mod codec;
@@ -227,7 +228,7 @@ impl Store {
         let session_value = codec::encode(change.session, SESSION_FORMAT)?;
         let node = change
             .node
-            .map(|n| Ok::<_, StoreError>((child_key(&id, n.id), codec::encode(n, NODE_FORMAT)?)))
+            .map(|n| Ok::<_, StoreError>((child_key(&id, n.id), self.node_value(&id, n)?)))
             .transpose()?;
         let mv = change
             .mv
@@ -278,6 +279,16 @@ impl Store {
         self.observers.applied(id);
         self.commits.fetch_add(1, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// What the nodes tree holds for `node`: its encoding, or (a big one) a pointer to
+    /// where it was written apart, durably (see `apart.rs`).
+    fn node_value(&self, session: &Uuid, node: &NodeRecord) -> Result<Vec<u8>, StoreError> {
+        let encoded = codec::encode(node, NODE_FORMAT)?;
+        if encoded.len() > apart::APART_OVER {
+            self.make_room(encoded.len())?;
+        }
+        apart::stored(&self.dir, session, node.id, encoded)
     }
 
     /// Refuses a write of `size` bytes that would leave less than the reserve free (and
@@ -355,6 +366,8 @@ impl Store {
 
 #[cfg(test)]
 mod activity_tests;
+#[cfg(test)]
+mod apart_tests;
 #[cfg(test)]
 mod index_tests;
 #[cfg(test)]

@@ -64,6 +64,8 @@ impl Store {
     pub async fn purge(&self, id: &Uuid) -> Result<Option<Purged>, StoreError> {
         let db = self.db.get()?;
         let Some(record) = db.sessions.get(id.as_bytes())? else {
+            // A purge a crash cut short may have left its nodes kept apart.
+            super::apart::forget(&self.dir, id)?;
             return Ok(None);
         };
         append_synced(&self.dir, UNFINISHED, id)?;
@@ -78,6 +80,7 @@ impl Store {
         };
         self.acknowledged.forget(id);
         self.sync().await?;
+        super::apart::forget(&self.dir, id)?;
         Ok(Some(purged))
     }
 }

@@ -36,13 +36,25 @@ impl Store {
 
     /// Every node of a session, in creation order.
     pub fn nodes(&self, session: &Uuid) -> Result<Vec<NodeRecord>, StoreError> {
-        self.db
-            .get()?
-            .nodes
+        let db = self.db.get()?;
+        db.nodes
             .scan_prefix(session.as_bytes())
-            .values()
-            .map(|v| decode_node(&v?))
+            .map(|item| {
+                let (key, value) = item?;
+                self.decode_stored_node(session, key_number(&key).unwrap_or_default(), &value)
+            })
             .collect()
+    }
+
+    /// A node as the nodes tree holds it, read back (from its own file if it was kept
+    /// apart: see `apart.rs`).
+    fn decode_stored_node(
+        &self,
+        session: &Uuid,
+        number: NodeId,
+        value: &[u8],
+    ) -> Result<NodeRecord, StoreError> {
+        decode_node(&super::apart::resolved(&self.dir, session, number, value)?)
     }
 
     /// Every node of a session that can be read, and what is wrong with those that
@@ -54,7 +66,8 @@ impl Store {
         let (mut nodes, mut problems) = (Vec::new(), Vec::new());
         for item in self.db.get()?.nodes.scan_prefix(session.as_bytes()) {
             let (key, value) = item?;
-            match decode_node(&value) {
+            let number = key_number(&key).unwrap_or_default();
+            match self.decode_stored_node(session, number, &value) {
                 Ok(node) => nodes.push(node),
                 Err(error) => problems.push(format!(
                     "node {}: {error}",
@@ -68,7 +81,7 @@ impl Store {
     /// One node of a session; a missing node is corruption (the tree said it exists).
     pub fn node(&self, session: &Uuid, id: NodeId) -> Result<NodeRecord, StoreError> {
         match self.db.get()?.nodes.get(child_key(session, id))? {
-            Some(value) => decode_node(&value),
+            Some(value) => self.decode_stored_node(session, id, &value),
             None => Err(StoreError::Corrupt(format!(
                 "node {id} of session {session} is missing"
             ))),
