@@ -18,7 +18,7 @@ use omni_proto::{
 use crate::api::reverts::revert_reasons;
 use crate::config::{Config, Prices};
 use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
-use crate::provider::ProviderConfig;
+use crate::provider::{Kind, ProviderConfig};
 use crate::session::calls::pending_calls;
 use crate::session::integrity::stored_path;
 use crate::session::tree::{DEFAULT_KEEP, Tree};
@@ -296,14 +296,24 @@ pub fn unreadable_summary(id: &uuid::Uuid, reason: &str) -> SessionSummary {
 
 /// The model a session's next send asks and its fallbacks, as `PROVIDER/MODEL`: its own,
 /// else the daemon's.
+/// Whether `reference` is `FAMILY/MODEL` for a provider family no configured provider is
+/// named after (an imported gemini-cli session's `gemini/...` where only `openai` is
+/// configured): it is shown as it was recorded, not as a model of the default provider
+/// (`openai/gemini/...`).
+fn names_an_absent_family(reference: &str, providers: &ProviderConfig) -> bool {
+    reference.split_once('/').is_some_and(|(prefix, _)| {
+        Kind::ALL.iter().any(|kind| kind.as_str() == prefix)
+            && !providers.all().any(|p| p.name == prefix)
+    })
+}
+
 pub fn models_in_effect(
     record: &SessionRecord,
     providers: &ProviderConfig,
 ) -> (String, Vec<String>) {
-    let canonical = |reference: &String| {
-        providers
-            .resolve(reference)
-            .map_or_else(|_| reference.clone(), |r| r.reference())
+    let canonical = |reference: &String| match providers.resolve(reference) {
+        Ok(resolved) if !names_an_absent_family(reference, providers) => resolved.reference(),
+        _ => reference.clone(),
     };
     let model = canonical(record.model.as_ref().unwrap_or(&providers.model));
     let fallback = if record.fallback.is_empty() {
@@ -312,4 +322,43 @@ pub fn models_in_effect(
         &record.fallback
     };
     (model, fallback.iter().map(canonical).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::Provider;
+
+    #[test]
+    fn a_model_of_a_family_no_provider_is_named_after_is_shown_as_recorded() {
+        let openai = |name: &str| Provider {
+            name: name.into(),
+            kind: Kind::OpenAi,
+            base_url: "http://127.0.0.1:9/v1".into(),
+            api_key: None,
+        };
+        let providers = ProviderConfig {
+            default: openai("openai"),
+            named: vec![openai("local")],
+            model: "gpt-4o".into(),
+            fallback: Vec::new(),
+            request: Default::default(),
+            idle_timeout: std::time::Duration::from_secs(1),
+        };
+        let mut record = SessionRecord::new(uuid::Uuid::new_v4(), 1);
+        record.model = Some("gemini/gemini-2.5-pro".into());
+        assert_eq!(
+            models_in_effect(&record, &providers).0,
+            "gemini/gemini-2.5-pro"
+        );
+        record.model = Some("local/qwen".into());
+        assert_eq!(models_in_effect(&record, &providers).0, "local/qwen");
+        record.model = Some("meta/llama-3".into());
+        assert_eq!(
+            models_in_effect(&record, &providers).0,
+            "openai/meta/llama-3"
+        );
+        record.model = None;
+        assert_eq!(models_in_effect(&record, &providers).0, "openai/gpt-4o");
+    }
 }
