@@ -20,7 +20,7 @@ pub struct ListArgs {
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub limit: u32,
     /// Only sessions last active before this: a time as `--since` takes it, or the
-    /// `before` a previous page printed (ms since the epoch)
+    /// place a previous page printed as its next page (`MS.ID`)
     #[arg(long, value_name = "WHEN")]
     pub before: Option<String>,
     /// Only sessions active since this (2026-11-01, today, yesterday, 7d, 12h, ms)

@@ -45,6 +45,16 @@ fn flags_beat_the_environment_which_beats_the_file_which_beats_the_defaults() {
     );
     assert_eq!(config["retry"]["max_attempts"].as_integer(), Some(7));
     assert_eq!(
+        config["store"]["cache_mb"].as_integer(),
+        Some(2),
+        "sled's page cache is small by default"
+    );
+    let out = omnid(
+        &["--config", &file, "--print-config", "--store-cache-mb", "8"],
+        &[],
+    );
+    assert_eq!(printed(&out)["store"]["cache_mb"].as_integer(), Some(8));
+    assert_eq!(
         config["retry"]["initial_delay_ms"].as_integer(),
         Some(1000),
         "default"

@@ -2,7 +2,7 @@
 //! flag, environment variable, default, whether a reload applies it, whether it is secret,
 //! and what it means) follow the flags, the file's keys, the precedence, `--print-config`,
 //! the redacted copy kept with every diagnostic record, what a reload may change, and the
-//! README's table.
+//! reference table in docs/configuration.md.
 //!
 //! One precedence rule for every setting: the flag, else the setting's environment
 //! variable, else the configuration file, else the default (which may look at the
@@ -12,7 +12,7 @@ use anyhow::Context;
 
 use super::env::Env;
 
-/// What is declared of one setting, for the README's table and the file's key check.
+/// What is declared of one setting, for the reference table and the file's key check.
 #[derive(Debug, Clone, Copy)]
 pub struct Declared {
     /// The file key (`retry.max_attempts`: the key `max_attempts` in the `[retry]` section).
@@ -72,7 +72,7 @@ pub fn help(doc: &[&str], default: Option<&str>) -> String {
 /// Declares the settings: see the module's documentation. Each entry:
 ///
 /// ```text
-/// /// What it means (the flag's help and the README's table).
+/// /// What it means (the flag's help and the reference table).
 /// name: Type {
 ///     key: "section.key",                      // in the configuration file
 ///     flag: value("flag-name", "VALUE")        // `--flag-name VALUE`, parsed by FromStr

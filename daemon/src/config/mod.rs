@@ -296,6 +296,7 @@ impl Config {
                 .then(|| Duration::from_secs(s.trash_keep_days.saturating_mul(86_400))),
             store: StoreOptions {
                 min_free_bytes: s.min_free_space_mb.saturating_mul(1024 * 1024),
+                cache_bytes: s.store_cache_mb.max(1).saturating_mul(1024 * 1024),
             },
             settings,
         })

@@ -1,6 +1,6 @@
 //! Every setting of `omnid`, declared once: the flags, the configuration file's keys, the
 //! precedence, `--print-config`, diagnostics' redacted copy, what SIGHUP applies and the
-//! README's table all come from here (see [`super::declare`]).
+//! the reference table (docs/configuration.md) all come from here (see [`super::declare`]).
 
 use std::path::PathBuf;
 
@@ -364,6 +364,16 @@ settings! {
         flag: value("min-free-space-mb", "MB"),
         env: none,
         default: fixed(64),
+        reloads: false,
+        secret: false,
+    }
+    /// Memory (MiB) sled keeps for the store's pages it read or wrote: small, since a
+    /// long-running daemon would otherwise fill it with every session ever touched.
+    store_cache_mb: u64 {
+        key: "store.cache_mb",
+        flag: value("store-cache-mb", "MB"),
+        env: none,
+        default: fixed(2),
         reloads: false,
         secret: false,
     }

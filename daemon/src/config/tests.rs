@@ -263,12 +263,15 @@ fn a_reload_keeps_what_only_a_restart_changes() {
 }
 
 #[test]
-fn every_setting_is_in_the_readme_table() {
-    let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"));
+fn every_setting_is_in_the_reference_table() {
+    let reference = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/configuration.md"
+    ));
     let expected = markdown_table(DECLARED);
     assert!(
-        readme.contains(&expected),
-        "README.md's settings table is out of date; replace it with:\n\n{expected}"
+        reference.contains(&expected),
+        "docs/configuration.md's settings table is out of date; replace it with:\n\n{expected}"
     );
 }
 

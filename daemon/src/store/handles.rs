@@ -37,10 +37,10 @@ pub struct Db {
 impl Db {
     /// Opens (or creates) the store in `dir`, waiting up to `patience` for sled's lock; see
     /// `open.rs` for what is checked.
-    fn open(dir: &Path, patience: Duration) -> Result<Self, StoreError> {
+    fn open(dir: &Path, patience: Duration, cache_bytes: u64) -> Result<Self, StoreError> {
         open::private_dir(dir)?;
         let existed = open::existing_database(dir)?;
-        let db = open::sled(dir, patience)?;
+        let db = open::sled_with_cache(dir, patience, cache_bytes)?;
         open::check_marker(dir, &db, existed)?;
         let [sessions, nodes, moves] = open::TREES;
         let sessions = db.open_tree(sessions)?;
@@ -80,14 +80,17 @@ pub struct Reopenable {
     retired: Mutex<Option<Weak<Db>>>,
     /// Syncs run by retired openings.
     retired_syncs: AtomicU64,
+    /// sled's page cache, for every opening.
+    cache_bytes: u64,
 }
 
 impl Reopenable {
     /// Opens the database in `dir`; a lock another process holds is refused at once.
-    pub fn open(dir: &Path) -> Result<Self, StoreError> {
+    pub fn open(dir: &Path, cache_bytes: u64) -> Result<Self, StoreError> {
         Ok(Self {
             dir: dir.to_path_buf(),
-            current: RwLock::new(Some(Arc::new(Db::open(dir, Duration::ZERO)?))),
+            current: RwLock::new(Some(Arc::new(Db::open(dir, Duration::ZERO, cache_bytes)?))),
+            cache_bytes,
             retired: Mutex::new(None),
             retired_syncs: AtomicU64::new(0),
         })
@@ -131,11 +134,13 @@ impl Reopenable {
             ));
         }
         // The retired instance is this process's own: its lock goes a moment after it.
-        let db = Arc::new(Db::open(&self.dir, open::LOCK_PATIENCE).map_err(|e| {
-            StoreError::Unavailable(format!(
-                "the store failed a write and cannot be opened again yet ({e})"
-            ))
-        })?);
+        let db = Arc::new(
+            Db::open(&self.dir, open::LOCK_PATIENCE, self.cache_bytes).map_err(|e| {
+                StoreError::Unavailable(format!(
+                    "the store failed a write and cannot be opened again yet ({e})"
+                ))
+            })?,
+        );
         tracing::info!(dir = %self.dir.display(), "the store is open again");
         *retired = None;
         *current = Some(db.clone());

@@ -106,6 +106,8 @@ pub struct StoreOptions {
     /// Writes that would leave less than this free on the data directory's file system
     /// are refused.
     pub min_free_bytes: u64,
+    /// The most memory sled keeps for pages it has read or written (`store.cache_mb`).
+    pub cache_bytes: u64,
 }
 
 /// The default free-space reserve: room for sled to compact and snapshot.
@@ -115,6 +117,7 @@ impl Default for StoreOptions {
     fn default() -> Self {
         Self {
             min_free_bytes: DEFAULT_MIN_FREE_BYTES,
+            cache_bytes: open::SLED_CACHE_BYTES,
         }
     }
 }
@@ -163,7 +166,7 @@ impl Store {
         } else {
             acknowledged::check_before_opening(dir)?;
         }
-        let db = Reopenable::open(dir)?;
+        let db = Reopenable::open(dir, options.cache_bytes)?;
         clean_close::clear(dir);
         Ok(Self {
             dir: dir.to_path_buf(),

@@ -130,9 +130,18 @@ pub const LOCK_PATIENCE: Duration = Duration::from_secs(2);
 /// Opens sled, turning its errors into sentences that say what to do; a lock is waited
 /// for up to `patience`.
 pub fn sled(dir: &Path, patience: Duration) -> Result<sled::Db, StoreError> {
+    sled_with_cache(dir, patience, SLED_CACHE_BYTES)
+}
+
+/// [`sled`], keeping at most `cache_bytes` of pages in memory.
+pub fn sled_with_cache(
+    dir: &Path,
+    patience: Duration,
+    cache_bytes: u64,
+) -> Result<sled::Db, StoreError> {
     let started = Instant::now();
     loop {
-        match open_once(dir) {
+        match open_once(dir, cache_bytes) {
             Err(StoreError::Locked(_)) if started.elapsed() < patience => {
                 std::thread::sleep(Duration::from_millis(10));
             }
@@ -164,14 +173,15 @@ pub fn wait_unlocked(dir: &Path, patience: Duration) -> Result<(), StoreError> {
     }
 }
 
-/// The most memory sled keeps for pages it has read or written (its default is 1 GiB,
-/// which a long-running daemon would fill with every session ever touched).
-const SLED_CACHE_BYTES: u64 = 2 * 1024 * 1024;
+/// The most memory sled keeps for pages it has read or written by default (its own
+/// default is 1 GiB, which a long-running daemon would fill with every session ever
+/// touched); `store.cache_mb` sets it.
+pub const SLED_CACHE_BYTES: u64 = 2 * 1024 * 1024;
 
-fn open_once(dir: &Path) -> Result<sled::Db, StoreError> {
+fn open_once(dir: &Path, cache_bytes: u64) -> Result<sled::Db, StoreError> {
     sled::Config::new()
         .path(dir)
-        .cache_capacity(SLED_CACHE_BYTES)
+        .cache_capacity(cache_bytes)
         .open()
         .map_err(|error| match error {
             sled::Error::Io(io) if io.to_string().contains("could not acquire lock") => {
