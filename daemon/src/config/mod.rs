@@ -99,6 +99,8 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// How long a session's actor with nothing to do stays loaded.
     pub session_idle: Duration,
+    /// Request bodies held at once across every connection, in bytes.
+    pub request_body_budget: u64,
     /// How long a session stays in the trash before it is purged; `None`: until purged.
     pub trash_keep: Option<Duration>,
 }
@@ -292,6 +294,7 @@ impl Config {
             client_timeout: seconds("client-timeout-secs", s.client_timeout_secs)?,
             idle_timeout: seconds("idle-timeout-secs", s.idle_timeout_secs)?,
             session_idle: seconds("session-idle-secs", s.session_idle_secs)?,
+            request_body_budget: s.request_body_budget_mb.max(1).saturating_mul(1024 * 1024),
             trash_keep: (s.trash_keep_days > 0)
                 .then(|| Duration::from_secs(s.trash_keep_days.saturating_mul(86_400))),
             store: StoreOptions {

@@ -377,6 +377,17 @@ settings! {
         reloads: false,
         secret: false,
     }
+    /// Request bodies (MiB) read and held at once across every connection (the proxy's, the
+    /// HTTP API's); a body that finds no room waits up to `client_timeout_secs`, then is
+    /// answered 503.
+    request_body_budget_mb: u64 {
+        key: "request_body_budget_mb",
+        flag: value("request-body-budget-mb", "MB"),
+        env: none,
+        default: fixed(256),
+        reloads: false,
+        secret: false,
+    }
     /// Longest wait, in seconds, for in-flight work after SIGTERM before exiting anyway.
     shutdown_grace_secs: f64 {
         key: "shutdown_grace_secs",

@@ -18,13 +18,14 @@ pub async fn json(
     body: Body,
     within: std::time::Duration,
 ) -> Result<Value, (StatusCode, ErrorReply)> {
-    let bytes = read_body(body, MAX_FRAME_LEN, within)
+    let (bytes, _held) = read_body(body, MAX_FRAME_LEN, within)
         .await
         .map_err(|error| {
             let status = match error {
                 BodyError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
                 BodyError::TooSlow { .. } => StatusCode::REQUEST_TIMEOUT,
                 BodyError::Broken(_) => StatusCode::BAD_REQUEST,
+                BodyError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             };
             (status, invalid(error.to_string()))
         })?;

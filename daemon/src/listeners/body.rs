@@ -8,6 +8,8 @@ use axum::body::HttpBody as _;
 use axum::body::{Body, Bytes};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
+use super::budget::Held;
+
 /// Why a body was not read.
 #[derive(Debug, thiserror::Error)]
 pub enum BodyError {
@@ -26,24 +28,47 @@ pub enum BodyError {
     /// The connection broke while it was read.
     #[error("the body could not be read: {0}")]
     Broken(String),
+    /// Other requests' bodies held the whole budget for longer than the time limit.
+    #[error(
+        "omnid is holding {budget_mib} MiB of request bodies, its limit; try again in a moment"
+    )]
+    Busy {
+        /// The budget, in MiB.
+        budget_mib: u64,
+    },
 }
 
 /// The most of a refused body that is read (and thrown away) after the refusal.
 const DRAIN_LIMIT: usize = 64 * 1024 * 1024;
 
-/// The whole body, at most `limit` bytes, all there within `within`.
-pub async fn read_body(body: Body, limit: usize, within: Duration) -> Result<Bytes, BodyError> {
-    if body.size_hint().lower() > limit as u64 {
+/// The whole body, at most `limit` bytes, all there within `within`, with the room it
+/// holds in the bodies' budget (see `budget.rs`): keep it while the body's bytes are.
+pub async fn read_body(
+    body: Body,
+    limit: usize,
+    within: Duration,
+) -> Result<(Bytes, Held), BodyError> {
+    let declared = body.size_hint().lower();
+    if declared > limit as u64 {
         drain(body, within);
         return Err(BodyError::TooLarge { limit });
     }
-    let collected = tokio::time::timeout(within, Limited::new(body, limit).collect()).await;
-    match collected {
-        Err(_) => Err(BodyError::TooSlow { within }),
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(error)) if error.is::<LengthLimitError>() => Err(BodyError::TooLarge { limit }),
-        Ok(Err(error)) => Err(BodyError::Broken(error.to_string())),
-    }
+    let started = tokio::time::Instant::now();
+    let mut held = Held::none();
+    held.grow_to(declared, within).await?;
+    let left = within.saturating_sub(started.elapsed());
+    let collected = tokio::time::timeout(left, Limited::new(body, limit).collect()).await;
+    let bytes = match collected {
+        Err(_) => return Err(BodyError::TooSlow { within }),
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(error)) if error.is::<LengthLimitError>() => {
+            return Err(BodyError::TooLarge { limit });
+        }
+        Ok(Err(error)) => return Err(BodyError::Broken(error.to_string())),
+    };
+    let left = within.saturating_sub(started.elapsed());
+    held.grow_to(bytes.len() as u64, left).await?;
+    Ok((bytes, held))
 }
 
 /// Reads and throws away what a refused body's client goes on sending (up to

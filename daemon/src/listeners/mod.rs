@@ -9,6 +9,7 @@
 //! bodies are read within a time limit too (`body.rs`).
 
 mod body;
+mod budget;
 mod limits;
 mod refuse;
 
@@ -25,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 pub use body::{BodyError, read_body};
+pub use budget::{Held, set_body_budget};
 pub use limits::{raise_open_files, tcp_cap};
 pub use refuse::Busy;
 

@@ -91,12 +91,14 @@ pub fn error_response(api: &dyn Api, code: StatusCode, message: &str) -> Respons
         .into_response()
 }
 
-/// A request whose body could not be read: too large (413), too slow (408), or cut off.
+/// A request whose body could not be read: too large (413), too slow (408), no room in
+/// the bodies' budget (503), or cut off.
 pub fn unread_body(api: &dyn Api, error: &BodyError) -> Response {
     let code = match error {
         BodyError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
         BodyError::TooSlow { .. } => StatusCode::REQUEST_TIMEOUT,
         BodyError::Broken(_) => StatusCode::BAD_REQUEST,
+        BodyError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
     };
     error_response(api, code, &format!("omnid: {error}"))
 }

@@ -94,6 +94,10 @@ pub struct Forward {
     pub continues: Option<super::record::Place>,
     /// The last error answer upstream gave, passed on when retrying cannot heal.
     pub last_error: Option<Whole>,
+    /// The room the request's body holds in the bodies' budget, kept for what dropping
+    /// it does: given back when the request is done.
+    #[allow(dead_code)]
+    pub held: crate::listeners::Held,
 }
 
 impl Forward {

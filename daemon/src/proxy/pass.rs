@@ -42,6 +42,8 @@ pub struct Call {
     pub redactor: Redactor,
     /// Where it came from, for a recorded session: the API, the client, the model.
     pub source: Source,
+    /// The room its body holds in the bodies' budget, until its last attempt is done.
+    pub held: crate::listeners::Held,
 }
 
 /// Where a conversation of `api` comes from: the API's proxy with the client's user agent
@@ -96,6 +98,7 @@ pub async fn forward(proxy: &Arc<Proxy>, call: Call) -> Response {
         source: call.source,
         turns: call.turns,
         continues: call.continues,
+        held: call.held,
     };
     proxy
         .services

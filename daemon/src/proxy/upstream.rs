@@ -95,8 +95,8 @@ pub async fn post(
         return refusal;
     }
     let within = proxy.services.live.get().config.client_timeout;
-    let body = match listeners::read_body(body, BODY_LIMIT, within).await {
-        Ok(body) => body,
+    let (body, held) = match listeners::read_body(body, BODY_LIMIT, within).await {
+        Ok(read) => read,
         Err(error) => return unread_body(api, &error),
     };
     let Ok(mut request) = serde_json::from_slice::<Value>(&body) else {
@@ -134,6 +134,7 @@ pub async fn post(
     call.turns = turns;
     call.continues = continues;
     call.live = live.clone();
+    call.held = held;
     pass::forward(&proxy, call).await
 }
 
@@ -228,5 +229,6 @@ fn call(
         continues: None,
         redactor: Redactor::new(key.map(|k| k.expose())),
         source: pass::source(route.api, headers, None),
+        held: listeners::Held::none(),
     }
 }

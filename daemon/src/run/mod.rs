@@ -60,6 +60,7 @@ pub async fn run(
         listener::reclaim_stale(&config.socket)?;
     }
     let open_files = listeners::raise_open_files();
+    listeners::set_body_budget(config.request_body_budget);
     let tracker = TaskTracker::new();
     let demo_url = start_demo(&mut config, &tracker, &shutdown).await?;
     // Bound before the store opens, so a client that connects while a big store opens

@@ -162,15 +162,15 @@ async fn pass(proxy: Arc<Proxy>, version: &str, mut call: Call, headers: &Header
     let Some(gemini) = live.config.provider.gemini() else {
         return none_configured();
     };
-    let body = match call.body.take() {
+    let (body, held) = match call.body.take() {
         Some(body) => {
             let within = live.config.client_timeout;
             match listeners::read_body(body, BODY_LIMIT, within).await {
-                Ok(body) => body,
+                Ok(read) => read,
                 Err(error) => return unread_body(&GEMINI, &error),
             }
         }
-        None => Bytes::new(),
+        None => (Bytes::new(), listeners::Held::none()),
     };
     let (url, framing) = upstream(&gemini.base_url, &call);
     let redactor = Redactor::new(key.as_ref().map(|k| k.expose()));
@@ -203,6 +203,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, mut call: Call, headers: &Header
         continues,
         redactor,
         source: pass::source(&GEMINI, headers, model),
+        held,
     };
     pass::forward(&proxy, forwarded).await
 }
