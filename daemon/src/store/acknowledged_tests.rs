@@ -4,8 +4,7 @@
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
 use super::*;
-use crate::model::{NodeRecord, Part, Role};
-use crate::store::{Change, Store};
+use crate::store::Store;
 
 #[tokio::test]
 async fn the_copy_holds_sleds_blobs_and_a_store_of_big_values_is_compared_whole() {
@@ -13,22 +12,7 @@ async fn the_copy_holds_sleds_blobs_and_a_store_of_big_values_is_compared_whole(
     let mut record = SessionRecord::new(Uuid::new_v4(), 1);
     let store = Store::open(dir.path()).unwrap();
     for id in 1..=3u64 {
-        let node = NodeRecord {
-            id,
-            parent: id - 1,
-            role: Role::User,
-            parts: vec![Part::text(format!("node {id}"))],
-            created_at_ms: 1,
-            model: None,
-        };
-        let mv = crate::store::tests::change_with_node(&mut record, &node);
-        let change = Change {
-            session: &record,
-            node: Some(&node),
-            mv: Some(&mv),
-            recorded: None,
-        };
-        store.commit(&change).await.unwrap();
+        crate::store::tests::commit_prompt(&store, &mut record, &format!("node {id}")).await;
     }
     // A value over sled's blob threshold (nodes are kept apart before they get there, but
     // sled's files may hold blobs of any tree, or of a store written before).

@@ -3,20 +3,8 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-use super::tests::{change_with_node, prompt};
+use super::tests::commit_prompt as commit_node;
 use super::*;
-
-async fn commit_node(store: &Store, record: &mut SessionRecord, text: &str) {
-    let node = prompt(record.nodes + 1, text);
-    let mv = change_with_node(record, &node);
-    let change = Change {
-        session: record,
-        node: Some(&node),
-        mv: Some(&mv),
-        recorded: None,
-    };
-    store.commit(&change).await.unwrap();
-}
 
 #[tokio::test]
 async fn a_big_node_is_kept_apart_read_back_whole_and_purged_with_its_session() {

@@ -36,6 +36,19 @@ pub(super) fn change_with_node(record: &mut SessionRecord, node: &NodeRecord) ->
     }
 }
 
+/// Commits a prompt of `text` as the session's next node (and the move to it).
+pub(super) async fn commit_prompt(store: &Store, record: &mut SessionRecord, text: &str) {
+    let node = prompt(record.nodes + 1, text);
+    let mv = change_with_node(record, &node);
+    let change = Change {
+        session: record,
+        node: Some(&node),
+        mv: Some(&mv),
+        recorded: None,
+    };
+    store.commit(&change).await.unwrap();
+}
+
 #[tokio::test]
 async fn a_committed_change_is_there_after_reopening() {
     let dir = tempfile::tempdir().unwrap();
@@ -92,15 +105,7 @@ async fn sessions_do_not_see_each_others_nodes() {
     let mut a = SessionRecord::new(Uuid::new_v4(), 1);
     let mut b = SessionRecord::new(Uuid::new_v4(), 1);
     for (record, text) in [(&mut a, "in a"), (&mut b, "in b")] {
-        let node = prompt(1, text);
-        let mv = change_with_node(record, &node);
-        let change = Change {
-            session: record,
-            node: Some(&node),
-            mv: Some(&mv),
-            recorded: None,
-        };
-        store.commit(&change).await.unwrap();
+        commit_prompt(&store, record, text).await;
     }
     assert_eq!(store.nodes(&a.id).unwrap()[0].text(), "in a");
     assert_eq!(store.nodes(&b.id).unwrap()[0].text(), "in b");
@@ -320,15 +325,7 @@ async fn a_failed_write_retires_the_database_and_the_next_use_opens_it_again() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
     let mut record = SessionRecord::new(Uuid::new_v4(), 1);
-    let node = prompt(1, "kept");
-    let mv = change_with_node(&mut record, &node);
-    let change = Change {
-        session: &record,
-        node: Some(&node),
-        mv: Some(&mv),
-        recorded: None,
-    };
-    store.commit(&change).await.unwrap();
+    commit_prompt(&store, &mut record, "kept").await;
 
     // What sled's failed flush on a full disk leads to.
     let failed = store.db.get().unwrap();
