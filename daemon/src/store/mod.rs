@@ -319,7 +319,7 @@ impl Store {
         let db = self.db.get()?;
         let changed = self.observers.before_sync();
         let synced = db.syncer.sync().await;
-        self.observers.after_sync(changed, synced.is_ok());
+        self.observers.after_sync(changed, synced.is_ok()).await;
         match synced {
             Ok(()) => {
                 self.health.recovered();
