@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use omni_proto::{Part, PartContent, Role, Usage};
+use omni_proto::{ModelInfo, Part, PartContent, Role, Usage};
 use serde_json::Value;
 
 use super::gemini_parts::{is_ignored_prompt, parts_of, role_of};
@@ -72,6 +72,9 @@ struct Reader {
     meta: serde_json::Map<String, Value>,
     /// The tool-results node that follows each answer with tool calls, by the answer's node.
     results: HashMap<u64, u64>,
+    /// The model the latest answer read named: an answer record that names none (an
+    /// update written without it) was made by it.
+    last_model: Option<String>,
 }
 
 impl Reader {
@@ -125,9 +128,13 @@ impl Reader {
         if parts.is_empty() || (role == Role::Tool && self.at_results()) {
             return;
         }
+        let named = record["model"].as_str().map(str::to_string);
+        if named.is_some() {
+            self.last_model.clone_from(&named);
+        }
         let model = (role == Role::Model).then(|| {
-            let name = record["model"].as_str().unwrap_or("unknown");
-            model_info("gemini", name, usage(&record["tokens"]))
+            let name = named.as_deref().or(self.last_model.as_deref());
+            model_info("gemini", name.unwrap_or(UNKNOWN), usage(&record["tokens"]))
         });
         let key = key(kind, record["id"].as_str().unwrap_or_default());
         let node = self.place(
@@ -165,7 +172,7 @@ impl Reader {
                 && (existing.parent == cursor || node == cursor || below_its_results)
             {
                 existing.parts = new.parts;
-                existing.model = new.model.or(existing.model.take());
+                existing.model = merged(existing.model.take(), new.model);
                 return node;
             }
         }
@@ -283,4 +290,22 @@ mod tests;
 /// written after it the same id.
 fn key(kind: &str, id: &str) -> String {
     format!("{kind}:{id}")
+}
+
+/// The model name of an answer no record of the file names a model for.
+const UNKNOWN: &str = "unknown";
+
+/// An answer's model after an update of its record: the update's, except that what the
+/// update leaves out (a model, its usage) is kept from before.
+fn merged(before: Option<ModelInfo>, update: Option<ModelInfo>) -> Option<ModelInfo> {
+    match (before, update) {
+        (Some(before), Some(mut update)) => {
+            if update.model == UNKNOWN {
+                update.model = before.model;
+            }
+            update.usage = update.usage.or(before.usage);
+            Some(update)
+        }
+        (before, update) => update.or(before),
+    }
 }

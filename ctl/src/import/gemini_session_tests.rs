@@ -149,3 +149,31 @@ fn a_session_written_by_gemini_cli_and_resumed_reads_once() {
     let lines: Vec<_> = read.warnings.iter().map(|w| w.line).collect();
     assert_eq!(lines, [Some(20)], "only the torn line: {:?}", read.warnings);
 }
+
+/// An answer's record updated without its model (a tool call's result written back) keeps
+/// the model named before, and an answer that names none was made by the latest one named:
+/// no `gemini/unknown` in the usage.
+#[test]
+fn an_answer_whose_record_names_no_model_keeps_the_one_named_before() {
+    let lines = [
+        r#"{"sessionId":"00000000-0000-4000-8000-0000000000dd","projectHash":"p","startTime":"2025-06-04T12:00:00.000Z","lastUpdated":"2025-06-04T12:00:00.000Z","kind":"main"}"#,
+        r#"{"id":"u1","timestamp":"2025-06-04T12:00:01.000Z","type":"user","content":[{"text":"one"}]}"#,
+        r#"{"id":"g1","timestamp":"2025-06-04T12:00:02.000Z","type":"gemini","content":"first","model":"gemini-2.5-pro","tokens":{"input":5,"output":2,"total":7}}"#,
+        r#"{"id":"g1","timestamp":"2025-06-04T12:00:02.000Z","type":"gemini","content":"first, updated"}"#,
+        r#"{"id":"u2","timestamp":"2025-06-04T12:00:03.000Z","type":"user","content":[{"text":"two"}]}"#,
+        r#"{"id":"g2","timestamp":"2025-06-04T12:00:04.000Z","type":"gemini","content":"second"}"#,
+    ]
+    .join("\n");
+    let read = read_file(path(), lines.as_bytes(), None).expect("a session file reads");
+    let session = &read.sessions[0];
+    let models: Vec<&str> = session
+        .nodes
+        .iter()
+        .filter_map(|n| n.model.as_ref().map(|m| m.model.as_str()))
+        .collect();
+    assert_eq!(models, ["gemini-2.5-pro", "gemini-2.5-pro"]);
+    assert!(
+        session.nodes[1].model.as_ref().unwrap().usage.is_some(),
+        "its usage is kept"
+    );
+}
