@@ -224,18 +224,8 @@ fn force_never_replaces_a_special_file_or_omnids_runtime_files() {
                 .fails(2, &[what, "--force replaces only a regular file"]);
         }
     }
-    assert!(
-        std::fs::symlink_metadata(&fifo)
-            .unwrap()
-            .file_type()
-            .is_fifo()
-    );
-    assert!(
-        std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
+    let kind = |path: &std::path::Path| std::fs::symlink_metadata(path).unwrap().file_type();
+    assert!(kind(&fifo).is_fifo() && kind(&link).is_symlink());
 
     // omnid's own socket, and anything beside it.
     let socket = omni.socket.to_str().unwrap();
@@ -244,12 +234,7 @@ fn force_never_replaces_a_special_file_or_omnids_runtime_files() {
     let beside = omni.socket.with_file_name("api.token");
     omni.ctl(&["logs", "export", "-o", beside.to_str().unwrap(), "--force"])
         .fails(2, &["omnid's runtime (socket) directory"]);
-    assert!(
-        std::fs::symlink_metadata(&omni.socket)
-            .unwrap()
-            .file_type()
-            .is_socket()
-    );
+    assert!(kind(&omni.socket).is_socket());
     omni.ctl(&["status"]).ok();
 }
 

@@ -1,10 +1,12 @@
 //! An API key never reaches a log, a reply or the store, even when the API echoes it back
-//! in an error: it is removed where provider errors enter the daemon.
+//! in an error, on a session's own send or through the proxy (omnid's key or one a client
+//! brought): every key omnid has seen is redacted in one place.
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
 use omni_tests::fake_gemini::Reply;
 use omni_tests::harness::{Omni, TEST_API_KEY, any_file_holds};
+use omni_tests::proxy::{BODY, STREAM, start};
 
 #[test]
 fn a_key_the_api_echoes_back_never_reaches_a_log_a_reply_or_the_store() {
@@ -60,4 +62,36 @@ fn a_key_the_api_echoes_back_never_reaches_a_log_a_reply_or_the_store() {
         !any_file_holds(&omni.log_dir, key),
         "the key is in the logs"
     );
+}
+
+/// An upstream that echoes a key in a retried error, and a prompt that holds the client's
+/// key, through the proxy: the retry warning on omnid's stderr and the diagnostic log name
+/// neither key (omnid's own, or a client's it forwarded).
+#[test]
+fn keys_echoed_through_the_proxy_never_reach_omnids_log() {
+    let (omni, api) = start(&["--proxy-accept-any-key"]);
+    let theirs = "client-key-ABC-123456";
+    for key in [theirs, TEST_API_KEY] {
+        let echo = format!("Overloaded while serving key {key}.");
+        omni.fake().push([Reply::error(503, "UNAVAILABLE", &echo)]);
+        let reply = api.request("POST", STREAM, &[("x-goog-api-key", key)], BODY);
+        assert_eq!(reply.status, 200, "{}", reply.body);
+    }
+    let prompt = format!(
+        r#"{{"contents": [{{"role": "user", "parts": [{{"text": "my key is {theirs}"}}]}}]}}"#
+    );
+    omni.fake()
+        .push([Reply::error(400, "INVALID_ARGUMENT", "no")]);
+    let reply = api.request("POST", STREAM, &[("x-goog-api-key", theirs)], &prompt);
+    assert_eq!(reply.status, 400);
+    let stderr = omni.daemon_stderr();
+    assert!(stderr.contains("attempt failed, retrying"), "{stderr}");
+    assert!(stderr.contains("serving key [REDACTED]"), "{stderr}");
+    for key in [theirs, TEST_API_KEY] {
+        assert!(!stderr.contains(key), "{key} in omnid's log: {stderr}");
+        assert!(
+            !any_file_holds(&omni.log_dir, key.as_bytes()),
+            "{key} in the diagnostic logs"
+        );
+    }
 }

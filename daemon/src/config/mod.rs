@@ -4,6 +4,7 @@
 //! on SIGHUP; [`Config`] is the typed form the rest of the daemon uses.
 
 mod args;
+mod checks;
 mod declare;
 mod env;
 mod file;
@@ -35,6 +36,7 @@ use crate::diag::{Policy, Retention};
 use crate::provider::{ApiKey, ProviderConfig, Redactor, RequestOptions};
 use crate::resilience::RetryPolicy;
 use crate::store::StoreOptions;
+use checks::{at_least_one, loopback, seconds};
 use declare::DefaultInputs;
 pub use forms::ModelList;
 pub use prices::Prices;
@@ -145,38 +147,6 @@ fn history_policy(settings: &Settings) -> anyhow::Result<HistoryPolicy> {
         "repair" => Ok(HistoryPolicy::Repair),
         other => bail!("--proxy-history must be `forward` or `repair`, not `{other}`"),
     }
-}
-
-/// A TCP address a flag asks to serve on, refused unless it is loopback: what omnid
-/// serves there is for this machine only.
-fn loopback(
-    flag: &str,
-    what: &str,
-    addr: Option<std::net::SocketAddr>,
-) -> anyhow::Result<Option<std::net::SocketAddr>> {
-    match addr {
-        Some(addr) if !addr.ip().is_loopback() => bail!(
-            "--{flag} {addr} is not a loopback address; {what} serves this machine only \
-             (use 127.0.0.1:PORT or [::1]:PORT)"
-        ),
-        other => Ok(other),
-    }
-}
-
-/// A positive, finite number of seconds as a duration.
-fn seconds(flag: &str, value: f64) -> anyhow::Result<Duration> {
-    match Duration::try_from_secs_f64(value) {
-        Ok(duration) if !duration.is_zero() => Ok(duration),
-        _ => bail!("--{flag} must be a positive number of seconds, not {value}"),
-    }
-}
-
-/// A count that must be at least one.
-fn at_least_one<T: PartialEq + From<u8>>(flag: &str, value: T) -> anyhow::Result<T> {
-    if value == T::from(0) {
-        bail!("--{flag} must be at least 1");
-    }
-    Ok(value)
 }
 
 /// What the settings' defaults may look at.

@@ -8,7 +8,7 @@ use axum::body::HttpBody as _;
 use axum::body::{Body, Bytes};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
-use super::budget::Held;
+use super::budget::{Held, NoRoom};
 
 /// Why a body was not read.
 #[derive(Debug, thiserror::Error)]
@@ -55,7 +55,7 @@ pub async fn read_body(
     }
     let started = tokio::time::Instant::now();
     let mut held = Held::none();
-    held.grow_to(declared, within).await?;
+    held.grow_to(declared, within).await.map_err(busy)?;
     let left = within.saturating_sub(started.elapsed());
     let collected = tokio::time::timeout(left, Limited::new(body, limit).collect()).await;
     let bytes = match collected {
@@ -67,8 +67,14 @@ pub async fn read_body(
         Ok(Err(error)) => return Err(BodyError::Broken(error.to_string())),
     };
     let left = within.saturating_sub(started.elapsed());
-    held.grow_to(bytes.len() as u64, left).await?;
+    held.grow_to(bytes.len() as u64, left).await.map_err(busy)?;
     Ok((bytes, held))
+}
+
+fn busy(no_room: NoRoom) -> BodyError {
+    BodyError::Busy {
+        budget_mib: no_room.budget_mib,
+    }
 }
 
 /// Reads and throws away what a refused body's client goes on sending (up to

@@ -10,7 +10,12 @@ use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::body::BodyError;
+/// No room came free in time: the budget, in MiB, that other bodies held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoRoom {
+    /// The budget, in MiB.
+    pub budget_mib: u64,
+}
 
 /// The budget when nothing sets it (in-process tests).
 const DEFAULT_BUDGET_BYTES: u64 = 256 * 1024 * 1024;
@@ -56,7 +61,7 @@ impl Held {
 
     /// Holds room for `bytes` in all (a body larger than the whole budget holds all of
     /// it), waiting up to `within` for others to give theirs back.
-    pub async fn grow_to(&mut self, bytes: u64, within: Duration) -> Result<(), BodyError> {
+    pub async fn grow_to(&mut self, bytes: u64, within: Duration) -> Result<(), NoRoom> {
         let budget = budget();
         let wanted = u32::try_from(bytes.div_ceil(UNIT)).unwrap_or(u32::MAX);
         let wanted = wanted.min(budget.units);
@@ -65,7 +70,7 @@ impl Held {
             return Ok(());
         }
         let more = budget.room.clone().acquire_many_owned(wanted - have);
-        let busy = || BodyError::Busy {
+        let busy = || NoRoom {
             budget_mib: u64::from(budget.units) * UNIT / (1024 * 1024),
         };
         let more = tokio::time::timeout(within, more)

@@ -1,8 +1,7 @@
 //! Keeping secrets out of everything Omni writes or says: the configured API key's value
 //! anywhere in text, `key=` parameters in URLs, and the values of credential headers.
 
-/// What is put where a secret was.
-pub const REDACTED: &str = "[REDACTED]";
+pub use super::secrets::REDACTED;
 
 /// Headers whose values are always secret.
 const SECRET_HEADERS: &[&str] = &[

@@ -10,7 +10,8 @@ use std::sync::{Arc, LazyLock, RwLock};
 
 use aho_corasick::AhoCorasick;
 
-use super::redact::REDACTED;
+/// What is put where a secret was.
+pub const REDACTED: &str = "[REDACTED]";
 
 /// The shortest text taken for a secret: shorter "keys" (a test's `k`) would redact
 /// ordinary words everywhere.
