@@ -1,7 +1,8 @@
 """The official Anthropic SDK (anthropic) through omnid's Anthropic-compatible proxy.
 
 Nothing here knows about Omni but the base URL: every request goes through omnid's
-retries, breaker and diagnostics, and streamed conversations are recorded as sessions.
+retries, breaker and diagnostics, and its conversations (whole answers and streamed) are
+recorded as sessions.
 Run with omnid started with --proxy-listen and an Anthropic provider:
 
     ANTHROPIC_API_KEY=... python3 anthropic_sdk.py http://127.0.0.1:PORT MODEL

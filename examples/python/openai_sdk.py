@@ -1,7 +1,8 @@
 """The official OpenAI SDK (openai) through omnid's OpenAI-compatible proxy.
 
 Nothing here knows about Omni but the base URL: every request goes through omnid's
-retries, breaker and diagnostics, and streamed conversations are recorded as sessions.
+retries, breaker and diagnostics, and its conversations (whole answers and streamed) are
+recorded as sessions.
 Run with omnid started with --proxy-listen and an OpenAI-compatible provider:
 
     OPENAI_API_KEY=... python3 openai_sdk.py http://127.0.0.1:PORT/v1 MODEL

@@ -67,6 +67,19 @@ pub fn content(role: &str, parts: Value) -> Value {
 
 /// A streamed request of these (role, text) turns; returns the answer's text.
 pub fn converse(api: &Api, turns: &[(&str, &str)]) -> String {
+    let reply = ask(api, STREAM, turns);
+    text_of(&events(&reply.body))
+}
+
+/// A whole-answer request (`generateContent`) of these (role, text) turns; returns the
+/// answer's text.
+pub fn converse_whole(api: &Api, turns: &[(&str, &str)]) -> String {
+    let reply = ask(api, WHOLE, turns);
+    text_of(&[reply.json()])
+}
+
+/// A request of these (role, text) turns to `path`, answered 200.
+fn ask(api: &Api, path: &str, turns: &[(&str, &str)]) -> HttpReply {
     let contents: Vec<Value> = turns
         .iter()
         .map(|(role, text)| content(role, json!([{"text": text}])))
@@ -74,7 +87,7 @@ pub fn converse(api: &Api, turns: &[(&str, &str)]) -> String {
     let body = json!({ "contents": contents }).to_string();
     let reply = api.request(
         "POST",
-        STREAM,
+        path,
         &[
             ("x-goog-api-key", TEST_API_KEY),
             ("user-agent", "test-client/1.0"),
@@ -82,7 +95,7 @@ pub fn converse(api: &Api, turns: &[(&str, &str)]) -> String {
         &body,
     );
     assert_eq!(reply.status, 200, "{}", reply.body);
-    text_of(&events(&reply.body))
+    reply
 }
 
 /// Waits until `ready` holds (something the daemon does after the client has its answer,

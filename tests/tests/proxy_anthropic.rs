@@ -1,8 +1,8 @@
 //! The Anthropic-compatible endpoint on the proxy listener, forwarding to an Anthropic
 //! provider: a client pointed at omnid (`ANTHROPIC_BASE_URL=http://ADDR`) has a 529 and a
 //! cut stream and an error event mid-stream healed, a whole answer healed past a 529, its
-//! `anthropic-beta` forwarded, its streamed conversation recorded
-//! as a session (tool uses included), and a wrong key refused in Anthropic's shape.
+//! `anthropic-beta` forwarded, its conversations, whole and streamed, recorded as one
+//! session (tool uses and thinking included), and a wrong key refused in Anthropic's shape.
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
@@ -244,7 +244,7 @@ fn a_wrong_key_is_refused_in_anthropics_shape_and_goes_nowhere() {
 #[test]
 fn a_whole_answer_is_healed_past_a_529() {
     let fake = FakeAnthropic::start().unwrap();
-    let (_omni, api) = start(&fake);
+    let (omni, api) = start(&fake);
     fake.push([Reply::overloaded(), Reply::Answer(answer())]);
     let body = json!({"model": "claude-sonnet-4-5", "max_tokens": 64,
                       "messages": [{"role": "user", "content": "hi"}]});
@@ -254,6 +254,52 @@ fn a_whole_answer_is_healed_past_a_529() {
     assert_eq!(message["type"], "message", "{}", reply.body);
     assert_eq!(message["content"][0]["text"], "Hello from the fake Claude");
     assert_eq!(fake.request_count(), 2);
+    let sessions = recorded(&omni);
+    assert_eq!(
+        sessions.len(),
+        1,
+        "a whole answer is recorded: {sessions:?}"
+    );
+    let history = omni.history_of(sessions[0]["id"].as_str().unwrap());
+    let answer = &history["entries"][1];
+    assert_eq!(answer["text"], "Hello from the fake Claude", "{history}");
+    assert_eq!(answer["model"]["attempts"], 2, "{answer}");
+    assert_eq!(answer["model"]["finish_reason"], "end_turn", "{answer}");
+}
+
+#[test]
+fn a_whole_tool_use_with_thinking_and_a_streamed_follow_up_are_one_session() {
+    let fake = FakeAnthropic::start().unwrap();
+    let (omni, api) = start(&fake);
+    let thinking_and_tool = Answer::text(["Looking."])
+        .with_thinking(["weather ", "wanted"], "sig-1")
+        .with_tool_uses([("toolu_1", "get_weather", json!({"city": "Paris"}))]);
+    fake.push([Reply::Answer(thinking_and_tool)]);
+    let mut turns = vec![json!({"role": "user", "content": "weather in Paris?"})];
+    let body = |turns: &[Value], stream: bool| {
+        json!({"model": "claude-sonnet-4-5", "max_tokens": 1024, "stream": stream,
+               "messages": turns})
+    };
+    let first = messages(&api, KEY, &body(&turns, false));
+    assert_eq!(first.status, 200, "{}", first.body);
+    let content = first.json()["content"].clone();
+    turns.push(json!({"role": "assistant", "content": content}));
+    turns.push(json!({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "{\"temp_c\":21}"}
+    ]}));
+    let second = messages(&api, KEY, &body(&turns, true));
+    assert_eq!(second.status, 200, "{}", second.body);
+    let sessions = recorded(&omni);
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let id = sessions[0]["id"].as_str().unwrap();
+    assert_eq!(
+        recorded_roles(&omni, id),
+        ["user", "model", "tool", "model"]
+    );
+    let history = omni.history_of(id);
+    let parts = history["entries"][1]["parts"].to_string();
+    assert!(parts.contains("sig-1"), "the signature is kept: {parts}");
+    assert!(parts.contains("get_weather"), "{parts}");
 }
 
 #[test]

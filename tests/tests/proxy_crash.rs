@@ -1,7 +1,8 @@
-//! Crashes right after proxied streams end: four clients stream new conversations through
-//! the Gemini-compatible proxy while the daemon is killed with SIGKILL, again and again.
-//! After each restart every answer a client received in full (its finish reason included)
-//! is in the recorded sessions, under its prompt.
+//! Crashes right after proxied answers end: four clients start new conversations through
+//! the Gemini-compatible proxy, two streamed and two asking for whole answers, while the
+//! daemon is killed with SIGKILL, again and again. After each restart every answer a
+//! client received in full (its finish reason included) is in the recorded sessions, under
+//! its prompt.
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
@@ -12,16 +13,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
 use omni_tests::harness::{Omni, TEST_API_KEY};
-use omni_tests::proxy::{STREAM, proxy_status, recorded, start};
+use omni_tests::proxy::{STREAM, WHOLE, proxy_status, recorded, start};
 use serde_json::json;
 
-/// One streamed request over a plain TCP connection; what came back, raw (cut short if the
-/// daemon died), or `None` if it could not be sent.
-fn stream_once(address: SocketAddr, prompt: &str) -> Option<String> {
+/// One request to `path` over a plain TCP connection; what came back, raw (cut short if
+/// the daemon died), or `None` if it could not be sent.
+fn ask_once(address: SocketAddr, path: &str, prompt: &str) -> Option<String> {
     let mut stream = TcpStream::connect(address).ok()?;
     let body = json!({"contents": [{"role": "user", "parts": [{"text": prompt}]}]}).to_string();
     let head = format!(
-        "POST {STREAM} HTTP/1.1\r\nhost: omnid\r\nx-goog-api-key: {TEST_API_KEY}\r\n\
+        "POST {path} HTTP/1.1\r\nhost: omnid\r\nx-goog-api-key: {TEST_API_KEY}\r\n\
          content-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
         body.len()
     );
@@ -32,19 +33,21 @@ fn stream_once(address: SocketAddr, prompt: &str) -> Option<String> {
     Some(String::from_utf8_lossy(&raw).into_owned())
 }
 
-/// Streams new conversations until `stop`, reporting each prompt whose answer arrived
-/// whole: the event with the finish reason reached the client.
-fn keep_streaming(
+/// Starts new conversations until `stop` (streamed for even clients, whole answers for odd
+/// ones), reporting each prompt whose answer arrived whole: its finish reason reached the
+/// client.
+fn keep_asking(
     address: SocketAddr,
     client: usize,
     stop: &AtomicBool,
     acked: &mpsc::Sender<String>,
 ) {
+    let path = if client % 2 == 0 { STREAM } else { WHOLE };
     let mut n = 0;
     while !stop.load(Ordering::SeqCst) {
         n += 1;
         let prompt = format!("client {client} prompt {n}");
-        let Some(raw) = stream_once(address, &prompt) else {
+        let Some(raw) = ask_once(address, path, &prompt) else {
             continue;
         };
         if raw.starts_with("HTTP/1.1 200") && raw.contains("\"finishReason\"") {
@@ -88,7 +91,7 @@ fn answers_received_whole_through_the_proxy_survive_kill_9() {
         std::thread::scope(|scope| {
             for client in 0..4 {
                 let (tx, stop) = (tx.clone(), &stop);
-                scope.spawn(move || keep_streaming(address, client, stop, &tx));
+                scope.spawn(move || keep_asking(address, client, stop, &tx));
             }
             // Kill the moment a client has a dozen whole answers this round: the last one
             // has only just arrived, and the others are streaming.
@@ -123,4 +126,9 @@ fn answers_received_whole_through_the_proxy_survive_kill_9() {
         );
     }
     assert!(all_acked.len() >= 48);
+    let whole = |p: &&String| p.starts_with("client 1 ") || p.starts_with("client 3 ");
+    assert!(
+        all_acked.iter().any(|p| whole(&p)) && !all_acked.iter().all(|p| whole(&p)),
+        "whole answers and streamed ones were both acknowledged"
+    );
 }

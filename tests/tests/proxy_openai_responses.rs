@@ -1,7 +1,8 @@
 //! The Responses API (`POST /v1/responses`, as Codex CLI speaks it) through the proxy: a
 //! whole or streamed answer healed past failures before it, a cut or failed stream
 //! continued seamlessly, an unhealed failure passed on as upstream gave it, and a
-//! streamed conversation with a function call and its output recorded as one session.
+//! conversation with a function call and its output recorded as one session, whole
+//! answers and streamed ones alike.
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
@@ -56,6 +57,45 @@ fn a_whole_response_is_healed_past_a_503() {
     );
     assert_eq!(proxy_status(&omni)["healed"], 1);
     assert_eq!(logged_classes(&omni).len(), 1);
+    let sessions = recorded(&omni);
+    assert_eq!(
+        sessions.len(),
+        1,
+        "a whole response is recorded: {sessions:?}"
+    );
+    let history = omni.history_of(sessions[0]["id"].as_str().unwrap());
+    assert_eq!(history["entries"][1]["text"], "Listing the files now.");
+    assert_eq!(history["entries"][1]["model"]["finish_reason"], "completed");
+}
+
+#[test]
+fn a_whole_function_call_and_a_streamed_follow_up_are_one_session() {
+    let fake = FakeOpenAi::with_key(LOCAL_KEY).unwrap();
+    let (omni, api) = start(&fake, &[]);
+    let arguments = json!({"command": ["ls"]});
+    let call = Answer::tool_calls([("call_1", "shell", arguments.clone())]);
+    fake.push([Reply::Answer(call)]);
+    let mut input = vec![said("what files are here?")];
+    let first = responses(&api, &json!({"model": "fake-codex", "input": input}));
+    assert_eq!(first.status, 200, "{}", first.body);
+    let item = first.json()["output"][0].clone();
+    assert_eq!(item["type"], "function_call", "{}", first.body);
+    input.push(item);
+    input.push(
+        json!({"type": "function_call_output", "call_id": "call_1", "output": "a.txt b.txt"}),
+    );
+    let second = responses(
+        &api,
+        &json!({"model": "fake-codex", "stream": true, "input": input}),
+    );
+    assert_eq!(second.status, 200, "{}", second.body);
+    let sessions = recorded(&omni);
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let id = sessions[0]["id"].as_str().unwrap();
+    assert_eq!(
+        recorded_roles(&omni, id),
+        ["user", "model", "tool", "model"]
+    );
 }
 
 #[test]

@@ -84,6 +84,12 @@ fn the_official_openai_sdk_works_through_the_proxy_unchanged() {
     let status = proxy_status(&omni);
     assert_eq!(status["requests"], 3, "{status}");
     assert_eq!(status["healed"], 3, "{status}");
-    // Both streamed conversations are sessions.
-    assert_eq!(recorded(&omni).len(), 2);
+    // Each conversation is a session, the whole chat completion's too.
+    let sessions = recorded(&omni);
+    assert_eq!(sessions.len(), 3, "{sessions:?}");
+    let titles: Vec<&str> = sessions
+        .iter()
+        .filter_map(|s| s["title"].as_str())
+        .collect();
+    assert!(titles.contains(&"hello from the SDK"), "{titles:?}");
 }

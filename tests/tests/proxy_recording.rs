@@ -1,9 +1,10 @@
 //! Conversations through the Gemini-compatible proxy recorded as sessions: appended,
-//! forked, kept apart, failures filed under them, a recording failure never failing the
-//! request.
+//! forked, kept apart, whole answers and streamed ones alike and continuing each other,
+//! failures filed under them, a recording failure never failing the request.
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
 use omni_tests::fake_gemini::Reply;
+use omni_tests::harness::TEST_API_KEY;
 use omni_tests::proxy::*;
 use serde_json::json;
 
@@ -58,6 +59,93 @@ fn conversations_are_recorded_appended_forked_and_kept_apart() {
         2,
         "anything else starts a new session"
     );
+}
+
+#[test]
+fn whole_and_streamed_answers_are_one_conversation_recorded_alike() {
+    let (omni, api) = start(&[]);
+    let first = converse_whole(&api, &[("user", "hi")]);
+    assert!(first.contains("You said: \"hi\""), "{first}");
+    assert_eq!(
+        nodes(&omni),
+        2,
+        "a whole answer recorded before it was sent"
+    );
+    let sessions = recorded(&omni);
+    let id = sessions[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(sessions[0]["origin"], "gemini proxy (test-client/1.0)");
+
+    // A streamed follow-up to the whole answer, then a whole one to the stream.
+    let second = converse(&api, &[("user", "hi"), ("model", &first), ("user", "more")]);
+    let turns = [
+        ("user", "hi"),
+        ("model", first.as_str()),
+        ("user", "more"),
+        ("model", second.as_str()),
+        ("user", "again"),
+    ];
+    let third = converse_whole(&api, &turns);
+    assert_eq!(recorded(&omni).len(), 1, "one conversation, one session");
+    let history = omni.history_of(&id);
+    let entries = history["entries"].as_array().unwrap();
+    let texts: Vec<&str> = entries
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, ["hi", &first, "more", &second, "again", &third]);
+    for answer in [&entries[1], &entries[5]] {
+        let made = &answer["model"];
+        assert_eq!(made["model"], "fake-model", "{answer}");
+        assert_eq!(made["finish_reason"], "STOP", "{answer}");
+        assert!(
+            made["usage"]["total_tokens"].as_u64().unwrap() > 0,
+            "{answer}"
+        );
+        assert_eq!(made["attempts"], 1, "{answer}");
+    }
+    assert_eq!(history["usage"]["answers"], 3, "{history}");
+
+    // Counting tokens and reading models are not conversations.
+    let count = post(&api, "/v1beta/models/fake-model:countTokens", BODY);
+    assert_eq!(count.status, 200, "{}", count.body);
+    let models = api.request(
+        "GET",
+        "/v1beta/models",
+        &[("x-goog-api-key", TEST_API_KEY)],
+        "",
+    );
+    assert_eq!(models.status, 200, "{}", models.body);
+    assert_eq!(nodes(&omni), 6);
+    assert_eq!(recorded(&omni).len(), 1);
+}
+
+#[test]
+fn a_whole_answer_whose_recording_fails_still_reaches_the_client() {
+    let (omni, api) = start(&[]);
+    let first = converse_whole(&api, &[("user", "hi")]);
+    let id = recorded(&omni)[0]["id"].as_str().unwrap().to_string();
+    let gate = omni_tests::scenario::held_answer(&omni);
+    let mut held = omni.spawn_ctl(&["send", "-s", &id, "a slow question"]);
+    held.read_texts(1);
+    let answer = converse_whole(
+        &api,
+        &[("user", "hi"), ("model", &first), ("user", "again")],
+    );
+    assert!(answer.contains("You said: \"again\""), "{answer}");
+    assert!(
+        omni.daemon_stderr().contains("could not be recorded"),
+        "the failure is logged before the client has the answer"
+    );
+    gate.open();
+    held.finish();
+    let history = omni.history_of(&id);
+    let texts: Vec<&str> = history["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert!(!texts.contains(&"again"), "{texts:?}");
 }
 
 #[test]

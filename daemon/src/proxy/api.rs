@@ -79,6 +79,14 @@ pub trait Api: Sync + Send + 'static {
     fn error_event(&self, body: &str) -> Event {
         Event::data(body)
     }
+
+    /// A whole answer (a request without `stream`) as the events its stream would have
+    /// carried, so that [`Api::reader`] reads it: one reading per API, and a whole answer
+    /// recorded exactly as the same answer streamed. By default the answer is its one
+    /// event (Gemini's `GenerateContentResponse`).
+    fn whole_events(&self, answer: serde_json::Value) -> Vec<Event> {
+        vec![Event::data(answer.to_string())]
+    }
 }
 
 /// An error answer in `api`'s shape.

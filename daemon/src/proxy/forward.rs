@@ -1,6 +1,7 @@
 //! A request passing through the proxy as an [`Exchange`]: every attempt sends exactly the
-//! same body upstream with the admitted key. A plain request's answer is read whole; a
-//! streamed one is relayed as it arrives (`relay.rs`). Failures are written down like a
+//! same body upstream with the admitted key. A plain request's answer is read whole (and
+//! a generation's read as content, to record: `whole.rs`); a streamed one is relayed as
+//! it arrives (`relay.rs`). Failures are written down like a
 //! session's, with the request's contents as the history snapshot.
 
 use std::sync::Arc;
@@ -80,7 +81,10 @@ pub struct Forward {
     /// Where a streamed answer's events go; `None` for a plain request.
     pub events: Option<mpsc::Sender<Bytes>>,
     pub delivered: Delivered,
-    /// A streamed answer reached the client whole (it is recorded).
+    /// A generation request: its answer is recorded.
+    pub records: bool,
+    /// The answer is complete and read (`delivered.answer`), to be recorded before the
+    /// client has it all: a stream's end is held back, a whole answer's head too.
     pub complete: bool,
     /// A stream broke and its retry could not be joined to what the client had: it ended
     /// with an error event, so the request failed although its last attempt answered.
@@ -175,6 +179,25 @@ impl Forward {
         })
     }
 
+    /// A generation request's whole answer, read to be recorded; one that cannot be read
+    /// still reaches the client as it came.
+    fn read_answer(&mut self, whole: &Whole) {
+        if !self.records {
+            return;
+        }
+        match super::whole::read(self.api, &whole.body) {
+            Ok(answer) => {
+                self.delivered.answer = answer;
+                self.complete = true;
+            }
+            Err(error) => tracing::warn!(
+                api = self.api.name(),
+                "a whole answer through the proxy could not be read to be recorded: {}",
+                self.redactor.text(&error.to_string())
+            ),
+        }
+    }
+
     /// One attempt, without the cancel.
     async fn once(&mut self, deadline: Instant) -> Attempt<Option<Whole>, ()> {
         let failed = |this: &mut Self, error: ProviderError| {
@@ -196,7 +219,10 @@ impl Forward {
         }
         let Some(events) = self.events.clone() else {
             return match self.read_whole(response, deadline).await {
-                Ok(whole) => Attempt::Done(Some(whole)),
+                Ok(whole) => {
+                    self.read_answer(&whole);
+                    Attempt::Done(Some(whole))
+                }
                 Err(error) => failed(self, error),
             };
         };

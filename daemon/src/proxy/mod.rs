@@ -1,7 +1,7 @@
 //! The model APIs' endpoint: a client of a model API pointed at omnid (its base URL set
 //! to `--proxy-listen`'s address) gets the same retries, breaker and diagnostics as a
-//! session's send, with no code change, and its streamed conversations recorded as
-//! sessions. One core (`pass.rs`: the retry loop through `forward.rs`, streams joined
+//! session's send, with no code change, and its conversations (whole answers and streamed
+//! ones) recorded as sessions. One core (`pass.rs`: the retry loop through `forward.rs`, streams joined
 //! after a cut in `relay.rs`, recording in `record.rs`, keys admitted in `keys.rs`) serves
 //! a small module per API that knows only its paths, bodies, events and error shapes
 //! (`api.rs` says what it must know; `gemini/`, `openai/`, `anthropic/`); `upstream.rs`
@@ -18,6 +18,7 @@ mod record;
 mod relay;
 mod respond;
 mod upstream;
+mod whole;
 
 use std::sync::Arc;
 

@@ -1,7 +1,8 @@
 //! The proxy's core, shared by every API it serves: a request an API module has read and
 //! admitted (a [`Call`]) runs through the one retry loop as an [`Exchange`](forward.rs);
 //! the client gets its answer whole or streamed, a failure in its API's shape, and a
-//! complete streamed conversation is recorded, durably, before the client hears its end.
+//! generation request's complete answer (whole or streamed) is recorded, durably, before
+//! the client has it all.
 
 use std::sync::Arc;
 
@@ -34,7 +35,9 @@ pub struct Call {
     pub body: Bytes,
     /// How a streamed answer reaches the client; `None` for a plain request.
     pub stream: Option<relay::Framing>,
-    /// A generation request's conversation, as turns (what a complete stream records).
+    /// A generation request: its answer, whole or streamed, is recorded.
+    pub records: bool,
+    /// A generation request's conversation, as turns (what a complete answer records).
     pub turns: Vec<Turn>,
     /// The recorded conversation it continues, if any (where its failures are filed).
     pub continues: Option<Place>,
@@ -92,6 +95,7 @@ pub async fn forward(proxy: &Arc<Proxy>, call: Call) -> Response {
         head: Some(head_tx),
         events: call.stream.is_some().then(|| events_tx.clone()),
         delivered: relay::Delivered::new(call.stream.unwrap_or_default()),
+        records: call.records,
         complete: false,
         diverged: false,
         last_error: None,
@@ -134,11 +138,17 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
         Outcome::Interrupted(()) => 0,
     };
     let head = settle(&proxy, &mut forward, outcome, started, &events).await;
+    if forward.complete {
+        // Recordings take their turn in the order their answers ended; the next request
+        // of the conversation waits for this one to be recorded.
+        let turn = proxy.recording.lock().await;
+        keep(&proxy, &mut forward, Made { attempts, started }).await;
+        drop(turn);
+    }
     if let (Some(head), Some(sender)) = (head, forward.head.take()) {
         let _ = sender.send(head);
     }
-    let made = Made { attempts, started };
-    end_stream(&proxy, forward, &events, client_gone, made).await;
+    end_stream(forward, &events, client_gone).await;
 }
 
 /// How a relayed answer was made: the attempts it took and when the first began.
@@ -201,22 +211,11 @@ async fn settle(
     }
 }
 
-/// Ends a streamed answer: a complete one is recorded, durably, before the client gets
-/// its end (held back until then), so an answer a client has whole is never lost.
-async fn end_stream(
-    proxy: &Proxy,
-    mut forward: Forward,
-    events: &mpsc::Sender<Bytes>,
-    client_gone: bool,
-    made: Made,
-) {
+/// Ends a streamed answer: a complete one's end, held back until it was recorded, goes
+/// to the client now, so an answer a client has whole is never lost.
+async fn end_stream(mut forward: Forward, events: &mpsc::Sender<Bytes>, client_gone: bool) {
     let streamed = forward.events.is_some() && forward.head.is_none();
     if forward.complete {
-        // Recordings take their turn in the order their answers ended; the next request
-        // of the conversation waits for this one to be recorded.
-        let turn = proxy.recording.lock().await;
-        keep(proxy, &mut forward, made).await;
-        drop(turn);
         forward.delivered.release(events).await;
     }
     if streamed && !client_gone {
@@ -224,9 +223,9 @@ async fn end_stream(
     }
 }
 
-/// Records a streamed conversation that completed, and returns once it is durable. A
-/// failure is logged, and the client still gets its answer: what the model said is not
-/// withheld because omnid could not keep a copy.
+/// Records a conversation whose answer completed (whole, or streamed and held back at its
+/// end), and returns once it is durable. A failure is logged, and the client still gets
+/// its answer: what the model said is not withheld because omnid could not keep a copy.
 async fn keep(proxy: &Proxy, forward: &mut Forward, made: Made) {
     let answer = forward.delivered.answer.parts.clone();
     let turns = std::mem::take(&mut forward.turns);

@@ -1,4 +1,5 @@
-//! Recording: each streamed conversation through the proxy becomes a session, so it can be
+//! Recording: each conversation through the proxy (whole answers and streamed) becomes a
+//! session, so it can be
 //! browsed, exported and replayed like any other. A request whose contents continue a
 //! recorded conversation is appended to it; one that shares only a prefix forks a branch
 //! at the end of the shared part; anything else starts a new session.

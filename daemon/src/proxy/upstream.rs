@@ -79,8 +79,9 @@ pub struct Route {
 }
 
 /// A JSON request to `path` under its provider's base URL: read, sent to the provider the
-/// model names (renamed there), with the key admitted; a streamed one (`stream: true`) is
-/// recorded as the conversation `turns` reads from the body, if the request generates.
+/// model names (renamed there), with the key admitted; if the request generates (`turns`
+/// reads its body's conversation), its answer, whole or streamed (`stream: true`), is
+/// recorded.
 pub async fn post(
     proxy: Arc<Proxy>,
     route: &Route,
@@ -116,12 +117,10 @@ pub async fn post(
         request["model"] = Value::String(upstream_model.to_string());
         Bytes::from(request.to_string())
     };
-    let streaming = turns.is_some() && request["stream"].as_bool().unwrap_or(false);
-    let turns = match turns {
-        Some(read) if streaming => read(&request),
-        _ => Vec::new(),
-    };
-    let continues = if streaming {
+    let records = turns.is_some();
+    let streaming = records && request["stream"].as_bool().unwrap_or(false);
+    let turns = turns.map_or_else(Vec::new, |read| read(&request));
+    let continues = if records {
         proxy.place(api, &turns).await
     } else {
         None
@@ -131,6 +130,7 @@ pub async fn post(
     call.method = reqwest::Method::POST;
     call.body = body;
     call.stream = streaming.then_some(relay::Framing::Sse);
+    call.records = records;
     call.turns = turns;
     call.continues = continues;
     call.live = live.clone();
@@ -225,6 +225,7 @@ fn call(
         headers: (route.headers)(headers, key),
         body: Bytes::new(),
         stream: None,
+        records: false,
         turns: Vec::new(),
         continues: None,
         redactor: Redactor::new(key.map(|k| k.expose())),

@@ -6,6 +6,7 @@
 //! model names (`NAME/MODEL`), else the first one configured.
 
 mod messages;
+mod whole;
 
 use std::sync::Arc;
 
@@ -60,6 +61,10 @@ impl Api for Anthropic {
             data: body.to_string(),
         }
     }
+
+    fn whole_events(&self, answer: Value) -> Vec<Event> {
+        whole::events(answer)
+    }
 }
 
 /// A Messages stream, read as a session's provider reads it; each event's kind and block
@@ -95,7 +100,7 @@ static ROUTE: Route = Route {
     headers: upstream_headers,
 };
 
-/// `POST /v1/messages`: streamed answers are recorded.
+/// `POST /v1/messages`: its answers, whole or streamed, are recorded.
 pub async fn messages(proxy: State<Arc<Proxy>>, headers: HeaderMap, body: Body) -> Response {
     let turns: fn(&Value) -> Vec<Turn> = messages::turns;
     upstream::post(proxy.0, &ROUTE, "/v1/messages", headers, body, Some(turns)).await

@@ -199,6 +199,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, mut call: Call, headers: &Header
         headers: key_header(key.as_ref()),
         body,
         stream: call.streaming.then_some(framing),
+        records: call.generates,
         turns,
         continues,
         redactor,

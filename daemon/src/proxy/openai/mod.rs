@@ -9,6 +9,7 @@
 mod input;
 mod messages;
 mod responses;
+mod whole;
 
 use std::sync::Arc;
 
@@ -33,6 +34,8 @@ pub struct OpenAi {
     reader: fn() -> Box<dyn ReadEvents>,
     /// A request body's conversation, as turns.
     turns: fn(&Value) -> Vec<Turn>,
+    /// A whole answer as the events its stream would have carried.
+    whole: fn(Value) -> Vec<Event>,
     /// Whether a stream's error event is the Responses API's (`event: error`).
     named_errors: bool,
 }
@@ -43,6 +46,7 @@ pub static CHAT: OpenAi = OpenAi {
     path: "/chat/completions",
     reader: || Box::new(Chunks::default()),
     turns: messages::turns,
+    whole: whole::chat,
     named_errors: false,
 };
 
@@ -52,6 +56,7 @@ pub static RESPONSES: OpenAi = OpenAi {
     path: "/responses",
     reader: || Box::new(responses::ResponseEvents),
     turns: input::turns,
+    whole: whole::response,
     named_errors: true,
 };
 
@@ -73,6 +78,10 @@ impl Api for OpenAi {
 
     fn reader(&self) -> Box<dyn ReadEvents> {
         (self.reader)()
+    }
+
+    fn whole_events(&self, answer: Value) -> Vec<Event> {
+        (self.whole)(answer)
     }
 
     fn error_event(&self, body: &str) -> Event {
