@@ -212,3 +212,11 @@ fn a_failure_in_a_recorded_conversation_is_filed_under_its_session() {
     );
     assert_eq!(bundle["transcript"]["entries"][0]["text"], "hi");
 }
+
+#[test]
+fn with_recording_off_the_proxy_only_relays() {
+    let (omni, api) = start(&["--proxy-no-record"]);
+    let first = converse(&api, &[("user", "hi")]);
+    converse_whole(&api, &[("user", "hi"), ("model", &first), ("user", "more")]);
+    assert!(recorded(&omni).is_empty(), "{:?}", recorded(&omni));
+}

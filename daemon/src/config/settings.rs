@@ -74,6 +74,16 @@ settings! {
         reloads: true,
         secret: false,
     }
+    /// Record the proxy's conversations as sessions; off, it only relays (to compare the
+    /// two under load, or for traffic not worth keeping).
+    proxy_record: bool {
+        key: "proxy.record",
+        flag: switch("proxy-no-record", false),
+        env: none,
+        default: fixed(true),
+        reloads: true,
+        secret: false,
+    }
     /// What the proxy does with a history the API would reject: `forward` it unchanged, or
     /// `repair` the known poisonings first (either way it is written down).
     proxy_history: String {

@@ -83,6 +83,7 @@ pub async fn forward(proxy: &Arc<Proxy>, call: Call) -> Response {
     let (head_tx, head_rx) = oneshot::channel();
     let (events_tx, events_rx) = mpsc::channel::<Bytes>(64);
     let api = call.api;
+    let records = call.records && call.live.config.settings.proxy_record;
     let forward = Forward {
         api,
         http: proxy.http.clone(),
@@ -95,7 +96,7 @@ pub async fn forward(proxy: &Arc<Proxy>, call: Call) -> Response {
         head: Some(head_tx),
         events: call.stream.is_some().then(|| events_tx.clone()),
         delivered: relay::Delivered::new(call.stream.unwrap_or_default()),
-        records: call.records,
+        records,
         complete: false,
         diverged: false,
         last_error: None,
@@ -138,7 +139,7 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
         Outcome::Interrupted(()) => 0,
     };
     let head = settle(&proxy, &mut forward, outcome, started, &events).await;
-    if forward.complete {
+    if forward.complete && forward.records {
         // Recordings take their turn in the order their answers ended; the next request
         // of the conversation waits for this one to be recorded.
         let turn = proxy.recording.lock().await;
