@@ -21,9 +21,28 @@ impl Daemon {
     /// Starts `omnid` with its data in `dir/data` and waits until its socket accepts
     /// connections (it answers them once its store is open).
     pub fn start_with(dir: &Path, base_url: &str, extra: &[&str]) -> Self {
+        Self::start_command(
+            Command::new(env!("CARGO_BIN_EXE_omnid")),
+            dir,
+            base_url,
+            extra,
+        )
+    }
+
+    /// [`Daemon::start_with`], the daemon's every thread kept to CPU `cpu` (`taskset`).
+    pub fn start_on_cpu(cpu: usize, dir: &Path, base_url: &str, extra: &[&str]) -> Self {
+        let mut pinned = Command::new("taskset");
+        pinned
+            .arg("-c")
+            .arg(cpu.to_string())
+            .arg(env!("CARGO_BIN_EXE_omnid"));
+        Self::start_command(pinned, dir, base_url, extra)
+    }
+
+    fn start_command(mut command: Command, dir: &Path, base_url: &str, extra: &[&str]) -> Self {
         let socket = dir.join("omnid.sock");
         let started = Instant::now();
-        let child = Command::new(env!("CARGO_BIN_EXE_omnid"))
+        let child = command
             .args(extra)
             .arg("--socket")
             .arg(&socket)

@@ -37,9 +37,6 @@ pub struct Proxy {
     daemon: Arc<Daemon>,
     services: Arc<Services>,
     http: reqwest::Client,
-    /// Recordings take their turn in the order their answers ended, so a follow-up
-    /// request finds the conversation it continues.
-    recording: tokio::sync::Mutex<()>,
 }
 
 /// Every API the proxy serves, in the order `omnictl status` lists their counts.
@@ -67,7 +64,6 @@ impl Proxy {
             daemon,
             services,
             http,
-            recording: tokio::sync::Mutex::new(()),
         }))
     }
 }

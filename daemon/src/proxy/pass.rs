@@ -68,10 +68,8 @@ pub fn source(api: &dyn Api, headers: &HeaderMap, model: Option<String>) -> Sour
 }
 
 impl Proxy {
-    /// The recorded conversation that `turns` continue, once any recording under way (the
-    /// previous answer's) is done, so the conversation it records can be found.
-    pub async fn place(&self, api: &dyn Api, turns: &[Turn]) -> Option<Place> {
-        drop(self.recording.lock().await);
+    /// The recorded conversation that `turns` continue, if any.
+    pub fn place(&self, api: &dyn Api, turns: &[Turn]) -> Option<Place> {
         record::place(&self.daemon, api.name(), turns)
     }
 }
@@ -140,11 +138,10 @@ async fn run(proxy: Arc<Proxy>, mut forward: Forward, events: mpsc::Sender<Bytes
     };
     let head = settle(&proxy, &mut forward, outcome, started, &events).await;
     if forward.complete && forward.records {
-        // Recordings take their turn in the order their answers ended; the next request
-        // of the conversation waits for this one to be recorded.
-        let turn = proxy.recording.lock().await;
+        // Recordings run side by side and share syncs. The conversation's next request
+        // cannot come before this one is recorded: the client has the whole answer only
+        // once it is on disk.
         keep(&proxy, &mut forward, Made { attempts, started }).await;
-        drop(turn);
     }
     if let (Some(head), Some(sender)) = (head, forward.head.take()) {
         let _ = sender.send(head);

@@ -119,8 +119,10 @@ pub fn place(daemon: &Daemon, api: &str, turns: &[Turn]) -> Option<Place> {
         .map(|(_, at)| at)
 }
 
-/// Records a request's turns and its answer, with their chain entries, through the
-/// session's actor; returns the session and the new nodes once they are durable.
+/// Records a request's turns and its answer, with their chain entries; returns the
+/// session and the new nodes once they are durable. A conversation that continues a
+/// recorded one is appended through its session's actor; a new one is a new session
+/// written whole.
 pub async fn record(
     daemon: &Daemon,
     source: &Source,
@@ -131,17 +133,8 @@ pub async fn record(
     let asked = turns.len();
     turns.push((Role::Model, answer));
     let hashes = chain(source.api, &turns);
-    let (recorded, session, parent) = match longest_recorded(daemon, &hashes, asked)? {
-        Some((k, (session, node))) => (k, session, node),
-        None => {
-            let created = daemon
-                .sessions
-                .create_recorded(&source.origin, source.model.clone())
-                .await;
-            (0, created.map_err(|e| e.to_string())?.id, 0)
-        }
-    };
-    let actor = daemon.sessions.actor(session).map_err(|e| e.to_string())?;
+    let found = longest_recorded(daemon, &hashes, asked)?;
+    let recorded = found.map_or(0, |(k, _)| k);
     let mut fresh: Vec<RecordedTurn> = turns
         .split_off(recorded)
         .into_iter()
@@ -157,6 +150,13 @@ pub async fn record(
     if let Some(answer) = fresh.last_mut() {
         answer.model = Some(made);
     }
+    let sessions = &daemon.sessions;
+    let Some((_, (session, parent))) = found else {
+        let model = source.model.clone();
+        let new = sessions.record_new(&source.origin, model, fresh).await;
+        return new.map_err(|e| e.to_string());
+    };
+    let actor = sessions.actor(session).map_err(|e| e.to_string())?;
     let nodes = actor
         .record(parent, fresh)
         .await

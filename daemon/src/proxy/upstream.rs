@@ -121,7 +121,7 @@ pub async fn post(
     let streaming = records && request["stream"].as_bool().unwrap_or(false);
     let turns = turns.map_or_else(Vec::new, |read| read(&request));
     let continues = if records {
-        proxy.place(api, &turns).await
+        proxy.place(api, &turns)
     } else {
         None
     };

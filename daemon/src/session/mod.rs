@@ -9,6 +9,7 @@ pub mod gauge;
 pub mod integrity;
 pub mod outcome;
 pub mod pieces;
+mod recorded;
 pub mod redo;
 pub mod registry;
 pub mod tree;

@@ -11,6 +11,7 @@ use super::integrity::{Damaged, build_tree, check_record, indexed};
 use crate::model::{Role, SessionRecord};
 use crate::services::Services;
 use crate::store::{Change, Recorded, StoreError};
+
 use crate::time::now_ms;
 
 /// All sessions' actors, started lazily, and the sessions found damaged.
@@ -55,6 +56,11 @@ impl Registry {
     /// The sessions found damaged so far.
     pub fn damaged(&self) -> &Damaged {
         &self.damaged
+    }
+
+    /// What every session shares (the store, the day's usage).
+    pub(super) fn services(&self) -> &Services {
+        &self.ctx
     }
 
     /// The session a client's request means when it names none, at start-up: the most
@@ -129,21 +135,6 @@ impl Registry {
         record.system = options.system;
         self.store_new(&record, None).await?;
         self.ctx.current.set(record.id);
-        Ok(record)
-    }
-
-    /// Creates a session for a conversation recorded from elsewhere (`origin` says where,
-    /// such as `gemini proxy (gemini-cli/1.0)`), asking `model` (`PROVIDER/MODEL`, the model
-    /// the client asked) if a user continues it; it does not become the current session.
-    pub async fn create_recorded(
-        &self,
-        origin: &str,
-        model: Option<String>,
-    ) -> Result<SessionRecord, SessionError> {
-        let mut record = SessionRecord::new(Uuid::new_v4(), now_ms());
-        record.model = model;
-        self.store_new(&record, Some(Recorded::Origin(origin)))
-            .await?;
         Ok(record)
     }
 

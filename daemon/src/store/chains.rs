@@ -32,6 +32,11 @@ impl Store {
     }
 }
 
+/// The `chains` value naming `node` of `session`.
+pub(super) fn value(session: &Uuid, node: NodeId) -> Result<Vec<u8>, StoreError> {
+    codec::encode(&(*session, node), INDEX_FORMAT)
+}
+
 /// Whether a `chains` value names `session` (one that cannot be read names none).
 pub(super) fn names_session(value: &[u8], session: &Uuid) -> bool {
     codec::decode::<(Uuid, NodeId)>(value, "chain", INDEX_FORMAT)
@@ -65,7 +70,7 @@ pub(super) fn entry(
             })?;
             Ok(Entry {
                 key: hash.to_vec(),
-                value: codec::encode(&(*session, node.id), INDEX_FORMAT)?,
+                value: value(session, node.id)?,
                 after_record: true,
             })
         }

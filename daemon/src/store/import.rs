@@ -1,15 +1,16 @@
-//! A whole session written at once (an import): its origin, every node with its index
-//! chunks, every move, its place in the listing by activity, the record, then the content
-//! hash that makes importing the
-//! same content again add nothing. One ordered change like any other (see
+//! A whole session written at once (an import, or a new conversation recorded through the
+//! proxy): its origin, every node with its index chunks, every move, its place in the
+//! listing by activity, the record, then what points at it: an import's content hash that
+//! makes importing the same content again add nothing, a recorded conversation's chain
+//! entries. One ordered change like any other (see
 //! [`Store::apply`]): sled recovers a prefix of its log, and readers go by the record, so
 //! a crash part-way leaves nothing visible.
 
 use uuid::Uuid;
 
 use super::formats::{MOVE_FORMAT, SESSION_FORMAT};
-use super::{Store, StoreError, activity, child_key, codec, links};
-use crate::model::{MoveRecord, NodeRecord, SessionRecord};
+use super::{ChainHash, Store, StoreError, activity, chains, child_key, codec, links};
+use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
 
 /// The sha-256 of an imported session's content (see the import handler for what it
 /// covers).
@@ -31,10 +32,13 @@ pub struct Import<'a> {
     pub nodes: &'a [NodeRecord],
     /// Every move, numbered from 1 in order.
     pub moves: &'a [MoveRecord],
-    /// Where it came from (`import (omni: FILE)`).
+    /// Where it came from (`import (omni: FILE)`, `gemini proxy (UA)`).
     pub origin: &'a str,
-    /// Its content hash.
-    pub hash: ContentHash,
+    /// An import's content hash.
+    pub hash: Option<ContentHash>,
+    /// A recorded conversation's chain entries: the hash of the conversation up to each
+    /// node.
+    pub chains: &'a [(ChainHash, NodeId)],
 }
 
 impl Store {
@@ -63,6 +67,11 @@ impl Store {
             .collect::<Result<Vec<_>, StoreError>>()?;
         let record = codec::encode(import.session, SESSION_FORMAT)?;
         let hash_value = codec::encode(&id, IMPORTS_FORMAT)?;
+        let chain_values = import
+            .chains
+            .iter()
+            .map(|(hash, node)| Ok((hash, chains::value(&id, *node)?)))
+            .collect::<Result<Vec<_>, StoreError>>()?;
         let chunks = links::chunks_of(&id, import.nodes);
         let size: usize = nodes
             .iter()
@@ -90,7 +99,12 @@ impl Store {
                 let active = activity::key(import.session.updated_at_ms, &id);
                 db.activity.insert(&active[..], sled::IVec::default())?;
                 db.sessions.insert(id.as_bytes(), record)?;
-                db.imports.insert(&import.hash[..], hash_value)?;
+                if let Some(hash) = &import.hash {
+                    db.imports.insert(&hash[..], hash_value)?;
+                }
+                for (hash, value) in chain_values {
+                    db.chains.insert(&hash[..], value)?;
+                }
                 Ok(())
             };
             write().map_err(|e| self.failed(&db, StoreError::Sled(e)))?;
@@ -140,7 +154,8 @@ mod tests {
             nodes: &nodes,
             moves: &[],
             origin: "import (omni: /tmp/x.json)",
-            hash: [7; 32],
+            hash: Some([7; 32]),
+            chains: &[],
         };
         store.import(&import).await.unwrap();
         assert_eq!(store.session_count(), 1);

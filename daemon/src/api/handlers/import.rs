@@ -68,7 +68,8 @@ pub async fn handle(
         nodes: &nodes,
         moves: &moves,
         origin: &origin,
-        hash,
+        hash: Some(hash),
+        chains: &[],
     };
     daemon
         .services

@@ -181,7 +181,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, mut call: Call, headers: &Header
     };
     let turns = history::turns(&sent);
     let continues = if call.generates {
-        proxy.place(&GEMINI, &turns).await
+        proxy.place(&GEMINI, &turns)
     } else {
         None
     };

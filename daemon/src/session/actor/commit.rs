@@ -116,7 +116,7 @@ impl Actor {
         update: impl FnOnce(&mut SessionRecord),
         how: Write<'_>,
     ) -> Result<(), NotSaved> {
-        let (mut record, mv) = self.next_record(node.as_ref(), head_move, update);
+        let (mut record, mv) = next_record(&self.record, node.as_ref(), head_move, update);
         if !how.activity {
             record.updated_at_ms = self.record.updated_at_ms;
         }
@@ -161,56 +161,6 @@ impl Actor {
         Ok(())
     }
 
-    /// The session record after a change, and the move it appends.
-    fn next_record(
-        &self,
-        node: Option<&NodeRecord>,
-        head_move: Option<HeadMove>,
-        update: impl FnOnce(&mut SessionRecord),
-    ) -> (SessionRecord, Option<MoveRecord>) {
-        let now = now_ms();
-        let mut record = self.record.clone();
-        record.updated_at_ms = now;
-        if head_move.is_some() {
-            // Results collected for the calls at the old head no longer apply.
-            record.tool_results = None;
-        }
-        update(&mut record);
-        if let Some(node) = node {
-            record.nodes = node.id;
-            if record.title.is_empty() && !record.title_set && node.role == Role::User {
-                record.title = title_of(&node.text());
-            }
-            if let Some(info) = &node.model {
-                record.count_usage(info);
-            }
-        }
-        let mv = head_move.map(|m| {
-            record.moves += 1;
-            let prev_redoable = match m.redo {
-                RedoEffect::PushThis => self.record.redo_top,
-                _ => None,
-            };
-            record.redo_top = match m.redo {
-                RedoEffect::Clear => None,
-                RedoEffect::PushThis => Some(record.moves),
-                RedoEffect::PopTo(below) => below,
-                RedoEffect::Keep => self.record.redo_top,
-            };
-            record.head = m.to;
-            MoveRecord {
-                seq: record.moves,
-                kind: m.kind,
-                from: self.record.head,
-                to: m.to,
-                at_ms: now,
-                prev_redoable,
-                redoes: m.redoes,
-            }
-        });
-        (record, mv)
-    }
-
     /// After a failed commit: whether the change is in the store after all (a sync that
     /// failed after the change was applied; the store has opened itself again). If it is
     /// and can now be made durable, the commit succeeded; otherwise the error says whether
@@ -249,4 +199,56 @@ impl Actor {
             }),
         }
     }
+}
+
+/// The session record after a change to `current` (a node added, the head moved, `update`
+/// applied), and the move it appends: one rule for the actor's commits and for a
+/// conversation recorded whole.
+pub(in crate::session) fn next_record(
+    current: &SessionRecord,
+    node: Option<&NodeRecord>,
+    head_move: Option<HeadMove>,
+    update: impl FnOnce(&mut SessionRecord),
+) -> (SessionRecord, Option<MoveRecord>) {
+    let now = now_ms();
+    let mut record = current.clone();
+    record.updated_at_ms = now;
+    if head_move.is_some() {
+        // Results collected for the calls at the old head no longer apply.
+        record.tool_results = None;
+    }
+    update(&mut record);
+    if let Some(node) = node {
+        record.nodes = node.id;
+        if record.title.is_empty() && !record.title_set && node.role == Role::User {
+            record.title = title_of(&node.text());
+        }
+        if let Some(info) = &node.model {
+            record.count_usage(info);
+        }
+    }
+    let mv = head_move.map(|m| {
+        record.moves += 1;
+        let prev_redoable = match m.redo {
+            RedoEffect::PushThis => current.redo_top,
+            _ => None,
+        };
+        record.redo_top = match m.redo {
+            RedoEffect::Clear => None,
+            RedoEffect::PushThis => Some(record.moves),
+            RedoEffect::PopTo(below) => below,
+            RedoEffect::Keep => current.redo_top,
+        };
+        record.head = m.to;
+        MoveRecord {
+            seq: record.moves,
+            kind: m.kind,
+            from: current.head,
+            to: m.to,
+            at_ms: now,
+            prev_redoable,
+            redoes: m.redoes,
+        }
+    });
+    (record, mv)
 }

@@ -44,7 +44,7 @@ pub use events::Following;
 use events::{Events, Watchers};
 use inflight::{InFlight, next_outcome};
 pub use meta::{MetaChange, checked_title};
-pub use record::RecordedTurn;
+pub use record::{RecordedTurn, whole as recorded_whole};
 
 type Reply<T> = oneshot::Sender<Result<T, SessionError>>;
 

@@ -1,0 +1,138 @@
+//! The load generator: `conns` HTTP/1.1 keep-alive connections, each sending its next
+//! request as soon as the last answer is whole, every request a new conversation (its own
+//! prompt), for a warm-up and then a measured span. One thread: it shares its CPU with the
+//! static upstream, never with the proxy.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper::body::Bytes;
+use hyper_util::rt::TokioIo;
+
+/// Whole answers (`generateContent`) or streamed ones (`streamGenerateContent?alt=sse`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Whole,
+    Streamed,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Whole => "whole",
+            Kind::Streamed => "streamed",
+        }
+    }
+
+    fn path(self) -> &'static str {
+        match self {
+            Kind::Whole => "/v1beta/models/static:generateContent",
+            Kind::Streamed => "/v1beta/models/static:streamGenerateContent?alt=sse",
+        }
+    }
+}
+
+/// What a measured span saw.
+pub struct Measured {
+    /// Answers received whole (200, body complete) within the span.
+    pub answered: u64,
+    /// Anything else: another status, or a connection that broke.
+    pub failed: u64,
+    pub span: Duration,
+    /// Each answered request's time, sorted.
+    pub latencies: Vec<Duration>,
+}
+
+impl Measured {
+    pub fn per_second(&self) -> f64 {
+        self.answered as f64 / self.span.as_secs_f64()
+    }
+
+    pub fn at(&self, q: f64) -> Duration {
+        if self.latencies.is_empty() {
+            return Duration::ZERO;
+        }
+        let last = self.latencies.len() - 1;
+        self.latencies[((last as f64) * q).round() as usize]
+    }
+}
+
+/// Numbers every prompt, so no two requests are the same conversation.
+static PROMPTS: AtomicU64 = AtomicU64::new(0);
+
+fn body() -> Bytes {
+    let n = PROMPTS.fetch_add(1, Ordering::Relaxed);
+    Bytes::from(format!(
+        r#"{{"contents":[{{"role":"user","parts":[{{"text":"load prompt {n}: say something short"}}]}}]}}"#
+    ))
+}
+
+/// One connection's loop; the latencies of the answers that ended within the span.
+async fn connection(to: SocketAddr, kind: Kind, span: (Instant, Instant)) -> (Vec<Duration>, u64) {
+    let (mut latencies, mut failed) = (Vec::new(), 0);
+    let Ok(stream) = tokio::net::TcpStream::connect(to).await else {
+        return (latencies, 1);
+    };
+    let _ = stream.set_nodelay(true);
+    let Ok((mut sender, conn)) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await
+    else {
+        return (latencies, 1);
+    };
+    tokio::spawn(conn);
+    let (measure_from, until) = span;
+    while Instant::now() < until {
+        let request = Request::post(kind.path())
+            .header("host", "load")
+            .header("x-goog-api-key", "load-key")
+            .header("content-type", "application/json")
+            .body(Full::new(body()))
+            .expect("a request");
+        let started = Instant::now();
+        let Ok(response) = sender.send_request(request).await else {
+            return (latencies, failed + 1);
+        };
+        let ok = response.status() == 200;
+        let whole = response.into_body().collect().await.is_ok();
+        let ended = Instant::now();
+        if ended < measure_from || ended > until {
+            continue;
+        }
+        if ok && whole {
+            latencies.push(ended - started);
+        } else {
+            failed += 1;
+        }
+    }
+    (latencies, failed)
+}
+
+/// Runs `conns` connections to `to` for `warmup`, then measures for `span`.
+pub fn run(to: SocketAddr, kind: Kind, conns: usize, warmup: Duration, span: Duration) -> Measured {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async move {
+        let measure_from = Instant::now() + warmup;
+        let until = measure_from + span;
+        let tasks: Vec<_> = (0..conns)
+            .map(|_| tokio::spawn(connection(to, kind, (measure_from, until))))
+            .collect();
+        let (mut latencies, mut failed) = (Vec::new(), 0);
+        for task in tasks {
+            let (seen, broke) = task.await.expect("a connection's task");
+            latencies.extend(seen);
+            failed += broke;
+        }
+        latencies.sort();
+        Measured {
+            answered: latencies.len() as u64,
+            failed,
+            span,
+            latencies,
+        }
+    })
+}
