@@ -10,7 +10,8 @@
 //! and omnid's CPU time per request and resident memory.
 //!
 //! Options (after `--`): `--secs S` measured per run (5), `--warmup S` (1), `--conns
-//! 1,16,64`, `--kinds whole,streamed`, `--modes relayed,recorded`.
+//! 1,16,64`, `--kinds whole,streamed`, `--modes relayed,recorded`, `--omnid ARG` (an
+//! argument for both proxies' `omnid`, repeated).
 
 #![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
 
@@ -32,6 +33,8 @@ struct Plan {
     conns: Vec<usize>,
     kinds: Vec<Kind>,
     modes: Vec<Mode>,
+    /// More arguments for both proxies' `omnid` (`--omnid ARG`, repeated).
+    omnid: Vec<String>,
 }
 
 /// Where the load goes.
@@ -59,6 +62,7 @@ fn plan() -> Plan {
         conns: vec![1, 16, 64],
         kinds: vec![Kind::Whole, Kind::Streamed],
         modes: vec![Mode::Relayed, Mode::Recorded],
+        omnid: Vec::new(),
     };
     let args: Vec<String> = std::env::args().collect();
     for pair in args.windows(2) {
@@ -79,6 +83,7 @@ fn plan() -> Plan {
                     })
                     .collect()
             }
+            "--omnid" => plan.omnid.push(value.to_string()),
             "--modes" => {
                 plan.modes = value
                     .split(',')
@@ -112,7 +117,12 @@ fn pin_self() {
 }
 
 /// A proxy on CPU 0 in front of `upstream`: its daemon and the proxy's address.
-fn proxy(dir: &std::path::Path, upstream: SocketAddr, records: bool) -> (Daemon, SocketAddr) {
+fn proxy(
+    dir: &std::path::Path,
+    upstream: SocketAddr,
+    records: bool,
+    extra: &[String],
+) -> (Daemon, SocketAddr) {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = port.local_addr().unwrap();
     drop(port);
@@ -121,6 +131,7 @@ fn proxy(dir: &std::path::Path, upstream: SocketAddr, records: bool) -> (Daemon,
     if !records {
         args.push("--proxy-no-record");
     }
+    args.extend(extra.iter().map(String::as_str));
     let base = format!("http://{upstream}");
     let daemon = Daemon::start_on_cpu(0, dir, &base, &args);
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
@@ -163,11 +174,11 @@ fn main() {
     let relayed = plan
         .modes
         .contains(&Mode::Relayed)
-        .then(|| proxy(dirs.0.path(), upstream, false));
+        .then(|| proxy(dirs.0.path(), upstream, false, &plan.omnid));
     let recorded = plan
         .modes
         .contains(&Mode::Recorded)
-        .then(|| proxy(dirs.1.path(), upstream, true));
+        .then(|| proxy(dirs.1.path(), upstream, true, &plan.omnid));
     let (warmup, span) = (
         Duration::from_secs_f64(plan.warmup),
         Duration::from_secs_f64(plan.secs),

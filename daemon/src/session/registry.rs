@@ -262,9 +262,14 @@ impl Registry {
         }
         let links = store.links(&id, record.nodes).map_err(&bad)?;
         let mut record = record;
-        if record.usage.is_empty() && links.iter().any(|link| link.role == Role::Model) {
+        if record.usage.is_empty()
+            && links.iter().any(|link| link.role == Role::Model)
+            && store.session_predates_usage(&id).map_err(&bad)?
+        {
             // A record from before token totals were kept: its answers are counted once,
-            // and the next commit keeps the totals.
+            // and the next commit keeps the totals. (A newer record whose answers named no
+            // model has nothing to count: reading its every node at each load made the
+            // first request on a 100,000-turn session take 300 ms.)
             let mut nodes = store.nodes(&id).map_err(&bad)?;
             nodes.truncate(record.nodes as usize);
             record.usage = crate::usage::of_session(&record, &nodes);

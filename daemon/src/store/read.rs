@@ -18,6 +18,13 @@ impl Store {
             .transpose()
     }
 
+    /// Whether a session's record was written before records kept their usage totals
+    /// (format 4 or older): only such a record's totals must be counted from its nodes.
+    pub fn session_predates_usage(&self, id: &Uuid) -> Result<bool, StoreError> {
+        let value = self.db.get()?.sessions.get(id.as_bytes())?;
+        Ok(value.is_some_and(|v| v.first().is_some_and(|format| *format < 5)))
+    }
+
     /// Every session's record (or why it cannot be read), in key order.
     pub fn sessions(&self) -> Result<Vec<StoredSession>, StoreError> {
         let mut found = Vec::new();
