@@ -1,6 +1,8 @@
 //! The load generator: `conns` HTTP/1.1 keep-alive connections, each sending its next
-//! request as soon as the last answer is whole, every request a new conversation (its own
-//! prompt), for a warm-up and then a measured span. One thread: it shares its CPU with the
+//! request as soon as the last answer is whole, for a warm-up and then a measured span.
+//! Each connection holds conversations of `turns` rounds: its first request a new
+//! conversation (its own prompt), each next one the conversation so far and a new prompt,
+//! as an agent sends them. One thread: it shares its CPU with the
 //! static upstream, never with the proxy.
 
 use std::net::SocketAddr;
@@ -60,18 +62,34 @@ impl Measured {
     }
 }
 
-/// Numbers every prompt, so no two requests are the same conversation.
+/// Numbers every prompt, so no two conversations are the same.
 static PROMPTS: AtomicU64 = AtomicU64::new(0);
 
-fn body() -> Bytes {
+/// What the static upstream answers, as a client sends it back.
+const ANSWER: &str = "A static answer of a few words, the same every time.";
+
+/// A conversation of `rounds` earlier rounds (each answered with [`ANSWER`]), then a new
+/// prompt; `contents` keeps the rounds so far.
+fn body(contents: &mut Vec<String>) -> Bytes {
     let n = PROMPTS.fetch_add(1, Ordering::Relaxed);
-    Bytes::from(format!(
-        r#"{{"contents":[{{"role":"user","parts":[{{"text":"load prompt {n}: say something short"}}]}}]}}"#
-    ))
+    if !contents.is_empty() {
+        contents.push(format!(
+            r#"{{"role":"model","parts":[{{"text":"{ANSWER}"}}]}}"#
+        ));
+    }
+    contents.push(format!(
+        r#"{{"role":"user","parts":[{{"text":"load prompt {n}: say something short"}}]}}"#
+    ));
+    Bytes::from(format!(r#"{{"contents":[{}]}}"#, contents.join(",")))
 }
 
 /// One connection's loop; the latencies of the answers that ended within the span.
-async fn connection(to: SocketAddr, kind: Kind, span: (Instant, Instant)) -> (Vec<Duration>, u64) {
+async fn connection(
+    to: SocketAddr,
+    kind: Kind,
+    turns: usize,
+    span: (Instant, Instant),
+) -> (Vec<Duration>, u64) {
     let (mut latencies, mut failed) = (Vec::new(), 0);
     let Ok(stream) = tokio::net::TcpStream::connect(to).await else {
         return (latencies, 1);
@@ -83,12 +101,16 @@ async fn connection(to: SocketAddr, kind: Kind, span: (Instant, Instant)) -> (Ve
     };
     tokio::spawn(conn);
     let (measure_from, until) = span;
+    let mut contents = Vec::new();
     while Instant::now() < until {
+        if contents.len() >= 2 * turns {
+            contents.clear();
+        }
         let request = Request::post(kind.path())
             .header("host", "load")
             .header("x-goog-api-key", "load-key")
             .header("content-type", "application/json")
-            .body(Full::new(body()))
+            .body(Full::new(body(&mut contents)))
             .expect("a request");
         let started = Instant::now();
         let Ok(response) = sender.send_request(request).await else {
@@ -109,8 +131,15 @@ async fn connection(to: SocketAddr, kind: Kind, span: (Instant, Instant)) -> (Ve
     (latencies, failed)
 }
 
-/// Runs `conns` connections to `to` for `warmup`, then measures for `span`.
-pub fn run(to: SocketAddr, kind: Kind, conns: usize, warmup: Duration, span: Duration) -> Measured {
+/// Runs `conns` connections to `to`, each holding conversations of `turns` rounds, for
+/// `warmup`, then measures for `span`.
+pub fn run(
+    to: SocketAddr,
+    (kind, turns): (Kind, usize),
+    conns: usize,
+    warmup: Duration,
+    span: Duration,
+) -> Measured {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -119,7 +148,7 @@ pub fn run(to: SocketAddr, kind: Kind, conns: usize, warmup: Duration, span: Dur
         let measure_from = Instant::now() + warmup;
         let until = measure_from + span;
         let tasks: Vec<_> = (0..conns)
-            .map(|_| tokio::spawn(connection(to, kind, (measure_from, until))))
+            .map(|_| tokio::spawn(connection(to, kind, turns, (measure_from, until))))
             .collect();
         let (mut latencies, mut failed) = (Vec::new(), 0);
         for task in tasks {

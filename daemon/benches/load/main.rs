@@ -10,8 +10,9 @@
 //! and omnid's CPU time per request and resident memory.
 //!
 //! Options (after `--`): `--secs S` measured per run (5), `--warmup S` (1), `--conns
-//! 1,16,64`, `--kinds whole,streamed`, `--modes relayed,recorded`, `--omnid ARG` (an
-//! argument for both proxies' `omnid`, repeated).
+//! 1,16,64`, `--kinds whole,streamed`, `--modes relayed,recorded`, `--turns N` (each
+//! connection's conversations go on for N rounds, as an agent's do; 1: every request a new
+//! conversation), `--omnid ARG` (an argument for both proxies' `omnid`, repeated).
 
 #![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
 
@@ -35,6 +36,8 @@ struct Plan {
     modes: Vec<Mode>,
     /// More arguments for both proxies' `omnid` (`--omnid ARG`, repeated).
     omnid: Vec<String>,
+    /// Rounds per conversation (1: every request a new conversation).
+    turns: usize,
 }
 
 /// Where the load goes.
@@ -63,6 +66,7 @@ fn plan() -> Plan {
         kinds: vec![Kind::Whole, Kind::Streamed],
         modes: vec![Mode::Relayed, Mode::Recorded],
         omnid: Vec::new(),
+        turns: 1,
     };
     let args: Vec<String> = std::env::args().collect();
     for pair in args.windows(2) {
@@ -84,6 +88,7 @@ fn plan() -> Plan {
                     .collect()
             }
             "--omnid" => plan.omnid.push(value.to_string()),
+            "--turns" => plan.turns = value.parse().unwrap(),
             "--modes" => {
                 plan.modes = value
                     .split(',')
@@ -189,7 +194,8 @@ fn main() {
     );
     for &kind in &plan.kinds {
         for &conns in &plan.conns {
-            let straight = client::run(upstream, kind, conns, warmup, span);
+            let load = (kind, plan.turns);
+            let straight = client::run(upstream, load, conns, warmup, span);
             row(kind, conns, Mode::Straight, &straight, None);
             let mut relayed_rate = None;
             for (mode, proxy) in [(Mode::Relayed, &relayed), (Mode::Recorded, &recorded)] {
@@ -197,7 +203,7 @@ fn main() {
                     continue;
                 };
                 let cpu = daemon.cpu();
-                let measured = client::run(*address, kind, conns, warmup, span);
+                let measured = client::run(*address, load, conns, warmup, span);
                 let used = daemon.cpu() - cpu;
                 row(kind, conns, mode, &measured, Some(&straight));
                 let all = measured.per_second() * (plan.secs + plan.warmup);

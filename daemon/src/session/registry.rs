@@ -10,8 +10,7 @@ use super::actor::{ActorHandle, Loaded};
 use super::integrity::{Damaged, build_tree, check_record, indexed};
 use crate::model::{Role, SessionRecord};
 use crate::services::Services;
-use crate::store::{Change, Recorded, StoreError};
-
+use crate::store::{Change, StoreError};
 use crate::time::now_ms;
 
 /// All sessions' actors, started lazily, and the sessions found damaged.
@@ -133,21 +132,17 @@ impl Registry {
         record.model = options.model;
         record.fallback = options.fallback;
         record.system = options.system;
-        self.store_new(&record, None).await?;
+        self.store_new(&record).await?;
         self.ctx.current.set(record.id);
         Ok(record)
     }
 
-    async fn store_new(
-        &self,
-        record: &SessionRecord,
-        recorded: Option<Recorded<'_>>,
-    ) -> Result<(), SessionError> {
+    async fn store_new(&self, record: &SessionRecord) -> Result<(), SessionError> {
         let change = Change {
             session: record,
             node: None,
             mv: None,
-            recorded,
+            recorded: None,
         };
         self.ctx
             .store

@@ -43,27 +43,20 @@ pub(super) fn names_session(value: &[u8], session: &Uuid) -> bool {
         .is_ok_and(|(named, _)| named == *session)
 }
 
-/// An index entry ready to write: its key, its value, and whether it goes after the
-/// session record (a chain entry) or before it (an origin).
+/// An index entry ready to write after the session record: its key and its value.
 pub(super) struct Entry {
     pub key: Vec<u8>,
     pub value: Vec<u8>,
-    pub after_record: bool,
 }
 
 /// The entry `recorded` adds for a change to `session` (a chain entry names the change's
 /// node; a change without one is refused).
 pub(super) fn entry(
-    recorded: &Recorded<'_>,
+    recorded: &Recorded,
     session: &Uuid,
     node: Option<&NodeRecord>,
 ) -> Result<Entry, StoreError> {
     match recorded {
-        Recorded::Origin(origin) => Ok(Entry {
-            key: session.as_bytes().to_vec(),
-            value: codec::encode(&origin.to_string(), INDEX_FORMAT)?,
-            after_record: false,
-        }),
         Recorded::Chain(hash) => {
             let node = node.ok_or_else(|| {
                 StoreError::Corrupt("a conversation's chain entry needs its node".into())
@@ -71,7 +64,6 @@ pub(super) fn entry(
             Ok(Entry {
                 key: hash.to_vec(),
                 value: value(session, node.id)?,
-                after_record: true,
             })
         }
     }

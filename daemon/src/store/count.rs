@@ -35,20 +35,14 @@ impl Store {
     /// The write and the count happen under the count's lock, so a count taken meanwhile
     /// sees the session either in the tree or in the increment, never in both.
     pub async fn commit_new(&self, change: &Change<'_>) -> Result<(), StoreError> {
-        self.apply_new(change)?;
-        self.made_durable(change).await
-    }
-
-    /// Applies the change that creates a session and counts it, without waiting for it to
-    /// be durable: for a session whose first turns follow at once in a commit of their own,
-    /// whose sync covers it too (a session with no node is never listed).
-    pub fn apply_new(&self, change: &Change<'_>) -> Result<(), StoreError> {
-        let mut count = self.count.lock();
-        self.apply(change)?;
-        if let Some(known) = count.as_mut() {
-            *known += 1;
+        {
+            let mut count = self.count.lock();
+            self.apply(change)?;
+            if let Some(known) = count.as_mut() {
+                *known += 1;
+            }
         }
-        Ok(())
+        self.made_durable(change).await
     }
 }
 

@@ -287,3 +287,30 @@ fn write_current_samples_when_asked() {
         codec::encode(&node_v3(), NODE_FORMAT).unwrap(),
     );
 }
+
+#[tokio::test]
+async fn only_a_record_from_before_usage_totals_is_counted_from_its_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = super::Store::open(dir.path()).unwrap();
+    let old = uuid::Uuid::new_v4();
+    let v4_bytes = unhex(include_str!("golden/session-v4.hex"));
+    store
+        .db
+        .get()
+        .unwrap()
+        .sessions
+        .insert(old.as_bytes(), v4_bytes)
+        .unwrap();
+    assert!(store.session_predates_usage(&old).unwrap());
+
+    let new = SessionRecord::new(uuid::Uuid::new_v4(), 1);
+    let change = super::Change {
+        session: &new,
+        node: None,
+        mv: None,
+        recorded: None,
+    };
+    store.commit(&change).await.unwrap();
+    assert!(!store.session_predates_usage(&new.id).unwrap());
+    assert!(!store.session_predates_usage(&uuid::Uuid::new_v4()).unwrap());
+}

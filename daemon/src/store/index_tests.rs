@@ -126,17 +126,25 @@ async fn a_change_cut_short_before_its_record_is_invisible_and_written_over() {
 async fn a_recorded_conversation_s_entries_come_with_its_change() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
+    // A new conversation is written whole, with its origin and each node's chain entry.
     let mut record = SessionRecord::new(Uuid::new_v4(), 1);
-    let created = Change {
+    let first = prompt(1, "hi");
+    let first_move = change_with_node(&mut record, &first);
+    let created = Import {
         session: &record,
-        node: None,
-        mv: None,
-        recorded: Some(Recorded::Origin("proxy (test)")),
+        nodes: std::slice::from_ref(&first),
+        moves: std::slice::from_ref(&first_move),
+        origin: "proxy (test)",
+        hash: None,
+        chains: &[([6u8; 32], 1)],
     };
-    store.commit(&created).await.unwrap();
+    store.import(&created).await.unwrap();
     assert_eq!(store.origin(&record.id).as_deref(), Some("proxy (test)"));
+    assert_eq!(store.chain(&[6u8; 32]).unwrap(), Some((record.id, 1)));
+    assert_eq!(store.imported(&[6u8; 32]).unwrap(), None, "not an import");
 
-    let node = prompt(1, "hello");
+    // A turn that continues it comes with its entry in the same change.
+    let node = prompt(2, "hello");
     let mv = change_with_node(&mut record, &node);
     let hash = [7u8; 32];
     let turn = Change {
@@ -146,7 +154,7 @@ async fn a_recorded_conversation_s_entries_come_with_its_change() {
         recorded: Some(Recorded::Chain(hash)),
     };
     store.commit(&turn).await.unwrap();
-    assert_eq!(store.chain(&hash).unwrap(), Some((record.id, 1)));
+    assert_eq!(store.chain(&hash).unwrap(), Some((record.id, 2)));
 
     // A chain entry names the change's node: a change without one is refused whole.
     let nothing = Change {

@@ -76,16 +76,13 @@ pub struct Change<'a> {
     /// A move to append.
     pub mv: Option<&'a MoveRecord>,
     /// An entry of the proxy's indexes that comes with the change, if any.
-    pub recorded: Option<Recorded<'a>>,
+    pub recorded: Option<Recorded>,
 }
 
 /// What a conversation recorded through the proxy adds to the indexes
 /// beside the session trees (see `chains.rs`), in the same ordered change as its session.
 #[derive(Debug, Clone, Copy)]
-pub enum Recorded<'a> {
-    /// A new recorded session's origin (`gemini proxy (gemini-cli/1.0)`): written before the
-    /// record, so it is there whenever the session is.
-    Origin(&'a str),
+pub enum Recorded {
     /// The hash of the conversation up to the change's node: written after the record, so
     /// it never points at a node the store does not hold.
     Chain(ChainHash),
@@ -255,9 +252,6 @@ impl Store {
             activity::stored_activity(&db.sessions, &id).map_err(|e| self.failed(&db, e))?;
         let active = change.session.updated_at_ms;
         let write = || -> Result<(), sled::Error> {
-            if let Some(origin) = index.as_ref().filter(|i| !i.after_record) {
-                db.origins.insert(&origin.key[..], &origin.value[..])?;
-            }
             if let Some((key, value)) = &node {
                 db.nodes.insert(&key[..], &value[..])?;
             }
@@ -273,7 +267,7 @@ impl Store {
             if let Some(old) = was_active.filter(|old| *old != active) {
                 db.activity.remove(activity::key(old, &id))?;
             }
-            if let Some(chain) = index.as_ref().filter(|i| i.after_record) {
+            if let Some(chain) = &index {
                 db.chains.insert(&chain.key[..], &chain.value[..])?;
             }
             Ok(())

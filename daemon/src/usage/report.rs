@@ -53,7 +53,7 @@ pub fn report(store: &Store, query: &Query) -> Result<Vec<Row>, StoreError> {
         {
             continue;
         }
-        if needs_nodes(&record, query) {
+        if needs_nodes(store, &record, query)? {
             let mut nodes = store.nodes(&record.id)?;
             nodes.truncate(record.nodes as usize);
             rows.count_nodes(&record, &nodes, query);
@@ -64,12 +64,24 @@ pub fn report(store: &Store, query: &Query) -> Result<Vec<Row>, StoreError> {
     Ok(rows.0)
 }
 
-/// Whether the record's totals cannot answer: a time range, days, or no totals kept.
-fn needs_nodes(record: &SessionRecord, query: &Query) -> bool {
-    query.since_ms.is_some()
-        || query.until_ms.is_some()
-        || query.by == omni_proto::UsageGrouping::Day
-        || (record.usage.is_empty() && record.nodes > 0)
+/// Whether the record's totals cannot answer: days, a time range the session's life does
+/// not lie within, or a record from before totals were kept. (Reading every node of a
+/// session the range holds whole, or whose answers named no model, made the first
+/// `status` after a start read the whole store when it was all written that day.)
+fn needs_nodes(store: &Store, record: &SessionRecord, query: &Query) -> Result<bool, StoreError> {
+    let within = query
+        .since_ms
+        .is_none_or(|since| record.created_at_ms >= since)
+        && query
+            .until_ms
+            .is_none_or(|until| record.updated_at_ms < until);
+    if !within || query.by == omni_proto::UsageGrouping::Day {
+        return Ok(true);
+    }
+    if record.usage.is_empty() && record.nodes > 0 {
+        return store.session_predates_usage(&record.id);
+    }
+    Ok(false)
 }
 
 #[derive(Default)]

@@ -33,9 +33,9 @@ pub(super) struct HeadMove {
 }
 
 /// How a change is written.
-pub(super) struct Write<'a> {
+pub(super) struct Write {
     /// The proxy's index entry that comes with it.
-    pub recorded: Option<Recorded<'a>>,
+    pub recorded: Option<Recorded>,
     /// Wait until it is durable (else the next durable commit makes it so, together with
     /// everything applied before).
     pub durable: bool,
@@ -114,7 +114,7 @@ impl Actor {
         node: Option<NodeRecord>,
         head_move: Option<HeadMove>,
         update: impl FnOnce(&mut SessionRecord),
-        how: Write<'_>,
+        how: Write,
     ) -> Result<(), NotSaved> {
         let (mut record, mv) = next_record(&self.record, node.as_ref(), head_move, update);
         if !how.activity {
