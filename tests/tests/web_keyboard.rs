@@ -12,7 +12,12 @@ fn a_session_driven_with_keys_alone() {
     let browser = Browser::start(BrowserOptions::laptop());
     browser.login(&web);
     browser.open_session(&web, &session);
-
+    // The page focuses the prompt once the session has loaded: only then is a blur final.
+    browser.wait_until(
+        "the prompt focused as the session opened",
+        "return document.activeElement && document.activeElement.id === 'prompt'",
+        &[],
+    );
     browser.js(
         "document.activeElement && document.activeElement.blur()",
         &[],
