@@ -31,6 +31,11 @@ const BUSY_WAIT: Duration = Duration::from_secs(1);
 /// Sessions in a batch that make the indexer busy.
 const BUSY: usize = 32;
 
+/// Sessions whose indexed count the indexer remembers past a commit: once committed, a
+/// count is also in the session's marker, so beyond this many they are forgotten (a busy
+/// proxy records hundreds of new sessions a second; remembering every one grew without end).
+const COUNTS_KEPT: usize = 10_000;
+
 /// The writer's memory budget (tantivy's minimum is 15 MB).
 pub const WRITER_BUDGET: usize = 16_000_000;
 
@@ -245,6 +250,9 @@ impl Indexer {
 
     fn commit(&mut self) -> Result<(), SearchError> {
         self.writer.commit()?;
+        if self.counts.len() > COUNTS_KEPT {
+            self.counts = HashMap::new();
+        }
         self.shared.reader.reload()?;
         self.shared.commits.fetch_add(1, Ordering::Relaxed);
         Ok(())
