@@ -19,17 +19,13 @@ use uuid::Uuid;
 
 use super::{Job, SearchError, Shared};
 
-/// How long a batch collects changes before it is indexed and committed.
-const BATCH_WAIT: Duration = Duration::from_millis(100);
-
-/// How long it collects them after a batch of at least [`BUSY`] sessions: under load one
-/// commit a second, so the index gains few large segments, not many small ones to merge
-/// again and again (at 500 new sessions a second, merging took a fifth of omnid's CPU).
-/// A search still sees everything acknowledged before it: it asks for the batch at once.
-const BUSY_WAIT: Duration = Duration::from_secs(1);
-
-/// Sessions in a batch that make the indexer busy.
-const BUSY: usize = 32;
+/// How long a batch collects changes before it is indexed and committed: one commit a
+/// second at most. Each commit costs tantivy a fresh segment (its term table allocated and
+/// zeroed, several MB) and later merges: at 500 new sessions a second, committing every
+/// 100 ms spent a fifth of omnid's CPU merging, and a send on a long session, slower, paid
+/// for more commits than a short one's. A search still sees everything acknowledged before
+/// it: it asks for the batch at once, as an import and a purge do.
+const BATCH_WAIT: Duration = Duration::from_secs(1);
 
 /// Sessions whose indexed count the indexer remembers past a commit: once committed, a
 /// count is also in the session's marker, so beyond this many they are forgotten (a busy
@@ -62,11 +58,10 @@ impl Indexer {
     pub fn run(mut self, jobs: Receiver<Job>) {
         self.verified_and_caught_up();
         let mut stopped = None;
-        let mut wait = BATCH_WAIT;
         while let Ok(first) = jobs.recv() {
             let mut batch = Batch::default();
             batch.add(first);
-            let deadline = Instant::now() + wait;
+            let deadline = Instant::now() + BATCH_WAIT;
             // A batch waits a moment for more changes, unless someone waits for it (a
             // search that must see what was acknowledged before it, an import, a purge).
             while batch.stop.is_none() && batch.waiting.is_empty() && batch.catching_up.is_empty() {
@@ -81,11 +76,6 @@ impl Indexer {
             if batch.verify {
                 self.verified_and_caught_up();
             }
-            wait = if batch.changed.len() >= BUSY {
-                BUSY_WAIT
-            } else {
-                BATCH_WAIT
-            };
             if let Err(error) = self.apply(batch) {
                 tracing::error!(%error, "the search index could not be updated; the next start catches up");
             }
