@@ -126,6 +126,26 @@ pub fn recorded(omni: &Omni) -> Vec<Value> {
         .clone()
 }
 
+/// The one recorded session, as `omnictl --json sessions` lists it (there must be exactly
+/// one).
+#[track_caller]
+pub fn only_session(omni: &Omni) -> Value {
+    let sessions = recorded(omni);
+    assert_eq!(sessions.len(), 1, "one recorded session: {sessions:?}");
+    sessions[0].clone()
+}
+
+/// The id of the one recorded session, whose entries' roles must be `roles`.
+#[track_caller]
+pub fn only_session_with_roles(omni: &Omni, roles: &[&str]) -> String {
+    let id = only_session(omni)["id"]
+        .as_str()
+        .expect("a session id")
+        .to_string();
+    assert_eq!(recorded_roles(omni, &id), roles);
+    id
+}
+
 /// The roles of a recorded session's entries, in order (`user`, `model`, `tool`).
 pub fn recorded_roles(omni: &Omni, session: &str) -> Vec<String> {
     omni.history_of(session)["entries"]

@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use omni_tests::fake_anthropic::{self, Answer, FakeAnthropic, Reply};
 use omni_tests::harness::Omni;
 use omni_tests::http::{Api, HttpReply, Target};
-use omni_tests::proxy::{recorded, recorded_roles};
+use omni_tests::proxy::{only_session, only_session_with_roles, recorded};
 use serde_json::{Value, json};
 
 const KEY: &str = fake_anthropic::DEFAULT_KEY;
@@ -213,13 +213,7 @@ fn a_tool_use_and_its_result_continue_the_recorded_session() {
     );
 
     // One session: the second request continued the first's recording.
-    let sessions = recorded(&omni);
-    assert_eq!(sessions.len(), 1, "{sessions:?}");
-    let id = sessions[0]["id"].as_str().unwrap();
-    assert_eq!(
-        recorded_roles(&omni, id),
-        ["user", "model", "tool", "model"]
-    );
+    only_session_with_roles(&omni, &["user", "model", "tool", "model"]);
 }
 
 #[test]
@@ -254,13 +248,7 @@ fn a_whole_answer_is_healed_past_a_529() {
     assert_eq!(message["type"], "message", "{}", reply.body);
     assert_eq!(message["content"][0]["text"], "Hello from the fake Claude");
     assert_eq!(fake.request_count(), 2);
-    let sessions = recorded(&omni);
-    assert_eq!(
-        sessions.len(),
-        1,
-        "a whole answer is recorded: {sessions:?}"
-    );
-    let history = omni.history_of(sessions[0]["id"].as_str().unwrap());
+    let history = omni.history_of(only_session(&omni)["id"].as_str().unwrap());
     let answer = &history["entries"][1];
     assert_eq!(answer["text"], "Hello from the fake Claude", "{history}");
     assert_eq!(answer["model"]["attempts"], 2, "{answer}");
@@ -289,13 +277,7 @@ fn a_whole_tool_use_with_thinking_and_a_streamed_follow_up_are_one_session() {
     ]}));
     let second = messages(&api, KEY, &body(&turns, true));
     assert_eq!(second.status, 200, "{}", second.body);
-    let sessions = recorded(&omni);
-    assert_eq!(sessions.len(), 1, "{sessions:?}");
-    let id = sessions[0]["id"].as_str().unwrap();
-    assert_eq!(
-        recorded_roles(&omni, id),
-        ["user", "model", "tool", "model"]
-    );
+    let id = &only_session_with_roles(&omni, &["user", "model", "tool", "model"]);
     let history = omni.history_of(id);
     let parts = history["entries"][1]["parts"].to_string();
     assert!(parts.contains("sig-1"), "the signature is kept: {parts}");

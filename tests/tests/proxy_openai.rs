@@ -12,7 +12,7 @@ use omni_tests::local::LOCAL_KEY;
 use omni_tests::openai_proxy::{
     chat, data_of, logged_classes, logged_entries, proxy_address, start, text_of,
 };
-use omni_tests::proxy::{proxy_status, recorded, recorded_roles};
+use omni_tests::proxy::{only_session, only_session_with_roles, proxy_status, recorded};
 use serde_json::{Value, json};
 
 fn answer() -> Answer {
@@ -121,13 +121,7 @@ fn tool_calls_and_their_results_continue_the_recorded_session() {
     );
 
     // One session: the second request continued the first's recording.
-    let sessions = recorded(&omni);
-    assert_eq!(sessions.len(), 1, "{sessions:?}");
-    let id = sessions[0]["id"].as_str().unwrap();
-    assert_eq!(
-        recorded_roles(&omni, id),
-        ["user", "model", "tool", "model"]
-    );
+    only_session_with_roles(&omni, &["user", "model", "tool", "model"]);
 }
 
 #[test]
@@ -191,57 +185,12 @@ fn a_whole_completion_is_healed_before_the_answer_and_every_failure_written_down
     assert!(entries[0].contains("attempt 1/"), "{entries:?}");
     assert!(entries[1].contains("phase connect"), "{entries:?}");
     // Recorded like a streamed one, with the usage the completion counted.
-    let sessions = recorded(&omni);
-    assert_eq!(sessions.len(), 1, "{sessions:?}");
-    let history = omni.history_of(sessions[0]["id"].as_str().unwrap());
+    let history = omni.history_of(only_session(&omni)["id"].as_str().unwrap());
     let answer = &history["entries"][1];
     assert_eq!(answer["text"], said, "{history}");
     assert_eq!(answer["model"]["attempts"], 3, "{answer}");
     assert_eq!(answer["model"]["usage"]["prompt_tokens"], 10, "{answer}");
     assert_eq!(answer["model"]["finish_reason"], "stop", "{answer}");
-}
-
-#[test]
-fn whole_and_streamed_requests_with_tool_calls_continue_one_session() {
-    let fake = FakeOpenAi::with_key(LOCAL_KEY).unwrap();
-    let (omni, api) = start(&fake, &[]);
-    let weather = json!({"city": "Paris"});
-    fake.push([Reply::Answer(Answer::tool_calls([(
-        "call_1",
-        "get_weather",
-        weather,
-    )]))]);
-    let mut messages = vec![json!({"role": "user", "content": "weather in Paris?"})];
-    let first = chat(&api, &json!({"model": "gpt-fake", "messages": messages}));
-    assert_eq!(first.status, 200, "{}", first.body);
-    let message = first.json()["choices"][0]["message"].clone();
-    assert_eq!(message["tool_calls"][0]["function"]["name"], "get_weather");
-    messages.push(message);
-    messages.push(json!({"role": "tool", "tool_call_id": "call_1", "content": "{\"temp_c\":21}"}));
-    let second = chat(
-        &api,
-        &json!({"model": "gpt-fake", "stream": true, "messages": messages}),
-    );
-    let said = text_of(&data_of(&second.body));
-    assert!(said.contains("call_1"), "{}", second.body);
-    messages.push(json!({"role": "assistant", "content": said}));
-    messages.push(json!({"role": "user", "content": "thanks"}));
-    let third = chat(&api, &json!({"model": "gpt-fake", "messages": messages}));
-    assert_eq!(third.status, 200, "{}", third.body);
-
-    let sessions = recorded(&omni);
-    assert_eq!(sessions.len(), 1, "{sessions:?}");
-    let id = sessions[0]["id"].as_str().unwrap();
-    assert_eq!(
-        recorded_roles(&omni, id),
-        ["user", "model", "tool", "model", "user", "model"]
-    );
-    let history = omni.history_of(id);
-    let call = &history["entries"][1]["parts"][0];
-    assert_eq!(
-        call["content"]["function_call"]["name"], "get_weather",
-        "{call}"
-    );
 }
 
 /// The position of the first event that `is` picks.

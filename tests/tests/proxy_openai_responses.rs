@@ -11,7 +11,9 @@ use omni_tests::local::LOCAL_KEY;
 use omni_tests::openai_proxy::{
     data_of, logged_classes, logged_entries, response_text_of, responses, start,
 };
-use omni_tests::proxy::{proxy_status, recorded, recorded_roles};
+use omni_tests::proxy::{
+    only_session, only_session_with_roles, proxy_status, recorded, recorded_roles,
+};
 use serde_json::{Value, json};
 
 fn answer() -> Answer {
@@ -57,13 +59,7 @@ fn a_whole_response_is_healed_past_a_503() {
     );
     assert_eq!(proxy_status(&omni)["healed"], 1);
     assert_eq!(logged_classes(&omni).len(), 1);
-    let sessions = recorded(&omni);
-    assert_eq!(
-        sessions.len(),
-        1,
-        "a whole response is recorded: {sessions:?}"
-    );
-    let history = omni.history_of(sessions[0]["id"].as_str().unwrap());
+    let history = omni.history_of(only_session(&omni)["id"].as_str().unwrap());
     assert_eq!(history["entries"][1]["text"], "Listing the files now.");
     assert_eq!(history["entries"][1]["model"]["finish_reason"], "completed");
 }
@@ -89,13 +85,7 @@ fn a_whole_function_call_and_a_streamed_follow_up_are_one_session() {
         &json!({"model": "fake-codex", "stream": true, "input": input}),
     );
     assert_eq!(second.status, 200, "{}", second.body);
-    let sessions = recorded(&omni);
-    assert_eq!(sessions.len(), 1, "{sessions:?}");
-    let id = sessions[0]["id"].as_str().unwrap();
-    assert_eq!(
-        recorded_roles(&omni, id),
-        ["user", "model", "tool", "model"]
-    );
+    only_session_with_roles(&omni, &["user", "model", "tool", "model"]);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Conversations through the Gemini-compatible proxy recorded as sessions: appended,
-//! forked, kept apart, whole answers and streamed ones alike and continuing each other,
+//! forked, kept apart, whole answers and streamed ones alike and continuing each other
+//! (in Gemini's API and in Chat Completions),
 //! failures filed under them, a recording failure never failing the request.
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
@@ -219,4 +220,53 @@ fn with_recording_off_the_proxy_only_relays() {
     let first = converse(&api, &[("user", "hi")]);
     converse_whole(&api, &[("user", "hi"), ("model", &first), ("user", "more")]);
     assert!(recorded(&omni).is_empty(), "{:?}", recorded(&omni));
+}
+
+/// Chat Completions: a whole tool call, a streamed answer to its result, a whole
+/// follow-up, one session.
+mod chat_completions {
+    use omni_tests::fake_openai::{Answer, FakeOpenAi, Reply};
+    use omni_tests::local::LOCAL_KEY;
+    use omni_tests::openai_proxy::{chat, data_of, start, text_of};
+    use omni_tests::proxy::only_session_with_roles;
+    use serde_json::json;
+
+    #[test]
+    fn whole_and_streamed_requests_with_tool_calls_continue_one_session() {
+        let fake = FakeOpenAi::with_key(LOCAL_KEY).unwrap();
+        let (omni, api) = start(&fake, &[]);
+        let weather = json!({"city": "Paris"});
+        fake.push([Reply::Answer(Answer::tool_calls([(
+            "call_1",
+            "get_weather",
+            weather,
+        )]))]);
+        let mut messages = vec![json!({"role": "user", "content": "weather in Paris?"})];
+        let first = chat(&api, &json!({"model": "gpt-fake", "messages": messages}));
+        assert_eq!(first.status, 200, "{}", first.body);
+        let message = first.json()["choices"][0]["message"].clone();
+        assert_eq!(message["tool_calls"][0]["function"]["name"], "get_weather");
+        messages.push(message);
+        messages
+            .push(json!({"role": "tool", "tool_call_id": "call_1", "content": "{\"temp_c\":21}"}));
+        let second = chat(
+            &api,
+            &json!({"model": "gpt-fake", "stream": true, "messages": messages}),
+        );
+        let said = text_of(&data_of(&second.body));
+        assert!(said.contains("call_1"), "{}", second.body);
+        messages.push(json!({"role": "assistant", "content": said}));
+        messages.push(json!({"role": "user", "content": "thanks"}));
+        let third = chat(&api, &json!({"model": "gpt-fake", "messages": messages}));
+        assert_eq!(third.status, 200, "{}", third.body);
+
+        let id =
+            &only_session_with_roles(&omni, &["user", "model", "tool", "model", "user", "model"]);
+        let history = omni.history_of(id);
+        let call = &history["entries"][1]["parts"][0];
+        assert_eq!(
+            call["content"]["function_call"]["name"], "get_weather",
+            "{call}"
+        );
+    }
 }

@@ -58,9 +58,13 @@ impl RecordedTurn {
 /// A new session of recorded turns, whole: its record after them, its nodes and moves, and
 /// each node's chain hash.
 pub struct Whole {
+    /// The record after the last turn.
     pub record: SessionRecord,
+    /// One node per turn, numbered from 1.
     pub nodes: Vec<NodeRecord>,
+    /// The head's move to each node.
     pub moves: Vec<MoveRecord>,
+    /// Each node's chain hash, for the `chains` index.
     pub chains: Vec<(ChainHash, NodeId)>,
 }
 
