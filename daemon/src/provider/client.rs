@@ -6,6 +6,7 @@
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 
+use super::body::RequestBody;
 use super::error::ProviderError;
 use super::http::Endpoint;
 use super::stream::{ModelApi, StreamUpdate, ended, is_visible};
@@ -60,7 +61,7 @@ impl Client {
 
     async fn stream_raw(
         &self,
-        body: &str,
+        body: &RequestBody,
         on_update: &mut (dyn FnMut(StreamUpdate) + Send),
     ) -> Result<(), ProviderError> {
         let mut events = self.endpoint.stream(body).await?;
@@ -95,7 +96,7 @@ impl ModelApi for Client {
     /// A failure comes back with the key removed from everything the API said.
     fn stream<'a>(
         &'a self,
-        body: &'a str,
+        body: &'a RequestBody,
         on_update: &'a mut (dyn FnMut(StreamUpdate) + Send),
     ) -> BoxFuture<'a, Result<(), ProviderError>> {
         async move {

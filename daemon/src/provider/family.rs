@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::body::RequestBody;
 use super::fragment::{Extras, Fragment};
 use super::key::ApiKey;
 use super::signs::ErrorSigns;
@@ -68,7 +69,7 @@ pub trait Family: Sync {
     fn fragment(&self, node: &NodeRecord, previous: Option<&Fragment>) -> Fragment;
 
     /// The request body for `model` from the fragments of its context, in order.
-    fn assemble(&self, model: &str, fragments: &[Fragment], extras: Extras<'_>) -> String;
+    fn assemble(&self, model: &str, fragments: &[Fragment], extras: Extras<'_>) -> RequestBody;
 
     /// What it needs done to an answer another provider gave, once that answer's thoughts
     /// and signatures are gone (Gemini marks its first call as made elsewhere).

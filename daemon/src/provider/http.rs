@@ -5,9 +5,10 @@
 
 use std::time::Duration;
 
-use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderName, HeaderValue};
 use tokio::time::timeout;
 
+use super::body::RequestBody;
 use super::error::{Phase, ProviderError};
 use super::key::ApiKey;
 use super::redact::Redactor;
@@ -93,12 +94,13 @@ impl Endpoint {
 
     /// Posts `body` and returns the answer's event stream; a non-success status is an
     /// error carrying what the API said.
-    pub async fn stream(&self, body: &str) -> Result<Events, ProviderError> {
+    pub async fn stream(&self, body: &RequestBody) -> Result<Events, ProviderError> {
         let mut request = self
             .http
             .post(&self.url)
             .header(CONTENT_TYPE, "application/json")
-            .body(body.to_string());
+            .header(CONTENT_LENGTH, body.len())
+            .body(body.to_http());
         for (name, value) in self.auth.iter().chain(&self.fixed) {
             request = request.header(name, value);
         }

@@ -11,6 +11,7 @@
 //! of the key here (an API may echo it back), so no later path can leak it.
 
 pub mod anthropic;
+mod body;
 mod client;
 mod elide;
 pub mod error;
@@ -29,6 +30,7 @@ pub mod signs;
 pub mod sse;
 pub mod stream;
 
+pub use body::RequestBody;
 pub use error::{Phase, ProviderError};
 pub use fragment::{Extras, Fragment, RequestOptions, WireRole};
 pub use http::{http_client, status_error};

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 
 use crate::model::{NodeRecord, Part, PartContent, Role};
 
+use super::body::RequestBody;
 use super::elide::elided;
 use super::fragment::{Extras, Fragment};
 use super::kind::Kind;
@@ -116,7 +117,7 @@ pub fn fragments(target: &Target<'_>, context: &[NodeRecord]) -> Vec<Fragment> {
 }
 
 /// The request body for `target` from the fragments of its context, in order.
-pub fn assemble(target: &Target<'_>, fragments: &[Fragment], extras: Extras<'_>) -> String {
+pub fn assemble(target: &Target<'_>, fragments: &[Fragment], extras: Extras<'_>) -> RequestBody {
     target
         .kind
         .family()
@@ -125,7 +126,7 @@ pub fn assemble(target: &Target<'_>, fragments: &[Fragment], extras: Extras<'_>)
 
 /// The request body for `target`: the context in its wire format, with the session's
 /// function declarations and system instruction.
-pub fn body(target: &Target<'_>, context: &[NodeRecord], extras: Extras<'_>) -> String {
+pub fn body(target: &Target<'_>, context: &[NodeRecord], extras: Extras<'_>) -> RequestBody {
     assemble(target, &fragments(target, context), extras)
 }
 
@@ -173,7 +174,7 @@ mod tests {
         ];
         let options = RequestOptions::default();
         let body: Value =
-            serde_json::from_str(&body(&GEMINI, &context, extras(None, &options))).unwrap();
+            serde_json::from_str(&body(&GEMINI, &context, extras(None, &options)).text()).unwrap();
         assert_eq!(
             body,
             json!({"contents": [
@@ -211,7 +212,8 @@ mod tests {
         };
         let tools = r#"[{"name": "get_weather", "description": "Weather in a city"}]"#;
         let body: Value =
-            serde_json::from_str(&body(&GEMINI, &context, extras(Some(tools), &options))).unwrap();
+            serde_json::from_str(&body(&GEMINI, &context, extras(Some(tools), &options)).text())
+                .unwrap();
         assert_eq!(body["contents"][1]["parts"][0]["thoughtSignature"], "sig");
         assert_eq!(
             body["contents"][1]["parts"][0]["functionCall"]["args"]["city"],
@@ -255,13 +257,17 @@ mod tests {
                 model: "m",
                 max_tool_result,
             };
-            let sent = body(&target(4096), &context, extras(None, &options));
+            let sent = body(&target(4096), &context, extras(None, &options))
+                .text()
+                .into_owned();
             assert!(sent.len() < 8192, "{provider}: {} bytes", sent.len());
             assert!(
                 sent.contains("bytes of this tool result elided; the session keeps it whole"),
                 "{provider}: {sent}"
             );
-            let uncut = body(&target(0), &context, extras(None, &options));
+            let uncut = body(&target(0), &context, extras(None, &options))
+                .text()
+                .into_owned();
             assert!(uncut.len() > 100_000, "0 never cuts");
         }
         let PartContent::FunctionResponse { response_json, .. } = &context[1].parts[0].content
@@ -330,7 +336,7 @@ mod tests {
             max_tool_result: 0,
         };
         let sent: Value =
-            serde_json::from_str(&body(&gemini, &context, extras(None, &options))).unwrap();
+            serde_json::from_str(&body(&gemini, &context, extras(None, &options)).text()).unwrap();
         let own = &sent["contents"][1]["parts"];
         assert_eq!(
             own[0]["thoughtSignature"], "sig-of-gemini",
@@ -355,7 +361,9 @@ mod tests {
             model: "qwen",
             max_tool_result: 0,
         };
-        let text = body(&local, &context, extras(None, &options));
+        let text = body(&local, &context, extras(None, &options))
+            .text()
+            .into_owned();
         assert!(
             !text.contains("sig-of-gemini") && !text.contains("thinking"),
             "{text}"
@@ -377,7 +385,9 @@ mod tests {
             node(3, Role::User, "more"),
         ];
         let options = RequestOptions::default();
-        let sent = body(&GEMINI, &context, extras(None, &options));
+        let sent = body(&GEMINI, &context, extras(None, &options))
+            .text()
+            .into_owned();
         assert!(!sent.contains("redacted_thinking"), "{sent}");
         let claude = Target {
             provider: "anthropic",
@@ -385,7 +395,9 @@ mod tests {
             model: "claude-sonnet-4-5",
             max_tool_result: 0,
         };
-        let own = body(&claude, &context, extras(None, &options));
+        let own = body(&claude, &context, extras(None, &options))
+            .text()
+            .into_owned();
         assert!(own.contains("redacted_thinking"), "its own go back: {own}");
     }
 }

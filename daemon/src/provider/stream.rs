@@ -5,6 +5,7 @@
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 
+use super::body::RequestBody;
 use super::error::ProviderError;
 use crate::model::{Part, PartContent, Usage};
 
@@ -25,7 +26,7 @@ pub trait ModelApi: Send + Sync {
     /// back with every secret removed.
     fn stream<'a>(
         &'a self,
-        body: &'a str,
+        body: &'a RequestBody,
         on_update: &'a mut (dyn FnMut(StreamUpdate) + Send),
     ) -> BoxFuture<'a, Result<(), ProviderError>>;
 

@@ -30,9 +30,12 @@ pub async fn handle(daemon: &Daemon, error: &str) -> Result<Reply, ErrorReply> {
     })?;
     let mut answer = AnswerBuilder::default();
     let outcome = api
-        .stream(record.request.body.text(), &mut |update| {
-            answer.absorb(update);
-        })
+        .stream(
+            &record.request.body.text().to_string().into(),
+            &mut |update| {
+                answer.absorb(update);
+            },
+        )
         .await;
     let replayed = match outcome {
         Ok(()) => {

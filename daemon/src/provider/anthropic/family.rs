@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::{errors, render};
 use crate::model::NodeRecord;
+use crate::provider::body::RequestBody;
 use crate::provider::family::{Family, Upstream};
 use crate::provider::fragment::{Extras, Fragment};
 use crate::provider::signs::ErrorSigns;
@@ -62,7 +63,7 @@ impl Family for AnthropicFamily {
         render::fragment(node, previous.map_or(&[][..], |p| &p.call_ids[..]))
     }
 
-    fn assemble(&self, model: &str, fragments: &[Fragment], extras: Extras<'_>) -> String {
+    fn assemble(&self, model: &str, fragments: &[Fragment], extras: Extras<'_>) -> RequestBody {
         render::assemble(model, fragments, extras)
     }
 

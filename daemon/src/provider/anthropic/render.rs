@@ -16,6 +16,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::model::{NodeId, NodeRecord, Part, PartContent, Role};
+use crate::provider::body::{BodyWriter, RequestBody};
 use crate::provider::fragment::{Extras, Fragment, WireRole, results_with_ids};
 
 /// One content block as sent.
@@ -251,10 +252,10 @@ fn thinking_budget(fragments: &[Fragment], extras: Extras<'_>) -> Option<u32> {
 }
 
 /// The body of `POST /v1/messages` for `model` from the context's fragments.
-pub fn assemble(model: &str, fragments: &[Fragment], extras: Extras<'_>) -> String {
+pub fn assemble(model: &str, fragments: &[Fragment], extras: Extras<'_>) -> RequestBody {
     let quoted = |text: &str| serde_json::to_string(text).unwrap_or_default();
     let size: usize = fragments.iter().map(|f| f.json.len() + 1).sum();
-    let mut out = String::with_capacity(size + 256);
+    let mut out = BodyWriter::with_capacity(size + 256);
     out.push_str(r#"{"model":"#);
     out.push_str(&quoted(model));
     out.push_str(&format!(r#","max_tokens":{}"#, extras.options.max_tokens));
@@ -294,7 +295,7 @@ pub fn assemble(model: &str, fragments: &[Fragment], extras: Extras<'_>) -> Stri
         ));
     }
     out.push_str(r#","stream":true}"#);
-    out
+    out.finish()
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use serde_json::value::RawValue;
 
 use super::parts;
 use crate::model::{NodeRecord, PartContent};
+use crate::provider::body::{BodyWriter, RequestBody};
 use crate::provider::fragment::{Extras, Fragment, WireRole};
 
 /// The signature Gemini accepts on a function call it did not make.
@@ -43,9 +44,9 @@ fn quoted(text: &str) -> String {
 }
 
 /// The body of `streamGenerateContent`.
-pub fn assemble(fragments: &[Fragment], extras: Extras<'_>) -> String {
+pub fn assemble(fragments: &[Fragment], extras: Extras<'_>) -> RequestBody {
     let size: usize = fragments.iter().map(|f| f.json.len() + 1).sum();
-    let mut out = String::with_capacity(size + fragments.len() / 2 * 32 + 256);
+    let mut out = BodyWriter::with_capacity(size + fragments.len() / 2 * 32 + 256);
     out.push('{');
     if let Some(system) = extras.system {
         out.push_str(r#""systemInstruction":{"parts":[{"text":"#);
@@ -89,5 +90,5 @@ pub fn assemble(fragments: &[Fragment], extras: Extras<'_>) -> String {
         out.push_str(r#","generationConfig":{"thinkingConfig":{"includeThoughts":true}}"#);
     }
     out.push('}');
-    out
+    out.finish()
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::{body, errors};
 use crate::model::NodeRecord;
+use crate::provider::body::RequestBody;
 use crate::provider::family::{Family, Upstream};
 use crate::provider::fragment::{Extras, Fragment, WireRole};
 use crate::provider::signs::ErrorSigns;
@@ -55,7 +56,7 @@ impl Family for GeminiFamily {
         }
     }
 
-    fn assemble(&self, _model: &str, fragments: &[Fragment], extras: Extras<'_>) -> String {
+    fn assemble(&self, _model: &str, fragments: &[Fragment], extras: Extras<'_>) -> RequestBody {
         body::assemble(fragments, extras)
     }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::{errors, render};
 use crate::model::NodeRecord;
+use crate::provider::body::RequestBody;
 use crate::provider::family::{Family, Upstream};
 use crate::provider::fragment::{Extras, Fragment, WireRole};
 use crate::provider::signs::ErrorSigns;
@@ -61,7 +62,7 @@ impl Family for OpenAiFamily {
         }
     }
 
-    fn assemble(&self, model: &str, fragments: &[Fragment], extras: Extras<'_>) -> String {
+    fn assemble(&self, model: &str, fragments: &[Fragment], extras: Extras<'_>) -> RequestBody {
         render::assemble(model, fragments, extras)
     }
 

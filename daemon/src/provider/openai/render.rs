@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::model::{NodeId, NodeRecord, PartContent, Role};
+use crate::provider::body::{BodyWriter, RequestBody};
 use crate::provider::fragment::{Extras, Fragment, results_with_ids};
 
 #[derive(Serialize)]
@@ -137,10 +138,10 @@ pub fn fragment(node: &NodeRecord, earlier: &[String]) -> (String, Vec<String>) 
 }
 
 /// The body of `POST /chat/completions` for `model` from the context's fragments.
-pub fn assemble(model: &str, fragments: &[Fragment], extras: Extras<'_>) -> String {
+pub fn assemble(model: &str, fragments: &[Fragment], extras: Extras<'_>) -> RequestBody {
     let quoted = |text: &str| serde_json::to_string(text).unwrap_or_default();
     let size: usize = fragments.iter().map(|f| f.json.len() + 1).sum();
-    let mut out = String::with_capacity(size + 256);
+    let mut out = BodyWriter::with_capacity(size + 256);
     out.push_str(r#"{"model":"#);
     out.push_str(&quoted(model));
     out.push_str(r#","messages":["#);
@@ -164,7 +165,7 @@ pub fn assemble(model: &str, fragments: &[Fragment], extras: Extras<'_>) -> Stri
         out.push_str(&serde_json::to_string(&tools).unwrap_or_default());
     }
     out.push('}');
-    out
+    out.finish()
 }
 
 #[cfg(test)]
@@ -229,7 +230,7 @@ mod tests {
             options: &crate::provider::RequestOptions::default(),
         };
         let body: Value =
-            serde_json::from_str(&crate::provider::body(&target, &context, extras)).unwrap();
+            serde_json::from_str(&crate::provider::body(&target, &context, extras).text()).unwrap();
         assert_eq!(
             body["messages"],
             json!([

@@ -17,7 +17,7 @@ use crate::diag::{AttemptTrace, Diagnostics, Report};
 use crate::exchange::{
     Attempt, Exchange, Outcome, Sent, attempt_report, deadline_passed, failure_of,
 };
-use crate::provider::ProviderError;
+use crate::provider::{ProviderError, RequestBody};
 use crate::resilience::Failure;
 use crate::services::{Endpoint, Live};
 use crate::session::answer::AnswerBuilder;
@@ -36,7 +36,7 @@ pub(super) struct AnswerJob {
     pub chain: Vec<Endpoint>,
     /// The model being asked now, and the body it is sent.
     pub endpoint: Endpoint,
-    pub body: String,
+    pub body: RequestBody,
     pub events: Events,
     pub cancel: CancellationToken,
     /// The last attempt failed after some of its answer reached the client.
@@ -103,7 +103,7 @@ impl Exchange for AnswerJob {
             node: self.turn,
             url: self.endpoint.api.url(),
             headers: self.endpoint.api.headers(),
-            body: &self.body,
+            body: &self.body.text(),
         };
         let max = self.live.config.retry.max_attempts;
         attempt_report(sent, max, attempt, failure, error, timeline)

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 use crate::model::{NodeId, NodeRecord};
-use crate::provider::{Extras, Fragment, Kind, assemble, body};
+use crate::provider::{Extras, Fragment, Kind, RequestBody, assemble, body};
 use crate::services::{Endpoint, Live};
 use crate::store::{Store, StoreError};
 
@@ -36,7 +36,7 @@ pub(super) struct Context {
 impl Context {
     /// The request body for `endpoint`: assembled from the fragments held when they are
     /// its provider's, else rendered from the stored nodes.
-    pub fn body_for(&self, endpoint: &Endpoint, live: &Live) -> Result<String, StoreError> {
+    pub fn body_for(&self, endpoint: &Endpoint, live: &Live) -> Result<RequestBody, StoreError> {
         let target = endpoint.target();
         let extras = Extras {
             tools_json: self.tools_json.as_deref(),

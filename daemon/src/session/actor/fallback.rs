@@ -6,6 +6,7 @@
 
 use super::attempts::{AnswerJob, SendOutcome};
 use crate::exchange::{self, Exchange, Outcome, Setup};
+use crate::provider::RequestBody;
 use crate::resilience::{Failure, FailureClass, GiveUp};
 use crate::services::Endpoint;
 use crate::session::answer::AnswerBuilder;
@@ -32,7 +33,7 @@ pub(super) fn falls_back(failure: &Failure, gave_up: GiveUp) -> bool {
 
 /// The body for the next model of the chain, if the failure lets it answer and the
 /// context can be rendered for it.
-fn next_body(job: &AnswerJob, next: &Endpoint) -> Option<String> {
+fn next_body(job: &AnswerJob, next: &Endpoint) -> Option<RequestBody> {
     match job.context.body_for(next, &job.live) {
         Ok(body) => Some(body),
         Err(error) => {

@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use crate::model::NodeId;
 use crate::provider::{Fragment, Kind, Target, fragment};
-use crate::session::validate::Shape;
+use crate::session::validate::{Shape, Violation, validate_after};
 use crate::store::{Store, StoreError};
 
 /// The most a session keeps of its rendered context between sends.
@@ -33,6 +33,9 @@ pub(super) struct Held {
     fragments: Arc<Vec<Fragment>>,
     /// Their shapes.
     shapes: Vec<Shape>,
+    /// How many of the shapes are (a start of) a context that passed preflight
+    /// validation: the next check starts near their end.
+    checked: usize,
     /// Bytes of rendering held.
     bytes: usize,
 }
@@ -71,6 +74,7 @@ impl Held {
         self.ids.truncate(shared);
         fragments.truncate(shared);
         self.shapes.truncate(shared);
+        self.checked = self.checked.min(shared);
         for &id in &path[shared..] {
             let node = store.node(session, id)?;
             let rendered = fragment(target, &node, fragments.last());
@@ -87,9 +91,12 @@ impl Held {
         self.fragments.clone()
     }
 
-    /// The shapes held, in path order.
-    pub fn shapes(&self) -> &[Shape] {
-        &self.shapes
+    /// Checks the context held against the API's rules (preflight validation), reading
+    /// again only what changed at its end since the last check that passed.
+    pub fn validate(&mut self) -> Result<(), Violation> {
+        validate_after(&self.shapes, self.checked)?;
+        self.checked = self.shapes.len();
+        Ok(())
     }
 
     /// Lets go of a context over [`HELD_MAX_BYTES`]: the next send renders it again.

@@ -13,6 +13,7 @@ use super::context::Context;
 use super::fallback::answer_with_retries;
 use super::requester::Done;
 use super::{Actor, Events, Reply};
+use crate::provider::RequestBody;
 use crate::services::{Endpoint, Live};
 use crate::session::outcome::Cancelled;
 use crate::session::tree::NodeId;
@@ -57,7 +58,7 @@ pub(super) struct Launch {
     pub context: Context,
     /// The models to ask, in order; the body is for the first.
     pub chain: Vec<Endpoint>,
-    pub body: String,
+    pub body: RequestBody,
     pub events: Events,
 }
 

@@ -18,7 +18,7 @@ use crate::provider::{Extras, assemble};
 use crate::services::Live;
 use crate::session::gauge::Gauge;
 use crate::session::tree::{NodeId, ROOT};
-use crate::session::validate::{Violation, validate};
+use crate::session::validate::Violation;
 use crate::time::now_ms;
 
 impl Actor {
@@ -220,13 +220,13 @@ impl Actor {
         let url = (endpoint.api.url().to_string(), endpoint.api.headers());
         if let Some(gauge) = over_window {
             let error = self
-                .refuse_over_window(turn, &gauge, url, body, &live)
+                .refuse_over_window(turn, &gauge, url, body.text().into_owned(), &live)
                 .await;
             return self.finish(done, Err(error));
         }
-        if let Err(violation) = validate(self.held.shapes()) {
+        if let Err(violation) = self.held.validate() {
             let error = self
-                .refuse_preflight(turn, violation, url, body, &live)
+                .refuse_preflight(turn, violation, url, body.text().into_owned(), &live)
                 .await;
             return self.finish(done, Err(error));
         }

@@ -62,8 +62,9 @@ impl Tree {
     pub fn context_parts(&self, node: NodeId) -> ContextParts {
         let mut after = Vec::new();
         let mut at = node;
+        let summarised = !self.summaries.is_empty();
         while at != ROOT {
-            if let Some(&resumes_at) = self.summaries.get(&at) {
+            if let Some(&resumes_at) = summarised.then(|| self.summaries.get(&at)).flatten() {
                 after.reverse();
                 let kept = match resumes_at {
                     Some(first) => self.path_from(first, self.link(at).parent),

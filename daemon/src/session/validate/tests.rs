@@ -184,3 +184,51 @@ fn an_empty_text_part_carrying_a_signature_is_fine() {
     ];
     assert_eq!(check(&history), Ok(()));
 }
+
+/// Every history of up to five nodes drawn from a few kinds (text, empty text, calls,
+/// results, nothing): checking only the end after a start that passed gives exactly what
+/// checking the whole gives, reason and nodes included.
+#[test]
+fn checking_after_a_start_that_passed_answers_as_checking_the_whole() {
+    let kinds: Vec<(Role, Vec<PartContent>)> = vec![
+        (Role::User, vec![text("q")]),
+        (Role::User, vec![text("")]),
+        (Role::Model, vec![text("a")]),
+        (Role::Model, vec![]),
+        (Role::Model, vec![call("f", None)]),
+        (Role::Model, vec![call("f", Some("1")), call("g", None)]),
+        (Role::Tool, vec![result("f", None)]),
+        (Role::Tool, vec![result("f", Some("2")), result("g", None)]),
+        (Role::Tool, vec![result("g", None)]),
+    ];
+    let mut compared = 0;
+    let mut history: Vec<usize> = Vec::new();
+    loop {
+        let shapes: Vec<Shape> = history
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| Shape::of(&node(i as u64 + 1, kinds[k].0, kinds[k].1.clone())))
+            .collect();
+        let whole = validate(&shapes);
+        for passed in (1..=shapes.len()).filter(|&n| validate(&shapes[..n]).is_ok()) {
+            for checked in 1..=passed {
+                assert_eq!(
+                    validate_after(&shapes, checked),
+                    whole,
+                    "{history:?} after {checked}"
+                );
+                compared += 1;
+            }
+        }
+        // The next history, counting in base `kinds.len()` up to five nodes.
+        match history.iter().rposition(|&k| k + 1 < kinds.len()) {
+            Some(at) => {
+                history[at] += 1;
+                history[at + 1..].iter_mut().for_each(|k| *k = 0);
+            }
+            None if history.len() < 5 => history = vec![0; history.len() + 1],
+            None => break,
+        }
+    }
+    assert!(compared > 10_000, "only {compared} comparisons");
+}

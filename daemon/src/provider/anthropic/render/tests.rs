@@ -67,7 +67,7 @@ fn sent(context: &[NodeRecord], tools: Option<&str>, options: &RequestOptions) -
         system: Some("be brief"),
         options,
     };
-    serde_json::from_str(&body(&CLAUDE, context, extras)).unwrap()
+    serde_json::from_str(&body(&CLAUDE, context, extras).text()).unwrap()
 }
 
 #[test]

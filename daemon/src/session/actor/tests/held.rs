@@ -34,7 +34,7 @@ fn from_scratch(world: &World, id: Uuid, turn: u64, model: &str) -> String {
         system: None,
         options: &options,
     };
-    body(&target, &path, extras)
+    body(&target, &path, extras).text().into_owned()
 }
 
 /// Asserts that the latest request is the body from scratch for `turn`.

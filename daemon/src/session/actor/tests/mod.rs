@@ -27,7 +27,7 @@ use super::ActorHandle;
 use crate::config::{Args, Config, Env, FileValues, SettingFlags};
 use crate::diag::Diagnostics;
 use crate::model::{NodeRecord, Part, PartContent};
-use crate::provider::{ModelApi, ProviderError, StreamUpdate};
+use crate::provider::{ModelApi, ProviderError, RequestBody, StreamUpdate};
 use crate::services::{Counters, CurrentSession, Live, Services, Swap};
 use crate::session::SessionError;
 use crate::session::outcome::{Answer, SessionEvent};
@@ -80,10 +80,10 @@ impl ModelApi for Scripted {
 
     fn stream<'a>(
         &'a self,
-        body: &'a str,
+        body: &'a RequestBody,
         on_update: &'a mut (dyn FnMut(StreamUpdate) + Send),
     ) -> BoxFuture<'a, Result<(), ProviderError>> {
-        self.requests.lock().unwrap().push(body.to_string());
+        self.requests.lock().unwrap().push(body.text().into_owned());
         let step = self.script.lock().unwrap().pop_front();
         async move {
             match step.unwrap_or(Step::Text(vec!["an ", "answer"])) {
