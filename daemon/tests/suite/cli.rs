@@ -2,9 +2,7 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-mod common;
-
-use common::{config_file, omnid, omnid_via, stderr};
+use super::common::{config_file, omnid, omnid_via, stderr};
 
 #[test]
 fn version_and_help() {

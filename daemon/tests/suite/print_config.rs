@@ -3,11 +3,9 @@
 
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
-mod common;
-
 use std::process::Output;
 
-use common::{config_file, omnid, stderr};
+use super::common::{config_file, omnid, stderr};
 
 /// What `--print-config` printed, as TOML (it must have succeeded).
 fn printed(output: &Output) -> toml::Value {
