@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 
-use crate::cli::SessionArg;
+use crate::cli_sessions::SessionArg;
 
 /// `omnictl logs ...`.
 #[derive(Debug, Subcommand)]

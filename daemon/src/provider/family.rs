@@ -75,6 +75,13 @@ pub trait Family: Sync {
     /// and signatures are gone (Gemini marks its first call as made elsewhere).
     fn adopt_foreign(&self, _node: &mut NodeRecord) {}
 
+    /// Whether its API says how many input tokens a model takes (Gemini's model
+    /// resource does; OpenAI-compatible servers and Anthropic do not), so a session's
+    /// context window can be learned from it.
+    fn tells_input_limit(&self) -> bool {
+        false
+    }
+
     /// What an error body says in this family's shape (a status's body, or the data of an
     /// error event), for the one classifier.
     fn recognise(&self, body: &str) -> ErrorSigns;

@@ -91,7 +91,7 @@ impl ModelWindows {
 
     /// What the API said of `model`'s window, if it was asked and answered.
     fn learned(&self, provider: &str, kind: Kind, model: &str) -> Option<u64> {
-        if kind != Kind::Gemini {
+        if !kind.family().tells_input_limit() {
             return None;
         }
         match self.lock().get(&(provider.to_string(), model.to_string())) {
@@ -105,7 +105,7 @@ impl ModelWindows {
     /// (OpenAI-compatible, Anthropic). A failure is logged (without the key) and
     /// remembered; it never reaches a send.
     pub async fn learn(&self, endpoint: &Endpoint) {
-        if endpoint.kind != Kind::Gemini || !self.claim(endpoint) {
+        if !endpoint.kind.family().tells_input_limit() || !self.claim(endpoint) {
             return;
         }
         // An ask dropped half-way (its caller cancelled) counts as a failure, not as one

@@ -18,6 +18,10 @@ pub const BASE_URL: &str = "https://generativelanguage.googleapis.com";
 pub struct GeminiFamily;
 
 impl Family for GeminiFamily {
+    fn tells_input_limit(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "gemini"
     }
