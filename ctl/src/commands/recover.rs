@@ -94,6 +94,56 @@ fn menu(input: &mut impl BufRead, prompt: &mut impl Write) -> Pick {
     }
 }
 
+/// Asks which way out at the terminal (or, elsewhere, fails naming the options): the
+/// action chosen, or `None` once the diagnostic bundle was written instead.
+async fn ask(ctx: &mut Ctx, session: &SessionArg) -> Result<Option<RecoveryAction>, CtlError> {
+    let summary = match ctx
+        .ask(Request::Session {
+            session: session.to_ref(),
+        })
+        .await?
+    {
+        Reply::Session(summary) => summary,
+        other => return Err(unexpected(other)),
+    };
+    let Some(reason) = summary.needs_recovery else {
+        return Err(CtlError::failure(format!(
+            "session {} does not need recovery; nothing to do",
+            summary.id
+        )));
+    };
+    let reason = format!("session {} needs recovery: {reason}", summary.id);
+    let covers = summary
+        .recovery_choices
+        .iter()
+        .find(|p| p.action == RecoveryAction::Compact)
+        .map(|p| p.covers.clone())
+        .unwrap_or_default();
+    let interactive =
+        !ctx.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if !interactive {
+        return Err(CtlError::usage(format!(
+            "{reason}\nchoose one: omnictl recover {}\n{}",
+            flags(),
+            options_text(&covers)
+        )));
+    }
+    eprintln!("{reason}\n{}", options_text(&covers));
+    match menu(&mut std::io::stdin().lock(), &mut std::io::stderr()) {
+        Pick::Action(action) => Ok(Some(action)),
+        Pick::Export => {
+            let session = SessionArg {
+                session: Some(summary.id),
+            };
+            logs::export(ctx, &session, None, None, false).await?;
+            Ok(None)
+        }
+        Pick::Leave => Err(CtlError::failure(
+            "nothing chosen: the session still needs recovery",
+        )),
+    }
+}
+
 pub async fn run(
     ctx: &mut Ctx,
     session: &SessionArg,
@@ -101,54 +151,10 @@ pub async fn run(
 ) -> Result<(), CtlError> {
     let action = match action {
         Some(action) => action,
-        None => {
-            let summary = match ctx
-                .ask(Request::Session {
-                    session: session.to_ref(),
-                })
-                .await?
-            {
-                Reply::Session(summary) => summary,
-                other => return Err(unexpected(other)),
-            };
-            let Some(reason) = summary.needs_recovery else {
-                return Err(CtlError::failure(format!(
-                    "session {} does not need recovery; nothing to do",
-                    summary.id
-                )));
-            };
-            let reason = format!("session {} needs recovery: {reason}", summary.id);
-            let covers = summary
-                .recovery_choices
-                .iter()
-                .find(|p| p.action == RecoveryAction::Compact)
-                .map(|p| p.covers.clone())
-                .unwrap_or_default();
-            let interactive =
-                !ctx.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-            if !interactive {
-                return Err(CtlError::usage(format!(
-                    "{reason}\nchoose one: omnictl recover {}\n{}",
-                    flags(),
-                    options_text(&covers)
-                )));
-            }
-            eprintln!("{reason}\n{}", options_text(&covers));
-            match menu(&mut std::io::stdin().lock(), &mut std::io::stderr()) {
-                Pick::Action(action) => action,
-                Pick::Export => {
-                    let session = SessionArg {
-                        session: Some(summary.id),
-                    };
-                    return logs::export(ctx, &session, None, None, false).await;
-                }
-                Pick::Leave => {
-                    return Err(CtlError::failure(
-                        "nothing chosen: the session still needs recovery",
-                    ));
-                }
-            }
-        }
+        None => match ask(ctx, session).await? {
+            Some(action) => action,
+            None => return Ok(()),
+        },
     };
     let request = Request::Recover {
         session: session.to_ref(),

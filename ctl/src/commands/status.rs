@@ -32,7 +32,16 @@ fn count(n: impl Into<u64>, thing: &str) -> String {
 
 /// What `status` prints, line by line.
 fn lines(status: &DaemonStatus) -> Vec<String> {
-    let mut lines = vec![
+    let mut lines = places(status);
+    lines.extend(activity(status));
+    lines.extend(notices(status));
+    lines.extend(proxy(status));
+    lines
+}
+
+/// Where the daemon is and what it serves: version, sockets, web, store, logs, model.
+fn places(status: &DaemonStatus) -> Vec<String> {
+    vec![
         format!(
             "omnid {} (protocol {}), pid {}, up {}",
             status.version,
@@ -66,6 +75,12 @@ fn lines(status: &DaemonStatus) -> Vec<String> {
         health(&status.store_health),
         format!("logs:     {}", status.log_dir),
         format!("model:    {} at {}", status.model, status.base_url),
+    ]
+}
+
+/// What it is doing: the current context, connections, reloads, today's usage.
+fn activity(status: &DaemonStatus) -> Vec<String> {
+    vec![
         match &status.current_context {
             Some(gauge) => format!(
                 "context:  {} for {} in the current session",
@@ -94,7 +109,12 @@ fn lines(status: &DaemonStatus) -> Vec<String> {
             count(status.usage_today.answers, "answer"),
             render::usage::line(&status.usage_today)
         ),
-    ];
+    ]
+}
+
+/// What needs a look: the context's warning, damaged sessions, breakers.
+fn notices(status: &DaemonStatus) -> Vec<String> {
+    let mut lines = Vec::new();
     if let Some(warning) = status
         .current_context
         .as_ref()
@@ -109,6 +129,12 @@ fn lines(status: &DaemonStatus) -> Vec<String> {
         )
     }));
     lines.extend(status.breakers.iter().map(breaker));
+    lines
+}
+
+/// The proxy's counts, overall and per endpoint, when it runs.
+fn proxy(status: &DaemonStatus) -> Vec<String> {
+    let mut lines = Vec::new();
     if let Some(proxy) = &status.proxy {
         lines.push(format!(
             "proxy:    at http://{} · {}, {} healed, {} failed",

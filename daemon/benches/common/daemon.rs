@@ -83,28 +83,12 @@ impl Daemon {
     /// CPU time the process's threads have run so far, to the nanosecond (the sum of
     /// each live thread's `schedstat`; the daemon's threads live as long as it does).
     pub fn cpu(&self) -> Duration {
-        let tasks = format!("/proc/{}/task", self.child.id());
-        let mut total = 0u64;
-        for task in std::fs::read_dir(tasks).unwrap() {
-            let path = task.unwrap().path().join("schedstat");
-            // A thread that ended between the listing and the read has nothing to add.
-            let Ok(stat) = std::fs::read_to_string(path) else {
-                continue;
-            };
-            total += stat.split(' ').next().unwrap().parse::<u64>().unwrap();
-        }
-        Duration::from_nanos(total)
+        cpu_of(self.child.id())
     }
 
     /// Resident memory now, in MiB.
     pub fn rss_mib(&self) -> f64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let kib: f64 = status
-            .lines()
-            .find_map(|line| line.strip_prefix("VmRSS:"))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap();
-        kib / 1024.0
+        rss_mib_of(self.child.id())
     }
 
     /// `omnictl status`, as JSON-free data.
@@ -127,4 +111,31 @@ impl Drop for Daemon {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// CPU time process `pid`'s threads have run so far, to the nanosecond (the sum of each
+/// live thread's `schedstat`).
+pub fn cpu_of(pid: u32) -> Duration {
+    let tasks = format!("/proc/{pid}/task");
+    let mut total = 0u64;
+    for task in std::fs::read_dir(tasks).unwrap() {
+        let path = task.unwrap().path().join("schedstat");
+        // A thread that ended between the listing and the read has nothing to add.
+        let Ok(stat) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        total += stat.split(' ').next().unwrap().parse::<u64>().unwrap();
+    }
+    Duration::from_nanos(total)
+}
+
+/// Process `pid`'s resident memory now, in MiB.
+pub fn rss_mib_of(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kib: f64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    kib / 1024.0
 }

@@ -28,11 +28,31 @@ impl Kind {
             Kind::Streamed => "streamed",
         }
     }
+}
 
+/// The API the load speaks: Gemini's own, or OpenAI's Chat Completions (which the other
+/// gateways take).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    Gemini,
+    OpenAi,
+}
+
+/// What each connection sends.
+#[derive(Clone, Copy)]
+pub struct Load {
+    pub kind: Kind,
+    pub api: Api,
+    /// Rounds per conversation (1: every request a new conversation).
+    pub turns: usize,
+}
+
+impl Load {
     fn path(self) -> &'static str {
-        match self {
-            Kind::Whole => "/v1beta/models/static:generateContent",
-            Kind::Streamed => "/v1beta/models/static:streamGenerateContent?alt=sse",
+        match (self.api, self.kind) {
+            (Api::Gemini, Kind::Whole) => "/v1beta/models/static:generateContent",
+            (Api::Gemini, Kind::Streamed) => "/v1beta/models/static:streamGenerateContent?alt=sse",
+            (Api::OpenAi, _) => "/v1/chat/completions",
         }
     }
 }
@@ -70,15 +90,27 @@ const ANSWER: &str = "A static answer of a few words, the same every time.";
 
 /// A conversation of `rounds` earlier rounds (each answered with [`ANSWER`]), then a new
 /// prompt; `contents` keeps the rounds so far.
-fn body(contents: &mut Vec<String>) -> Bytes {
+fn body(load: Load, contents: &mut Vec<String>) -> Bytes {
     let n = PROMPTS.fetch_add(1, Ordering::Relaxed);
+    let prompt = format!("load prompt {n}: say something short");
+    if load.api == Api::OpenAi {
+        if !contents.is_empty() {
+            contents.push(format!(r#"{{"role":"assistant","content":"{ANSWER}"}}"#));
+        }
+        contents.push(format!(r#"{{"role":"user","content":"{prompt}"}}"#));
+        let stream = load.kind == Kind::Streamed;
+        return Bytes::from(format!(
+            r#"{{"model":"static","stream":{stream},"messages":[{}]}}"#,
+            contents.join(",")
+        ));
+    }
     if !contents.is_empty() {
         contents.push(format!(
             r#"{{"role":"model","parts":[{{"text":"{ANSWER}"}}]}}"#
         ));
     }
     contents.push(format!(
-        r#"{{"role":"user","parts":[{{"text":"load prompt {n}: say something short"}}]}}"#
+        r#"{{"role":"user","parts":[{{"text":"{prompt}"}}]}}"#
     ));
     Bytes::from(format!(r#"{{"contents":[{}]}}"#, contents.join(",")))
 }
@@ -86,8 +118,8 @@ fn body(contents: &mut Vec<String>) -> Bytes {
 /// One connection's loop; the latencies of the answers that ended within the span.
 async fn connection(
     to: SocketAddr,
-    kind: Kind,
-    turns: usize,
+    load: Load,
+    headers: Vec<(String, String)>,
     span: (Instant, Instant),
 ) -> (Vec<Duration>, u64) {
     let (mut latencies, mut failed) = (Vec::new(), 0);
@@ -103,15 +135,22 @@ async fn connection(
     let (measure_from, until) = span;
     let mut contents = Vec::new();
     while Instant::now() < until {
-        if contents.len() >= 2 * turns {
+        if contents.len() >= 2 * load.turns {
             contents.clear();
         }
-        let request = Request::post(kind.path())
+        let mut request = Request::post(load.path())
             .header("host", "load")
             .header("x-goog-api-key", "load-key")
+            .header("authorization", "Bearer load-key")
             .header("content-type", "application/json")
-            .body(Full::new(body(&mut contents)))
+            .body(Full::new(body(load, &mut contents)))
             .expect("a request");
+        for (name, value) in &headers {
+            let name = hyper::header::HeaderName::from_bytes(name.as_bytes());
+            if let (Ok(name), Ok(value)) = (name, value.parse()) {
+                request.headers_mut().insert(name, value);
+            }
+        }
         let started = Instant::now();
         let Ok(response) = sender.send_request(request).await else {
             return (latencies, failed + 1);
@@ -131,11 +170,12 @@ async fn connection(
     (latencies, failed)
 }
 
-/// Runs `conns` connections to `to`, each holding conversations of `turns` rounds, for
-/// `warmup`, then measures for `span`.
+/// Runs `conns` connections to `to` (each request carrying `headers` too), for `warmup`,
+/// then measures for `span`.
 pub fn run(
     to: SocketAddr,
-    (kind, turns): (Kind, usize),
+    load: Load,
+    headers: &[(String, String)],
     conns: usize,
     warmup: Duration,
     span: Duration,
@@ -148,7 +188,10 @@ pub fn run(
         let measure_from = Instant::now() + warmup;
         let until = measure_from + span;
         let tasks: Vec<_> = (0..conns)
-            .map(|_| tokio::spawn(connection(to, kind, turns, (measure_from, until))))
+            .map(|_| {
+                let headers = headers.to_vec();
+                tokio::spawn(connection(to, load, headers, (measure_from, until)))
+            })
             .collect();
         let (mut latencies, mut failed) = (Vec::new(), 0);
         for task in tasks {

@@ -1,18 +1,25 @@
 //! `cargo bench -p omnid --bench load`: the proxy under load, as ratios against the same
 //! load straight to the upstream in the same run.
 //!
-//! A static upstream (`upstream.rs`, Gemini-shaped, the same bytes every time) and the
-//! load generator (`client.rs`, HTTP/1.1 keep-alive, every request a new conversation)
-//! share CPU 1; `omnid` runs alone on CPU 0 (`taskset`). For whole and streamed answers
-//! and 1 / 16 / 64 connections, each load goes straight to the upstream, then through a
-//! proxy that only relays (`--proxy-no-record`), then through one that records every
-//! conversation: requests per second, p50 and p99, the p50 and p99 added over straight,
-//! and omnid's CPU time per request and resident memory.
+//! A static upstream (`upstream.rs`, Gemini- and OpenAI-shaped, the same bytes every time)
+//! and the load generator (`client.rs`, HTTP/1.1 keep-alive, every request a new
+//! conversation) share CPU 1; `omnid` runs alone on CPU 0 (`taskset`). For whole and
+//! streamed answers and 1 / 16 / 64 connections, each load goes straight to the upstream,
+//! then through a proxy that only relays (`--proxy-no-record`), then through one that
+//! records every conversation, then through any other gateway named: requests per second,
+//! p50 and p99, the p50 and p99 added over straight, and each proxy's CPU time per
+//! request and resident memory.
 //!
 //! Options (after `--`): `--secs S` measured per run (5), `--warmup S` (1), `--conns
 //! 1,16,64`, `--kinds whole,streamed`, `--modes relayed,recorded`, `--turns N` (each
 //! connection's conversations go on for N rounds, as an agent's do; 1: every request a new
-//! conversation), `--omnid ARG` (an argument for both proxies' `omnid`, repeated).
+//! conversation), `--omnid ARG` (an argument for both proxies' `omnid`, repeated), `--api
+//! gemini|openai` (the load's API: Gemini's own, or Chat Completions), `--upstream-port P`
+//! (where the static upstream listens, so a gateway started before can point at it),
+//! `--gateway NAME@ADDR[@PID]` (another gateway to measure the same way, its CPU and memory
+//! read from PID; repeated) and `--gateway-header NAME@HEADER:VALUE` (a header every
+//! request to it carries). `scripts/bench-gateways` runs LiteLLM and Portkey's gateway
+//! this way.
 
 #![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
 
@@ -24,7 +31,8 @@ mod upstream;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use client::{Kind, Measured};
+use client::{Api, Kind, Load, Measured};
+use common::daemon::{cpu_of, rss_mib_of};
 use common::{Daemon, show};
 
 /// What to run.
@@ -38,12 +46,43 @@ struct Plan {
     omnid: Vec<String>,
     /// Rounds per conversation (1: every request a new conversation).
     turns: usize,
+    api: Api,
+    /// Where the static upstream listens (0: any free port).
+    upstream_port: u16,
+    gateways: Vec<Gateway>,
+}
+
+/// Another gateway, started by whoever runs the bench, in front of the static upstream.
+struct Gateway {
+    name: String,
+    address: SocketAddr,
+    /// Its process, for its CPU time and memory.
+    pid: Option<u32>,
+    /// Headers every request to it carries (Portkey's provider and upstream).
+    headers: Vec<(String, String)>,
+}
+
+/// `NAME@ADDR[@PID]`.
+fn gateway(value: &str) -> Gateway {
+    let mut parts = value.split('@');
+    let name = parts.next().unwrap().to_string();
+    let address = parts
+        .next()
+        .expect("--gateway NAME@ADDR[@PID]")
+        .parse()
+        .unwrap();
+    let pid = parts.next().map(|pid| pid.parse().unwrap());
+    Gateway {
+        name,
+        address,
+        pid,
+        headers: Vec::new(),
+    }
 }
 
 /// Where the load goes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
-    Straight,
     Relayed,
     Recorded,
 }
@@ -51,7 +90,6 @@ enum Mode {
 impl Mode {
     fn name(self) -> &'static str {
         match self {
-            Mode::Straight => "straight",
             Mode::Relayed => "relayed",
             Mode::Recorded => "recorded",
         }
@@ -67,6 +105,9 @@ fn plan() -> Plan {
         modes: vec![Mode::Relayed, Mode::Recorded],
         omnid: Vec::new(),
         turns: 1,
+        api: Api::Gemini,
+        upstream_port: 0,
+        gateways: Vec::new(),
     };
     let args: Vec<String> = std::env::args().collect();
     for pair in args.windows(2) {
@@ -89,6 +130,22 @@ fn plan() -> Plan {
             }
             "--omnid" => plan.omnid.push(value.to_string()),
             "--turns" => plan.turns = value.parse().unwrap(),
+            "--api" => {
+                plan.api = if value == "openai" {
+                    Api::OpenAi
+                } else {
+                    Api::Gemini
+                }
+            }
+            "--upstream-port" => plan.upstream_port = value.parse().unwrap(),
+            "--gateway" => plan.gateways.push(gateway(value)),
+            "--gateway-header" => {
+                let (name, header) = value.split_once('@').unwrap();
+                let (key, val) = header.split_once(':').unwrap();
+                let gateway = plan.gateways.iter_mut().find(|g| g.name == name);
+                let gateway = gateway.expect("--gateway-header after its --gateway");
+                gateway.headers.push((key.to_string(), val.to_string()));
+            }
             "--modes" => {
                 plan.modes = value
                     .split(',')
@@ -132,7 +189,19 @@ fn proxy(
     let address = port.local_addr().unwrap();
     drop(port);
     let listen = address.to_string();
-    let mut args = vec!["--proxy-listen", &listen, "--proxy-accept-any-key"];
+    // Chat Completions go to an OpenAI-compatible provider: the static upstream's.
+    let config = dir.join("omnid.toml");
+    let provider =
+        format!("[providers.static]\nkind = \"openai\"\nbase_url = \"http://{upstream}/v1\"\n");
+    std::fs::write(&config, provider).unwrap();
+    let config = config.to_string_lossy().into_owned();
+    let mut args = vec![
+        "--proxy-listen",
+        &listen,
+        "--proxy-accept-any-key",
+        "--config",
+        &config,
+    ];
     if !records {
         args.push("--proxy-no-record");
     }
@@ -151,7 +220,7 @@ fn proxy(
 }
 
 /// One row of the table.
-fn row(kind: Kind, conns: usize, mode: Mode, measured: &Measured, base: Option<&Measured>) {
+fn row(kind: Kind, conns: usize, through: &str, measured: &Measured, base: Option<&Measured>) {
     let added = |q: f64| {
         base.map_or(String::from("-"), |b| {
             show(measured.at(q).saturating_sub(b.at(q)))
@@ -161,7 +230,7 @@ fn row(kind: Kind, conns: usize, mode: Mode, measured: &Measured, base: Option<&
         "{:<9}{:>6}  {:<9}{:>9.0}{:>11}{:>11}{:>12}{:>12}{:>8}",
         kind.name(),
         conns,
-        mode.name(),
+        through,
         measured.per_second(),
         show(measured.at(0.5)),
         show(measured.at(0.99)),
@@ -171,10 +240,23 @@ fn row(kind: Kind, conns: usize, mode: Mode, measured: &Measured, base: Option<&
     );
 }
 
+/// A proxy's CPU time per request over a run, and its memory after it.
+fn cost(cpu: std::time::Duration, measured: &Measured, plan: &Plan, rss_mib: f64) {
+    let all = measured.per_second() * (plan.secs + plan.warmup);
+    println!(
+        "{:>104}",
+        format!(
+            "{} µs, {:.0} MiB",
+            (cpu.as_secs_f64() * 1e6 / all.max(1.0)) as u64,
+            rss_mib
+        )
+    );
+}
+
 fn main() {
     let plan = plan();
     pin_self();
-    let upstream = upstream::start();
+    let upstream = upstream::start(plan.upstream_port);
     let dirs = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let relayed = plan
         .modes
@@ -189,32 +271,28 @@ fn main() {
         Duration::from_secs_f64(plan.secs),
     );
     println!(
-        "{:<9}{:>6}  {:<9}{:>9}{:>11}{:>11}{:>12}{:>12}{:>8}   omnid CPU/req, RSS",
+        "{:<9}{:>6}  {:<9}{:>9}{:>11}{:>11}{:>12}{:>12}{:>8}   CPU/req, RSS",
         "answer", "conns", "through", "req/s", "p50", "p99", "added p50", "added p99", "failed"
     );
     for &kind in &plan.kinds {
         for &conns in &plan.conns {
-            let load = (kind, plan.turns);
-            let straight = client::run(upstream, load, conns, warmup, span);
-            row(kind, conns, Mode::Straight, &straight, None);
+            let load = Load {
+                kind,
+                api: plan.api,
+                turns: plan.turns,
+            };
+            let straight = client::run(upstream, load, &[], conns, warmup, span);
+            row(kind, conns, "straight", &straight, None);
             let mut relayed_rate = None;
             for (mode, proxy) in [(Mode::Relayed, &relayed), (Mode::Recorded, &recorded)] {
                 let Some((daemon, address)) = proxy else {
                     continue;
                 };
                 let cpu = daemon.cpu();
-                let measured = client::run(*address, load, conns, warmup, span);
+                let measured = client::run(*address, load, &[], conns, warmup, span);
                 let used = daemon.cpu() - cpu;
-                row(kind, conns, mode, &measured, Some(&straight));
-                let all = measured.per_second() * (plan.secs + plan.warmup);
-                println!(
-                    "{:>104}",
-                    format!(
-                        "{} µs, {:.0} MiB",
-                        (used.as_secs_f64() * 1e6 / all.max(1.0)) as u64,
-                        daemon.rss_mib()
-                    )
-                );
+                row(kind, conns, mode.name(), &measured, Some(&straight));
+                cost(used, &measured, &plan, daemon.rss_mib());
                 match mode {
                     Mode::Relayed => relayed_rate = Some(measured.per_second()),
                     _ => {
@@ -228,6 +306,15 @@ fn main() {
                             );
                         }
                     }
+                }
+            }
+            for gateway in &plan.gateways {
+                let cpu = gateway.pid.map(cpu_of);
+                let to = gateway.address;
+                let measured = client::run(to, load, &gateway.headers, conns, warmup, span);
+                row(kind, conns, &gateway.name, &measured, Some(&straight));
+                if let (Some(pid), Some(cpu)) = (gateway.pid, cpu) {
+                    cost(cpu_of(pid) - cpu, &measured, &plan, rss_mib_of(pid));
                 }
             }
         }
