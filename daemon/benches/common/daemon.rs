@@ -91,6 +91,28 @@ impl Daemon {
         rss_mib_of(self.child.id())
     }
 
+    /// Waits until the search index has caught up with the store (a store written without
+    /// the daemon, as the benches seed theirs, is indexed in the background at its first
+    /// start; that work is no later request's).
+    pub async fn indexed(&self) {
+        let mut client = self.client().await;
+        loop {
+            let query = omni_proto::SearchQuery {
+                text: "turn".into(),
+                session: None,
+                role: None,
+                since_ms: None,
+                limit: 1,
+                archived: false,
+            };
+            match client.call(Request::Search(query), |_| {}).await.unwrap() {
+                Reply::Search(results) if results.complete => return,
+                Reply::Search(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                other => panic!("search answered {other:?}"),
+            }
+        }
+    }
+
     /// `omnictl status`, as JSON-free data.
     pub async fn status(&self) -> DaemonStatus {
         match self

@@ -22,26 +22,6 @@ async fn send(client: &mut omni_proto::Client, session: &str) {
     assert!(matches!(reply, Reply::Answered(_)), "{reply:?}");
 }
 
-/// Waits until the search index has caught up with the store it found at start (10,010
-/// nodes to index, in the background): that work is no send's.
-async fn indexed(client: &mut omni_proto::Client) {
-    loop {
-        let query = omni_proto::SearchQuery {
-            text: "turn".into(),
-            session: None,
-            role: None,
-            since_ms: None,
-            limit: 1,
-            archived: false,
-        };
-        match client.call(Request::Search(query), |_| {}).await.unwrap() {
-            Reply::Search(results) if results.complete => return,
-            Reply::Search(_) => tokio::time::sleep(Duration::from_millis(50)).await,
-            other => panic!("search answered {other:?}"),
-        }
-    }
-}
-
 /// The daemon's CPU time (from the kernel) per send on a 10,000-turn session against a
 /// 10-turn one, the model answering at once: `sends` of each, in alternating blocks.
 pub async fn cpu_per_send(sends: usize) {
@@ -55,7 +35,7 @@ pub async fn cpu_per_send(sends: usize) {
     let (short, long) = (short.to_string(), long.to_string());
     let daemon = Daemon::start(dir.path(), &fake.url());
     let mut client = daemon.client().await;
-    indexed(&mut client).await;
+    daemon.indexed().await;
     for session in [&short, &long] {
         send(&mut client, session).await;
     }
