@@ -11,10 +11,7 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use tantivy::collector::TopDocs;
-use tantivy::query::TermQuery;
-use tantivy::schema::IndexRecordOption;
-use tantivy::{IndexWriter, TantivyDocument};
+use tantivy::IndexWriter;
 use uuid::Uuid;
 
 use super::{Job, SearchError, Shared};
@@ -219,15 +216,8 @@ impl Indexer {
         if let Some(count) = self.counts.get(id) {
             return Ok(Some(*count));
         }
-        let fields = self.shared.fields;
         let searcher = self.shared.reader.searcher();
-        let query = TermQuery::new(fields.marker_term(id), IndexRecordOption::Basic);
-        let found = searcher.search(&query, &TopDocs::with_limit(1).order_by_score())?;
-        let Some((_, address)) = found.first() else {
-            return Ok(None);
-        };
-        let marker: TantivyDocument = searcher.doc(*address)?;
-        Ok(fields.u64_of(&marker, fields.indexed))
+        Ok(self.shared.fields.marker_count(&searcher, id)?)
     }
 
     /// Deletes a session's documents and marker (committed with the batch).

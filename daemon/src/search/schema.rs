@@ -3,14 +3,20 @@
 //! saying how many of its nodes are indexed. The version names this layout: an index of
 //! another version is rebuilt.
 
+use tantivy::collector::TopDocs;
+use tantivy::query::TermQuery;
+use tantivy::schema::IndexRecordOption;
 use tantivy::schema::{FAST, Field, INDEXED, STORED, STRING, Schema, TEXT, TantivyDocument, Value};
-use tantivy::{Term, doc};
+use tantivy::{Searcher, Term, doc};
 use uuid::Uuid;
 
 use crate::model::{NodeRecord, PartContent};
 
 /// The index layout's version, written to the `version` file beside it.
-pub const INDEX_VERSION: u32 = 1;
+pub const INDEX_VERSION: u32 = 2;
+
+/// The name of a marker's count of indexed nodes (read back as a fast field).
+pub const INDEXED_FIELD: &str = "indexed";
 
 /// The fields of the schema.
 #[derive(Debug, Clone, Copy)]
@@ -42,7 +48,9 @@ impl Fields {
             time: builder.add_u64_field("time", INDEXED | STORED | FAST),
             text: builder.add_text_field("text", TEXT | STORED),
             marker: builder.add_text_field("marker", STRING),
-            indexed: builder.add_u64_field("indexed", STORED),
+            // Fast: the indexer reads every session's count back at start, and a stored
+            // field is read by decompressing a whole block of the document store.
+            indexed: builder.add_u64_field(INDEXED_FIELD, STORED | FAST),
         };
         (builder.build(), fields)
     }
@@ -71,6 +79,23 @@ impl Fields {
     /// A session's marker: `indexed` of its nodes are in the index.
     pub fn marker_document(&self, session: &Uuid, indexed: u64) -> TantivyDocument {
         doc!(self.marker => session.to_string(), self.indexed => indexed)
+    }
+
+    /// How many of `session`'s nodes its marker says are indexed (none: no marker). Read
+    /// from the fast field: no block of the document store is decompressed for it.
+    pub fn marker_count(
+        &self,
+        searcher: &Searcher,
+        session: &Uuid,
+    ) -> tantivy::Result<Option<u64>> {
+        let query = TermQuery::new(self.marker_term(session), IndexRecordOption::Basic);
+        let found = searcher.search(&query, &TopDocs::with_limit(1).order_by_score())?;
+        let Some((_, address)) = found.first() else {
+            return Ok(None);
+        };
+        let segment = searcher.segment_reader(address.segment_ord);
+        let counts = segment.fast_fields().u64(INDEXED_FIELD)?;
+        Ok(counts.first(address.doc_id))
     }
 
     /// A stored u64 of a document.

@@ -200,3 +200,53 @@ async fn hostile_queries_are_refused_or_run_on_a_small_stack() {
     assert!(refusals[0].contains("at most 1000"), "{refusals:?}");
     assert!(refusals[2].contains("at most 8"), "{refusals:?}");
 }
+
+/// A marker's count is read back from its fast field, for the session it names only.
+#[test]
+fn a_markers_count_is_read_back_for_its_session_only() {
+    let (schema, fields) = schema::Fields::schema();
+    let index = tantivy::Index::create_in_ram(schema);
+    let mut writer: tantivy::IndexWriter = index.writer(15_000_000).unwrap();
+    let (one, two) = (Uuid::new_v4(), Uuid::new_v4());
+    let node = NodeRecord {
+        id: 1,
+        parent: 0,
+        role: Role::User,
+        parts: vec![Part::text("a node before the markers")],
+        created_at_ms: 1,
+        model: None,
+    };
+    writer
+        .add_document(fields.node_document(&one, &node))
+        .unwrap();
+    writer
+        .add_document(fields.marker_document(&one, 7))
+        .unwrap();
+    writer
+        .add_document(fields.marker_document(&two, 3))
+        .unwrap();
+    writer.commit().unwrap();
+    let searcher = index.reader().unwrap().searcher();
+    assert_eq!(fields.marker_count(&searcher, &one).unwrap(), Some(7));
+    assert_eq!(fields.marker_count(&searcher, &two).unwrap(), Some(3));
+    let unknown = Uuid::new_v4();
+    assert_eq!(fields.marker_count(&searcher, &unknown).unwrap(), None);
+}
+
+/// An index of the layout before (version 1, a marker's count stored only) is made anew,
+/// to be rebuilt from the store, rather than read with the wrong layout.
+#[test]
+fn an_index_of_the_last_layout_is_made_anew() {
+    let dir = tempfile::tempdir().unwrap();
+    let index_dir = dir.path().join("search");
+    std::fs::create_dir(&index_dir).unwrap();
+    let mut old = tantivy::schema::Schema::builder();
+    old.add_text_field("marker", tantivy::schema::STRING);
+    old.add_u64_field("indexed", tantivy::schema::STORED);
+    tantivy::Index::create_in_dir(&index_dir, old.build()).unwrap();
+    std::fs::write(index_dir.join("version"), "1\n").unwrap();
+    let opened = open::open_or_rebuild(&index_dir).unwrap();
+    assert_eq!(opened.index.schema(), schema::Fields::schema().0);
+    let version = std::fs::read_to_string(index_dir.join("version")).unwrap();
+    assert_eq!(version.trim(), INDEX_VERSION.to_string());
+}

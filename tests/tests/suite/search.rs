@@ -191,7 +191,7 @@ fn a_damaged_or_old_index_is_rebuilt_from_the_store_and_stays_private() {
             "{damage:?}: {found}"
         );
         let version = std::fs::read_to_string(index.join("version")).unwrap();
-        assert_eq!(version.trim(), "1", "{damage:?}");
+        assert_eq!(version.trim(), "2", "{damage:?}");
         assert_private(&index);
     }
 }
