@@ -95,7 +95,7 @@ pub struct Forward {
     pub turns: Vec<super::record::Turn>,
     /// The recorded conversation this request continues (its session and last node), if
     /// any: where its failures are filed.
-    pub continues: Option<super::record::Place>,
+    pub placed: super::record::Placed,
     /// The last error answer upstream gave, passed on when retrying cannot heal.
     pub last_error: Option<Whole>,
     /// The room the request's body holds in the bodies' budget, kept for what dropping
@@ -324,8 +324,8 @@ impl Exchange for Forward {
     ) -> Report {
         let body = String::from_utf8_lossy(&self.body);
         let sent = Sent {
-            session: self.continues.map(|(session, _)| session),
-            node: self.continues.map_or(0, |(_, node)| node),
+            session: self.placed.at.map(|(session, _)| session),
+            node: self.placed.at.map_or(0, |(_, node)| node),
             url: &self.url,
             headers: self.sent_headers(),
             body: &body,

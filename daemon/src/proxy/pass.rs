@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::Proxy;
 use super::api::Api;
 use super::forward::{Forward, Head, Whole};
-use super::record::{Place, Source, Turn};
+use super::record::{Placed, Source, Turn};
 use super::{record, relay, respond};
 use crate::exchange::{self, Outcome, Setup};
 use crate::model::ModelInfo;
@@ -39,8 +39,8 @@ pub struct Call {
     pub records: bool,
     /// A generation request's conversation, as turns (what a complete answer records).
     pub turns: Vec<Turn>,
-    /// The recorded conversation it continues, if any (where its failures are filed).
-    pub continues: Option<Place>,
+    /// Where it stands among the recorded conversations (where its failures are filed).
+    pub placed: Placed,
     /// Removes the forwarded key (and omnid's own) from what is written down.
     pub redactor: Redactor,
     /// Where it came from, for a recorded session: the API, the client, the model.
@@ -69,7 +69,7 @@ pub fn source(api: &dyn Api, headers: &HeaderMap, model: Option<String>) -> Sour
 
 impl Proxy {
     /// The recorded conversation that `turns` continue, if any.
-    pub fn place(&self, api: &dyn Api, turns: &[Turn]) -> Option<Place> {
+    pub fn place(&self, api: &dyn Api, turns: &[Turn]) -> Placed {
         record::place(&self.daemon, api.name(), turns)
     }
 }
@@ -100,7 +100,7 @@ pub async fn forward(proxy: &Arc<Proxy>, call: Call) -> Response {
         last_error: None,
         source: call.source,
         turns: call.turns,
-        continues: call.continues,
+        placed: call.placed,
         held: call.held,
     };
     proxy
@@ -227,8 +227,16 @@ async fn end_stream(mut forward: Forward, events: &mpsc::Sender<Bytes>, client_g
 async fn keep(proxy: &Proxy, forward: &mut Forward, made: Made) {
     let answer = forward.delivered.answer.parts.clone();
     let turns = std::mem::take(&mut forward.turns);
+    let hashes = std::mem::take(&mut forward.placed.hashes);
     let info = answer_info(forward, &made);
-    match record::record(&proxy.daemon, &forward.source, turns, answer, info).await {
+    let recorded = record::record(
+        &proxy.daemon,
+        &forward.source,
+        (turns, hashes),
+        answer,
+        info,
+    );
+    match recorded.await {
         Ok((session, nodes)) => {
             tracing::debug!(%session, ?nodes, "recorded a conversation through the proxy")
         }

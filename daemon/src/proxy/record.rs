@@ -72,25 +72,46 @@ fn canonical((role, parts): &Turn) -> Vec<u8> {
     serde_json::to_vec(&(side, text, rest)).unwrap_or_default()
 }
 
-/// The chain's hash after each turn of a conversation of `api`. Gemini's chains began
-/// before there were other APIs and keep their seed, so conversations recorded then are
-/// still found.
-pub fn chain(api: &str, turns: &[Turn]) -> Vec<ChainHash> {
+/// The hash a conversation of `api` starts from. Gemini's chains began before there were
+/// other APIs and keep their seed, so conversations recorded then are still found.
+fn seed(api: &str) -> ChainHash {
     let seed = match api {
         "gemini" => "omni conversation chain 1".to_string(),
         other => format!("omni conversation chain 1 {other}"),
     };
-    let mut hash: ChainHash = Sha256::digest(seed.as_bytes()).into();
+    Sha256::digest(seed.as_bytes()).into()
+}
+
+/// The chain's hash after `turn`, when it was `hash` before it.
+fn next(hash: &ChainHash, turn: &Turn) -> ChainHash {
+    let mut next = Sha256::new();
+    next.update(hash);
+    next.update(canonical(turn));
+    next.finalize().into()
+}
+
+/// The chain's hash after each turn of a conversation of `api`.
+pub fn chain(api: &str, turns: &[Turn]) -> Vec<ChainHash> {
+    let mut hash = seed(api);
     turns
         .iter()
         .map(|turn| {
-            let mut next = Sha256::new();
-            next.update(hash);
-            next.update(canonical(turn));
-            hash = next.finalize().into();
+            hash = next(&hash, turn);
             hash
         })
         .collect()
+}
+
+/// A request's conversation among the recorded ones: its turns' chain hashes (computed
+/// once: recording the answer goes on from them) and where its longest recorded
+/// beginning ends, as found when the request arrived.
+#[derive(Debug, Clone, Default)]
+pub struct Placed {
+    /// The chain's hash after each of the request's turns.
+    pub hashes: Vec<ChainHash>,
+    /// The recorded session (and node) it continues, if any: where its failures are
+    /// filed.
+    pub at: Option<Place>,
 }
 
 /// Where the longest recorded beginning of `turns` ends: how many turns it covers, and
@@ -109,30 +130,36 @@ fn longest_recorded(
     Ok(None)
 }
 
-/// The recorded session (and node) a request's contents continue, if any: where its
-/// failures are filed.
-pub fn place(daemon: &Daemon, api: &str, turns: &[Turn]) -> Option<Place> {
+/// Where a request's contents stand among the recorded conversations.
+pub fn place(daemon: &Daemon, api: &str, turns: &[Turn]) -> Placed {
     let hashes = chain(api, turns);
-    longest_recorded(daemon, &hashes, turns.len())
+    let at = longest_recorded(daemon, &hashes, turns.len())
         .ok()
         .flatten()
-        .map(|(_, at)| at)
+        .map(|(_, at)| at);
+    Placed { hashes, at }
 }
 
 /// Records a request's turns and its answer, with their chain entries; returns the
-/// session and the new nodes once they are durable. A conversation that continues a
-/// recorded one is appended through its session's actor; a new one is a new session
+/// session and the new nodes once they are durable. `hashes` are the turns' own, as
+/// [`place`] found them (made again if they are not). Where the conversation stands is
+/// looked up again: something may have been recorded since. A conversation that continues
+/// a recorded one is appended through its session's actor; a new one is a new session
 /// written whole.
 pub async fn record(
     daemon: &Daemon,
     source: &Source,
-    mut turns: Vec<Turn>,
+    (mut turns, mut hashes): (Vec<Turn>, Vec<ChainHash>),
     answer: Vec<Part>,
     made: ModelInfo,
 ) -> Result<(Uuid, Vec<NodeId>), String> {
     let asked = turns.len();
+    if hashes.len() != asked {
+        hashes = chain(source.api, &turns);
+    }
     turns.push((Role::Model, answer));
-    let hashes = chain(source.api, &turns);
+    let before = hashes.last().copied().unwrap_or_else(|| seed(source.api));
+    hashes.push(next(&before, &turns[asked]));
     let found = longest_recorded(daemon, &hashes, asked)?;
     let recorded = found.map_or(0, |(k, _)| k);
     let mut fresh: Vec<RecordedTurn> = turns
@@ -204,6 +231,25 @@ mod tests {
         assert_ne!(
             elsewhere[0], whole[0],
             "each API's conversations are kept apart"
+        );
+    }
+
+    #[test]
+    fn the_answers_hash_goes_on_from_the_requests_hashes() {
+        let asked = vec![
+            turn(Role::User, &["hi"]),
+            turn(Role::Model, &["hello"]),
+            turn(Role::User, &["more"]),
+        ];
+        let answer = turn(Role::Model, &["an answer"]);
+        let mut whole = asked.clone();
+        whole.push(answer.clone());
+        let hashes = chain("openai", &asked);
+        let last = hashes.last().copied().unwrap_or_else(|| seed("openai"));
+        assert_eq!(next(&last, &answer), chain("openai", &whole)[3]);
+        assert_eq!(
+            next(&seed("gemini"), &answer),
+            chain("gemini", &[answer])[0]
         );
     }
 }

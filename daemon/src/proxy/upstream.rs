@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::api::{Api, error_response, unread_body};
 use super::pass::{self, Call};
-use super::record::Turn;
+use super::record::{Placed, Turn};
 use super::{BODY_LIMIT, Proxy, relay};
 use crate::listeners;
 use crate::provider::{ApiKey, Provider, ProviderConfig, Redactor};
@@ -120,10 +120,10 @@ pub async fn post(
     let records = turns.is_some();
     let streaming = records && request["stream"].as_bool().unwrap_or(false);
     let turns = turns.map_or_else(Vec::new, |read| read(&request));
-    let continues = if records {
+    let placed = if records {
         proxy.place(api, &turns)
     } else {
-        None
+        Placed::default()
     };
     let mut call = call(route, &live, provider, path, &headers, key.as_ref());
     call.source.model = Some(format!("{}/{upstream_model}", provider.name));
@@ -132,7 +132,7 @@ pub async fn post(
     call.stream = streaming.then_some(relay::Framing::Sse);
     call.records = records;
     call.turns = turns;
-    call.continues = continues;
+    call.placed = placed;
     call.live = live.clone();
     call.held = held;
     pass::forward(&proxy, call).await
@@ -227,7 +227,7 @@ fn call(
         stream: None,
         records: false,
         turns: Vec::new(),
-        continues: None,
+        placed: Placed::default(),
         redactor: Redactor::new(key.map(|k| k.expose())),
         source: pass::source(route.api, headers, None),
         held: listeners::Held::none(),

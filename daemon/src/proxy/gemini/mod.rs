@@ -18,6 +18,7 @@ use axum::routing::get;
 
 use super::api::{Api, Event, Read, ReadEvents, error_response, unread_body};
 use super::pass::{self, Call as Forwarded};
+use super::record::Placed;
 use super::{BODY_LIMIT, Proxy, relay};
 use crate::listeners;
 use crate::provider::gemini::chunk;
@@ -180,13 +181,13 @@ async fn pass(proxy: Arc<Proxy>, version: &str, mut call: Call, headers: &Header
         history::Sent::default()
     };
     let turns = history::turns(&sent);
-    let continues = if call.generates {
+    let placed = if call.generates {
         proxy.place(&GEMINI, &turns)
     } else {
-        None
+        Placed::default()
     };
     let body = if call.generates {
-        check::checked(&proxy, &live, &url, body, &sent, &redactor, continues).await
+        check::checked(&proxy, &live, &url, body, &sent, &redactor, placed.at).await
     } else {
         body
     };
@@ -201,7 +202,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, mut call: Call, headers: &Header
         stream: call.streaming.then_some(framing),
         records: call.generates,
         turns,
-        continues,
+        placed,
         redactor,
         source: pass::source(&GEMINI, headers, model),
         held,
