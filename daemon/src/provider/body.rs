@@ -19,15 +19,12 @@ const PIECE: usize = 64 * 1024;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RequestBody {
     pieces: Vec<Bytes>,
-    len: usize,
 }
 
 impl From<String> for RequestBody {
     fn from(text: String) -> Self {
-        let len = text.len();
         Self {
             pieces: vec![Bytes::from(text)],
-            len,
         }
     }
 }
@@ -51,12 +48,12 @@ impl RequestBody {
 
     /// Its length in bytes.
     pub fn len(&self) -> usize {
-        self.len
+        self.pieces.iter().map(Bytes::len).sum()
     }
 
     /// Whether it is empty.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.pieces.iter().all(Bytes::is_empty)
     }
 
     /// The body for the HTTP client, sharing these bytes (its length is sent apart, as
@@ -120,10 +117,7 @@ impl BodyWriter {
         if !self.open.is_empty() {
             self.done.push(Bytes::from(self.open));
         }
-        RequestBody {
-            pieces: self.done,
-            len: self.written,
-        }
+        RequestBody { pieces: self.done }
     }
 }
 
