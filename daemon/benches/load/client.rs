@@ -135,7 +135,9 @@ async fn connection(
     let (measure_from, until) = span;
     let mut contents = Vec::new();
     while Instant::now() < until {
-        if contents.len() >= 2 * load.turns {
+        // A conversation of `turns` rounds holds `2 * turns - 1` contents after its last
+        // request: its prompts and the answers between them.
+        if contents.len() + 1 >= 2 * load.turns {
             contents.clear();
         }
         let mut request = Request::post(load.path())
