@@ -1,11 +1,13 @@
 //! The indexer: one thread owning the index's writer. It catches up with the store first
-//! (every session whose indexed count differs from its record's), then takes the ids of
-//! sessions changed (sent once their changes are durable), waits a moment for more, indexes
-//! the nodes each gained and commits once per batch. The store is the truth: a session is
-//! indexed from its marker's count to its record's, so a crash between a store commit and
-//! an index commit is caught up at the next start.
+//! (every session whose indexed count differs from its record's), then takes the sessions
+//! changed and the nodes each gained (sent once their changes are durable), waits a moment
+//! for more, indexes those nodes and commits once per batch. The store is the truth: a
+//! session is indexed from its marker's count to its record's, so a crash between a store
+//! commit and an index commit is caught up at the next start. Nodes handed over are indexed
+//! as they are when they follow what is indexed; otherwise (changes heard out of order, a
+//! session purged meanwhile, a change that added none) the session is read from the store.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -15,6 +17,8 @@ use tantivy::IndexWriter;
 use uuid::Uuid;
 
 use super::{Job, SearchError, Shared};
+use crate::model::NodeRecord;
+use crate::store::Applied;
 
 /// How long a batch collects changes before it is indexed and committed: one commit a
 /// second at most. Each commit costs tantivy a fresh segment (its term table allocated and
@@ -38,6 +42,9 @@ pub struct Indexer {
     shared: Arc<Shared>,
     writer: IndexWriter,
     counts: HashMap<Uuid, u64>,
+    /// Sessions purged since the start: nodes heard of for them are never indexed as
+    /// handed over (the store says whether the session is still there).
+    forgotten: HashSet<Uuid>,
 }
 
 impl Indexer {
@@ -47,6 +54,7 @@ impl Indexer {
             shared,
             writer,
             counts: HashMap::new(),
+            forgotten: HashSet::new(),
         })
     }
 
@@ -153,13 +161,20 @@ impl Indexer {
     fn apply(&mut self, batch: Batch) -> Result<(), SearchError> {
         for session in &batch.forget {
             self.delete(session);
+            self.forgotten.insert(*session);
         }
-        for session in &batch.changed {
-            if !batch.forget.contains(session) {
-                self.index_session(session, batch.whole.contains(session))?;
+        let changed = !batch.changed.is_empty();
+        for (session, gained) in batch.changed {
+            if batch.forget.contains(&session) {
+                continue;
+            }
+            if batch.whole.contains(&session) {
+                self.index_session(&session, true)?;
+            } else {
+                self.index_gained(&session, gained)?;
             }
         }
-        if !batch.changed.is_empty() || !batch.forget.is_empty() {
+        if changed || !batch.forget.is_empty() {
             self.commit()?;
         }
         if !batch.forget.is_empty() {
@@ -211,6 +226,31 @@ impl Indexer {
         Ok(true)
     }
 
+    /// Indexes the nodes a session gained as they were handed over, when they follow
+    /// what is indexed of it; otherwise indexes it from the store. Whether anything
+    /// changed.
+    fn index_gained(&mut self, id: &Uuid, gained: Vec<NodeRecord>) -> Result<bool, SearchError> {
+        let Some(last) = gained.last().map(|node| node.id) else {
+            return self.index_session(id, false);
+        };
+        let from = self.indexed_count(id)?.unwrap_or(0);
+        if last <= from {
+            return Ok(false);
+        }
+        let follows = gained.iter().zip(gained[0].id..).all(|(n, id)| n.id == id);
+        if gained[0].id > from + 1 || !follows || self.forgotten.contains(id) {
+            return self.index_session(id, false);
+        }
+        let fields = self.shared.fields;
+        for node in gained.iter().filter(|node| node.id > from) {
+            self.writer.add_document(fields.node_document(id, node))?;
+        }
+        self.writer.delete_term(fields.marker_term(id));
+        self.writer.add_document(fields.marker_document(id, last))?;
+        self.counts.insert(*id, last);
+        Ok(true)
+    }
+
     /// How many of a session's nodes are indexed (none: it is not in the index).
     fn indexed_count(&self, id: &Uuid) -> Result<Option<u64>, SearchError> {
         if let Some(count) = self.counts.get(id) {
@@ -254,7 +294,8 @@ impl Indexer {
 /// The jobs of one batch.
 #[derive(Default)]
 struct Batch {
-    changed: BTreeSet<Uuid>,
+    /// Sessions changed, with the nodes they gained in the order heard.
+    changed: BTreeMap<Uuid, Vec<NodeRecord>>,
     whole: BTreeSet<Uuid>,
     forget: BTreeSet<Uuid>,
     waiting: Vec<std::sync::mpsc::Sender<()>>,
@@ -268,10 +309,14 @@ struct Batch {
 impl Batch {
     fn add(&mut self, job: Job) {
         match job {
-            Job::Changed(ids) => self.changed.extend(ids),
+            Job::Changed(changed) => {
+                for Applied { session, nodes } in changed {
+                    self.changed.entry(session).or_default().extend(nodes);
+                }
+            }
             Job::Whole(id, done) => {
                 self.forget.remove(&id);
-                self.changed.insert(id);
+                self.changed.entry(id).or_default();
                 self.whole.insert(id);
                 self.waiting.push(done);
             }

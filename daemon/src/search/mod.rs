@@ -25,7 +25,7 @@ pub use query::{Hit, Query};
 pub use schema::INDEX_VERSION;
 
 use crate::model::SessionRecord;
-use crate::store::{Store, StoreError};
+use crate::store::{Applied, Store, StoreError};
 use schema::Fields;
 
 /// Whether a session's nodes may be found: never one in the trash, an archived one only
@@ -62,8 +62,8 @@ impl From<tantivy::directory::error::OpenDirectoryError> for SearchError {
 
 /// What the indexer is asked.
 enum Job {
-    /// These sessions' changes are durable: index what they gained.
-    Changed(Vec<Uuid>),
+    /// These sessions' changes are durable: index the nodes they gained.
+    Changed(Vec<Applied>),
     /// Index this session again, whole (an imported session), then answer.
     Whole(Uuid, Sender<()>),
     /// Remove this session's documents from the files for good, then answer.
@@ -118,9 +118,9 @@ impl SearchIndex {
         let indexer = indexer::Indexer::new(shared.clone())?;
         let (sender, receiver) = channel();
         let observer = Mutex::new(sender.clone());
-        let observing = store.observe(Box::new(move |sessions: &[Uuid]| {
+        let observing = store.observe(Box::new(move |changed: Vec<Applied>| {
             let sender = observer.lock().unwrap_or_else(|e| e.into_inner());
-            let _ = sender.send(Job::Changed(sessions.to_vec()));
+            let _ = sender.send(Job::Changed(changed));
         }));
         if !observing {
             tracing::warn!("the store already has an observer; search follows it only at starts");

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::*;
 use crate::model::{MoveKind, MoveRecord, NodeRecord, Part, Role, SessionRecord};
-use crate::store::Change;
+use crate::store::{Applied, Change};
 
 /// Appends one node (and the move to it) to `record`'s session, durably or not.
 async fn turn(store: &Store, record: &mut SessionRecord, text: &str, durable: bool) {
@@ -100,6 +100,75 @@ async fn durable_commits_are_found_with_snippets_and_filters() {
             .is_empty(),
         "a session the caller does not keep is left out"
     );
+}
+
+/// What the indexer hears when `nodes` of `session` became durable (as the store tells
+/// it), sent straight to it.
+fn heard(search: &SearchIndex, session: Uuid, nodes: Vec<NodeRecord>) {
+    let jobs = search.jobs.lock().unwrap();
+    jobs.send(Job::Changed(vec![Applied { session, nodes }]))
+        .unwrap();
+}
+
+/// A node as a commit hands it over: `text`, numbered `id`.
+fn handed(id: u64, text: &str) -> NodeRecord {
+    NodeRecord {
+        id,
+        parent: id - 1,
+        role: Role::User,
+        parts: vec![Part::text(text)],
+        created_at_ms: 1,
+        model: None,
+    }
+}
+
+#[tokio::test]
+async fn nodes_handed_over_are_indexed_when_they_follow_and_read_from_the_store_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let search = SearchIndex::start(dir.path(), store.clone()).unwrap();
+    let mut record = SessionRecord::new(Uuid::new_v4(), 1);
+    let id = record.id;
+    turn(&store, &mut record, "alpha", true).await;
+    search.flush().unwrap();
+
+    // Nodes 2 and 3 are in the store; only 3 is heard of (out of order): the gap is read
+    // from the store, not from what was handed over.
+    turn(&store, &mut record, "beta", false).await;
+    turn(&store, &mut record, "gamma", false).await;
+    heard(&search, id, vec![handed(3, "gammahanded")]);
+    search.flush().unwrap();
+    assert_eq!(nodes_found(&search, "beta"), [2]);
+    assert_eq!(nodes_found(&search, "gamma"), [3]);
+    assert!(nodes_found(&search, "gammahanded").is_empty());
+
+    // Node 4 follows what is indexed: it is indexed as handed over, the store not read.
+    turn(&store, &mut record, "deltastored", false).await;
+    heard(&search, id, vec![handed(4, "deltahanded")]);
+    search.flush().unwrap();
+    assert_eq!(nodes_found(&search, "deltahanded"), [4]);
+    assert!(nodes_found(&search, "deltastored").is_empty());
+    // Heard again (two syncs carried it): nothing is indexed twice.
+    heard(&search, id, vec![handed(4, "deltahanded")]);
+    search.flush().unwrap();
+    assert_eq!(nodes_found(&search, "deltahanded"), [4]);
+
+    // Purged, then a late word of a node: the store no longer has the session, so
+    // nothing of it comes back.
+    store.purge(&id).await.unwrap();
+    search.forget_session(id).unwrap();
+    heard(&search, id, vec![handed(5, "epsilon")]);
+    search.flush().unwrap();
+    assert!(nodes_found(&search, "epsilon").is_empty());
+    assert!(nodes_found(&search, "alpha").is_empty());
+    // The same for a session purged before the word of its first node came.
+    let mut short = SessionRecord::new(Uuid::new_v4(), 1);
+    turn(&store, &mut short, "zeta", false).await;
+    store.purge(&short.id).await.unwrap();
+    search.forget_session(short.id).unwrap();
+    heard(&search, short.id, vec![handed(1, "zeta")]);
+    search.flush().unwrap();
+    assert!(nodes_found(&search, "zeta").is_empty());
 }
 
 #[tokio::test]

@@ -108,7 +108,7 @@ impl Store {
                 Ok(())
             };
             write().map_err(|e| self.failed(&db, StoreError::Sled(e)))?;
-            self.observers.applied(id);
+            self.observers.applied(id, import.nodes);
             if let Some(known) = count.as_mut() {
                 *known += 1;
             }

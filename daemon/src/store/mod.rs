@@ -60,7 +60,7 @@ pub use error::StoreError;
 pub use health::Failing;
 pub use import::{ContentHash, Import};
 pub use links::Link;
-pub use observe::Observer;
+pub use observe::{Applied, Observer};
 pub use open::STORE_FORMAT;
 pub use purge::Purged;
 
@@ -273,7 +273,8 @@ impl Store {
             Ok(())
         };
         write().map_err(|e| self.failed(&db, StoreError::Sled(e)))?;
-        self.observers.applied(id);
+        let gained = change.node.map(std::slice::from_ref).unwrap_or_default();
+        self.observers.applied(id, gained);
         self.commits.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }

@@ -1,6 +1,8 @@
 //! Who hears of durable changes: one observer (the search index) is told which sessions
-//! changed once their changes are durable, never before, and off the commit's own work
-//! (the observer only queues the ids).
+//! changed, and the nodes each gained, once their changes are durable, never before, and
+//! off the commit's own work (the observer only queues them). Handing the nodes over
+//! spares the observer reading them back from the store: under proxy load that was a
+//! twentieth of omnid's CPU, and its reads pushed the writers' pages out of sled's cache.
 //!
 //! Commits share syncs, so one commit's sync may carry another's sessions (taken when it
 //! began). A commit therefore returns only once every list taken up to its own has been
@@ -13,14 +15,26 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use tokio::sync::Notify;
 use uuid::Uuid;
 
-/// Told the ids of sessions whose changes became durable.
-pub type Observer = Box<dyn Fn(&[Uuid]) + Send + Sync>;
+use crate::model::NodeRecord;
+
+/// What applied changes gave one session, as the observer hears of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    /// The session changed.
+    pub session: Uuid,
+    /// The nodes its changes added, in the order applied (none for a change that only
+    /// moved its head or renamed it).
+    pub nodes: Vec<NodeRecord>,
+}
+
+/// Told what changes became durable, session by session.
+pub type Observer = Box<dyn Fn(Vec<Applied>) + Send + Sync>;
 
 /// The sessions applied since the last sync began, and the lists taken but not yet handed
 /// on (each numbered in the order taken).
 #[derive(Default)]
 struct Unsynced {
-    sessions: Vec<Uuid>,
+    sessions: Vec<Applied>,
     taken: u64,
     outstanding: BTreeSet<u64>,
 }
@@ -38,7 +52,7 @@ pub(super) struct Observers {
 /// for the next sync, so no later commit waits for it.
 pub(super) struct Taken<'a> {
     observers: &'a Observers,
-    sessions: Vec<Uuid>,
+    sessions: Vec<Applied>,
     /// This list's number, if it holds any session (taken once it is handed on).
     number: Option<u64>,
     /// The lists taken up to this one: each must be handed on before the caller returns.
@@ -67,13 +81,19 @@ impl Observers {
         self.observer.set(observer)
     }
 
-    /// Notes that a change to `session` was applied (nothing is kept without an observer).
-    pub fn applied(&self, session: Uuid) {
-        if self.observer.get().is_some() {
-            let mut unsynced = self.lock();
-            if unsynced.sessions.last() != Some(&session) {
-                unsynced.sessions.push(session);
-            }
+    /// Notes that a change to `session`, adding `nodes`, was applied (nothing is kept
+    /// without an observer).
+    pub fn applied(&self, session: Uuid, nodes: &[NodeRecord]) {
+        if self.observer.get().is_none() {
+            return;
+        }
+        let mut unsynced = self.lock();
+        match unsynced.sessions.last_mut() {
+            Some(last) if last.session == session => last.nodes.extend_from_slice(nodes),
+            _ => unsynced.sessions.push(Applied {
+                session,
+                nodes: nodes.to_vec(),
+            }),
         }
     }
 
@@ -99,10 +119,10 @@ impl Observers {
     /// one; then waits until every list taken up to this caller's has been handed on.
     pub async fn after_sync(&self, mut taken: Taken<'_>, durable: bool) {
         if durable && taken.number.is_some() {
+            let sessions = std::mem::take(&mut taken.sessions);
             if let Some(observer) = self.observer.get() {
-                observer(&taken.sessions);
+                observer(sessions);
             }
-            taken.sessions.clear();
         }
         // Handed on (or, not durable, given back for the next sync) by its drop.
         let upto = taken.upto;
@@ -133,15 +153,13 @@ mod tests {
         let observers = Observers::default();
         let told = Arc::new(Mutex::new(Vec::new()));
         let heard = told.clone();
-        let _ = observers.set(Box::new(move |ids: &[Uuid]| {
-            heard
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .extend_from_slice(ids)
+        let _ = observers.set(Box::new(move |changed: Vec<Applied>| {
+            let mut heard = heard.lock().unwrap_or_else(|e| e.into_inner());
+            heard.extend(changed.into_iter().map(|applied| applied.session))
         }));
         let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
-        observers.applied(a);
-        observers.applied(b);
+        observers.applied(a, &[]);
+        observers.applied(b, &[]);
         let carrier = observers.before_sync(); // takes a and b
         let own = observers.before_sync(); // b's commit: nothing left to take
         let waiting = observers.after_sync(own, true);
@@ -156,7 +174,7 @@ mod tests {
         assert_eq!(*told.lock().unwrap_or_else(|e| e.into_inner()), [a, b]);
 
         // A list whose caller went away gives its sessions back; no one waits for it.
-        observers.applied(a);
+        observers.applied(a, &[]);
         let dropped = observers.before_sync();
         drop(dropped);
         let next = observers.before_sync();
