@@ -2,7 +2,7 @@
 //! and resident memory.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use omni_proto::{Client, DaemonStatus, Reply, Request};
@@ -52,8 +52,10 @@ impl Daemon {
             .arg(dir.join("logs"))
             .arg("--base-url")
             .arg(base_url)
-            .env("OMNI_LOG", "warn")
-            .stderr(Stdio::null())
+            // Warnings, and the start's own account of its store's open (read by the
+            // start figures), in `dir/omnid.log`.
+            .env("OMNI_LOG", "warn,omnid::run=info")
+            .stderr(std::fs::File::create(dir.join("omnid.log")).unwrap())
             .spawn()
             .unwrap();
         let deadline = started + Duration::from_secs(120);

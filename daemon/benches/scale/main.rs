@@ -5,6 +5,8 @@
 //! | figure | what |
 //! |---|---|
 //! | `cold_start_ratio` | start to the first answer with 1,000,000 nodes in 1,000 sessions ÷ with an empty store |
+//! | `store_open_ms_1m` | of that, the store's open (sled loading its page table), as omnid logs it |
+//! | `cold_start_ratio_beside_open` | the rest of those starts, beside the store's open, big ÷ empty |
 //! | `first_answer_ms_100k_sessions` | start to the first answered request with 100,000 sessions |
 //! | `first_answer_ratio_100k_sessions` | that ÷ the same with an empty store |
 //! | `first_touch_ms_100k` | the first request (an undo) on a 100,000-turn session after a restart |

@@ -244,7 +244,13 @@ fn build_services(
     tracker: TaskTracker,
     shutdown: CancellationToken,
 ) -> anyhow::Result<Arc<Services>> {
+    let opening = std::time::Instant::now();
     let store = Arc::new(Store::open_with(&config.data_dir, config.store.clone())?);
+    // Most of a start with a big store is the store's open (sled loads its page table).
+    tracing::info!(
+        took_ms = opening.elapsed().as_millis() as u64,
+        "the store is open"
+    );
     // Diagnostics never stop the daemon: an unusable log directory is reported (and every
     // failed write counted in `omnictl status`), but sessions go on.
     let log_dir = crate::private::create_dir(&config.log_dir)
