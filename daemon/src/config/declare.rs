@@ -78,7 +78,7 @@ pub fn help(doc: &[&str], default: Option<&str>) -> String {
 ///     flag: value("flag-name", "VALUE")        // `--flag-name VALUE`, parsed by FromStr
 ///         | parsed("flag-name", "VALUE", f)    // ... parsed by f
 ///         | switch("flag-name", true|false),   // `--flag-name` sets the value given
-///     env: none | var("VAR") | parsed("VAR", f),
+///     env: var("VAR") | parsed("VAR", f),      // left out: no environment variable
 ///     default: fixed(expr)                     // shown as written
 ///         | text(CONST)                        // a `&str` constant, shown as its value
 ///         | from(f, "shown")                   // f(&DefaultInputs) -> Result<Type>
@@ -96,7 +96,7 @@ macro_rules! settings {
         $name:ident : $ty:ty {
             key: $key:literal,
             flag: $fkind:ident ( $($flag:tt)* ),
-            env: $ekind:ident $(( $($env:tt)* ))?,
+            $(env: $ekind:ident $(( $($env:tt)* ))?,)?
             default: $dkind:ident $(( $($default:tt)* ))?,
             reloads: $reloads:literal,
             secret: $secret:literal $(,)?
@@ -157,7 +157,7 @@ macro_rules! settings {
             $crate::config::declare::Declared {
                 key: $key,
                 flag: settings!(@shownflag $fkind ($($flag)*)),
-                env: settings!(@envname $ekind $(($($env)*))?),
+                env: settings!(@envname $($ekind $(($($env)*))?)?),
                 default: settings!(@shown $dkind $(($($default)*))?),
                 reloads: $reloads,
                 secret: $secret,
@@ -176,7 +176,7 @@ macro_rules! settings {
                     $name: {
                         let given: Option<$ty> = match flags.$name.clone() {
                             Some(value) => Some(value),
-                            None => match settings!(@env $ekind $(($($env)*))? inputs.env, $ty)? {
+                            None => match settings!(@env $($ekind $(($($env)*))?)? inputs.env, $ty)? {
                                 Some(value) => Some(value),
                                 None => file.get::<$ty>($key)?,
                             },
@@ -242,16 +242,16 @@ macro_rules! settings {
     (@shownflag value ($flag:literal, $vname:literal)) => { concat!("--", $flag, " ", $vname) };
     (@shownflag parsed ($flag:literal, $vname:literal, $parse:expr)) => { concat!("--", $flag, " ", $vname) };
     (@shownflag switch ($flag:literal, $value:literal)) => { concat!("--", $flag) };
-    (@envname none) => { None };
+    (@envname) => { None };
     (@envname var ($var:expr)) => { Some($var) };
     (@envname parsed ($var:expr, $parse:expr)) => { Some($var) };
-    (@env none $env:expr, $ty:ty) => { anyhow::Ok(None::<$ty>) };
     (@env var ($var:expr) $env:expr, $ty:ty) => {
         $crate::config::declare::from_env::<$ty>($env, $var, |text| text.parse::<$ty>().map_err(anyhow::Error::msg))
     };
     (@env parsed ($var:expr, $parse:expr) $env:expr, $ty:ty) => {
         $crate::config::declare::from_env::<$ty>($env, $var, $parse)
     };
+    (@env $env:expr, $ty:ty) => { anyhow::Ok(None::<$ty>) };
     (@shown fixed ($value:expr)) => { stringify!($value) };
     (@shown text ($value:expr)) => { $value };
     (@shown from ($f:expr, $shown:literal)) => { $shown };

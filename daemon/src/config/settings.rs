@@ -28,7 +28,6 @@ settings! {
     http_listen: std::net::SocketAddr {
         key: "http.listen",
         flag: value("http-listen", "ADDR"),
-        env: none,
         default: none,
         reloads: false,
         secret: false,
@@ -38,7 +37,6 @@ settings! {
     http_token_file: PathBuf {
         key: "http.token_file",
         flag: value("http-token-file", "FILE"),
-        env: none,
         default: derived("`api.token` beside the control socket"),
         reloads: false,
         secret: true,
@@ -49,7 +47,6 @@ settings! {
     proxy_listen: std::net::SocketAddr {
         key: "proxy.listen",
         flag: value("proxy-listen", "ADDR"),
-        env: none,
         default: none,
         reloads: false,
         secret: false,
@@ -59,7 +56,6 @@ settings! {
     web_listen: std::net::SocketAddr {
         key: "web.listen",
         flag: value("web-listen", "ADDR"),
-        env: none,
         default: none,
         reloads: false,
         secret: false,
@@ -69,7 +65,6 @@ settings! {
     proxy_accept_any_key: bool {
         key: "proxy.accept_any_key",
         flag: switch("proxy-accept-any-key", true),
-        env: none,
         default: fixed(false),
         reloads: true,
         secret: false,
@@ -79,7 +74,6 @@ settings! {
     proxy_record: bool {
         key: "proxy.record",
         flag: switch("proxy-no-record", false),
-        env: none,
         default: fixed(true),
         reloads: true,
         secret: false,
@@ -89,7 +83,6 @@ settings! {
     proxy_history: String {
         key: "proxy.history",
         flag: value("proxy-history", "POLICY"),
-        env: none,
         default: text("forward"),
         reloads: true,
         secret: false,
@@ -98,7 +91,6 @@ settings! {
     data_dir: PathBuf {
         key: "data_dir",
         flag: value("data-dir", "DIR"),
-        env: none,
         default: from(default_data_dir, "`$STATE_DIRECTORY`, else `$XDG_DATA_HOME/omni`, else `~/.local/share/omni` (`.../omni/demo` with `--demo`)"),
         reloads: false,
         secret: false,
@@ -107,7 +99,6 @@ settings! {
     log_dir: PathBuf {
         key: "log_dir",
         flag: value("log-dir", "DIR"),
-        env: none,
         default: from(default_log_dir, "`$LOGS_DIRECTORY`, else `$XDG_STATE_HOME/omni`, else `~/.local/state/omni`"),
         reloads: false,
         secret: false,
@@ -119,7 +110,6 @@ settings! {
     provider: String {
         key: "provider",
         flag: value("provider", "KIND"),
-        env: none,
         default: text("gemini"),
         reloads: true,
         secret: false,
@@ -128,7 +118,6 @@ settings! {
     base_url: String {
         key: "base_url",
         flag: value("base-url", "URL"),
-        env: none,
         default: maybe(kind_default, "`https://generativelanguage.googleapis.com` (gemini), `https://api.openai.com/v1` (openai), `https://api.anthropic.com` (anthropic)"),
         reloads: true,
         secret: false,
@@ -138,7 +127,6 @@ settings! {
     model: String {
         key: "model",
         flag: value("model", "MODEL"),
-        env: none,
         default: text(DEFAULT_MODEL),
         reloads: true,
         secret: false,
@@ -148,7 +136,6 @@ settings! {
     fallback: ModelList {
         key: "fallback",
         flag: value("fallback", "MODEL,..."),
-        env: none,
         default: from(no_models, "none"),
         reloads: true,
         secret: false,
@@ -168,7 +155,6 @@ settings! {
     include_thoughts: bool {
         key: "include_thoughts",
         flag: switch("include-thoughts", true),
-        env: none,
         default: fixed(false),
         reloads: true,
         secret: false,
@@ -178,7 +164,6 @@ settings! {
     max_tokens: u32 {
         key: "max_tokens",
         flag: value("max-tokens", "N"),
-        env: none,
         default: fixed(8192),
         reloads: true,
         secret: false,
@@ -187,7 +172,6 @@ settings! {
     stream_idle_timeout_secs: f64 {
         key: "stream_idle_timeout_secs",
         flag: value("stream-idle-timeout-secs", "S"),
-        env: none,
         default: fixed(120.0),
         reloads: true,
         secret: false,
@@ -196,7 +180,6 @@ settings! {
     retry_max_attempts: u32 {
         key: "retry.max_attempts",
         flag: value("retry-max-attempts", "N"),
-        env: none,
         default: fixed(5),
         reloads: true,
         secret: false,
@@ -205,7 +188,6 @@ settings! {
     retry_initial_delay_ms: u64 {
         key: "retry.initial_delay_ms",
         flag: value("retry-initial-delay-ms", "MS"),
-        env: none,
         default: fixed(1000),
         reloads: true,
         secret: false,
@@ -215,7 +197,6 @@ settings! {
     retry_max_delay_ms: u64 {
         key: "retry.max_delay_ms",
         flag: value("retry-max-delay-ms", "MS"),
-        env: none,
         default: fixed(60000),
         reloads: true,
         secret: false,
@@ -224,7 +205,6 @@ settings! {
     request_deadline_secs: f64 {
         key: "retry.request_deadline_secs",
         flag: value("request-deadline-secs", "S"),
-        env: none,
         default: fixed(600.0),
         reloads: true,
         secret: false,
@@ -233,7 +213,6 @@ settings! {
     retry_stream_errors: bool {
         key: "retry.retry_stream_errors",
         flag: switch("no-retry-stream-errors", false),
-        env: none,
         default: fixed(true),
         reloads: true,
         secret: false,
@@ -242,7 +221,6 @@ settings! {
     breaker_failures: u32 {
         key: "breaker.failures",
         flag: value("breaker-failures", "N"),
-        env: none,
         default: fixed(5),
         reloads: true,
         secret: false,
@@ -251,7 +229,6 @@ settings! {
     breaker_cooldown_ms: u64 {
         key: "breaker.cooldown_ms",
         flag: value("breaker-cooldown-ms", "MS"),
-        env: none,
         default: fixed(30000),
         reloads: true,
         secret: false,
@@ -261,7 +238,6 @@ settings! {
     context_warn_at: u8 {
         key: "context.warn_at",
         flag: value("context-warn-at", "PERCENT"),
-        env: none,
         default: fixed(80),
         reloads: true,
         secret: false,
@@ -271,7 +247,6 @@ settings! {
     context_compact_at: u8 {
         key: "context.compact_at",
         flag: value("context-compact-at", "PERCENT"),
-        env: none,
         default: fixed(90),
         reloads: true,
         secret: false,
@@ -281,7 +256,6 @@ settings! {
     context_auto_compact: bool {
         key: "context.auto_compact",
         flag: switch("context-auto-compact", true),
-        env: none,
         default: fixed(false),
         reloads: true,
         secret: false,
@@ -291,7 +265,6 @@ settings! {
     context_compact_model: String {
         key: "context.compact_model",
         flag: value("context-compact-model", "MODEL"),
-        env: none,
         default: none,
         reloads: true,
         secret: false,
@@ -301,7 +274,6 @@ settings! {
     context_max_tool_result: usize {
         key: "context.max_tool_result",
         flag: value("context-max-tool-result", "BYTES"),
-        env: none,
         default: fixed(262144),
         reloads: true,
         secret: false,
@@ -310,7 +282,6 @@ settings! {
     max_connections: usize {
         key: "max_connections",
         flag: value("max-connections", "N"),
-        env: none,
         default: fixed(64),
         reloads: false,
         secret: false,
@@ -321,7 +292,6 @@ settings! {
     tcp_max_connections: usize {
         key: "tcp_max_connections",
         flag: value("tcp-max-connections", "N"),
-        env: none,
         default: fixed(512),
         reloads: false,
         secret: false,
@@ -332,7 +302,6 @@ settings! {
     client_timeout_secs: f64 {
         key: "client_timeout_secs",
         flag: value("client-timeout-secs", "S"),
-        env: none,
         default: fixed(10.0),
         reloads: true,
         secret: false,
@@ -342,7 +311,6 @@ settings! {
     idle_timeout_secs: f64 {
         key: "idle_timeout_secs",
         flag: value("idle-timeout-secs", "S"),
-        env: none,
         default: fixed(300.0),
         reloads: true,
         secret: false,
@@ -352,7 +320,6 @@ settings! {
     session_idle_secs: f64 {
         key: "session_idle_secs",
         flag: value("session-idle-secs", "S"),
-        env: none,
         default: fixed(300.0),
         reloads: true,
         secret: false,
@@ -362,7 +329,6 @@ settings! {
     trash_keep_days: u64 {
         key: "trash.keep_days",
         flag: value("trash-keep-days", "DAYS"),
-        env: none,
         default: fixed(30),
         reloads: true,
         secret: false,
@@ -372,7 +338,6 @@ settings! {
     min_free_space_mb: u64 {
         key: "min_free_space_mb",
         flag: value("min-free-space-mb", "MB"),
-        env: none,
         default: fixed(64),
         reloads: false,
         secret: false,
@@ -382,7 +347,6 @@ settings! {
     store_cache_mb: u64 {
         key: "store.cache_mb",
         flag: value("store-cache-mb", "MB"),
-        env: none,
         default: fixed(2),
         reloads: false,
         secret: false,
@@ -393,7 +357,6 @@ settings! {
     request_body_budget_mb: u64 {
         key: "request_body_budget_mb",
         flag: value("request-body-budget-mb", "MB"),
-        env: none,
         default: fixed(256),
         reloads: false,
         secret: false,
@@ -402,7 +365,6 @@ settings! {
     shutdown_grace_secs: f64 {
         key: "shutdown_grace_secs",
         flag: value("shutdown-grace-secs", "S"),
-        env: none,
         default: fixed(10.0),
         reloads: false,
         secret: false,
@@ -411,7 +373,6 @@ settings! {
     log_max_archives: usize {
         key: "log.max_archives",
         flag: value("log-max-archives", "N"),
-        env: none,
         default: fixed(10),
         reloads: true,
         secret: false,
@@ -420,7 +381,6 @@ settings! {
     log_retention_days: u64 {
         key: "log.retention_days",
         flag: value("log-retention-days", "DAYS"),
-        env: none,
         default: fixed(30),
         reloads: true,
         secret: false,
