@@ -149,6 +149,12 @@ pub async fn many_sessions(rounds: usize) {
         "first_answer_ratio_100k_sessions",
         crate::common::ratio(&large.first, &small.first),
     );
+    println!(
+        "{:<28} empty store: p50 {} | {what}: p50 {} (as omnid logs it)",
+        "of which the store's open",
+        show(small.open.p50),
+        show(large.open.p50)
+    );
 }
 
 /// Times an undo; a redo (untimed) puts the head back for the next round.

@@ -64,18 +64,22 @@ impl Registry {
 
     /// The session a client's request means when it names none, at start-up: the most
     /// recently updated one a client of omnid's own made whose record agrees with the store.
-    /// Reads every record but checks only the candidates it tries (a few lookups each).
+    /// Goes through the sessions newest first by the activity index and reads only the
+    /// candidates it tries (a few lookups each): reading every record first was a third of
+    /// a second before the first answer on a store of 100,000 sessions. Records that cannot
+    /// be read are left to the check of every session after the start.
     pub fn current_at_start(&self) -> Result<Option<Uuid>, StoreError> {
-        let mut candidates: Vec<SessionRecord> = self
-            .readable_records()?
-            .into_iter()
+        let store = &self.ctx.store;
+        for entry in store.by_activity(None)? {
+            let (at, id) = entry?;
+            let Ok(Some(record)) = store.session(&id) else {
+                continue;
+            };
+            // An entry a crash left behind names an older time than the record's.
+            let current = record.updated_at_ms == at;
             // A recorded conversation is not a client's session: never the current one.
-            .filter(|record| self.ctx.store.origin(&record.id).is_none())
-            .collect();
-        candidates.sort_unstable_by_key(|record| std::cmp::Reverse(record.updated_at_ms));
-        for record in candidates {
-            if self.agrees(&record)? {
-                return Ok(Some(record.id));
+            if current && store.origin(&id).is_none() && self.agrees(&record)? {
+                return Ok(Some(id));
             }
         }
         Ok(None)

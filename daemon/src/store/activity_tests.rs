@@ -81,3 +81,33 @@ async fn a_store_without_the_index_gets_it_and_stale_entries_go_at_the_next_star
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(order(&store, None), vec![(20, b), (10, a)]);
 }
+
+#[tokio::test]
+async fn after_a_clean_shutdown_the_start_skips_the_pass_and_a_later_unclean_one_cleans() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let a = Uuid::new_v4();
+    put(&store, a, 10).await;
+    {
+        // A stale entry, as a crash would leave it; then the store is stamped clean.
+        let db = store.db.get().unwrap();
+        db.activity
+            .insert(activity::key(5, &a), sled::IVec::default())
+            .unwrap();
+    }
+    store.sync().await.unwrap();
+    store.mark_closed_cleanly();
+    store.close().unwrap();
+    // A clean shutdown left it: the start looks up no record (the entry stays; readers
+    // skip it by the record's time).
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(
+        order(&store, None).len(),
+        2,
+        "not looked for after a clean stop"
+    );
+    store.close().unwrap();
+    // Not stamped this time: the next start makes the pass.
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(order(&store, None), vec![(10, a)]);
+}

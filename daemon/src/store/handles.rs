@@ -37,7 +37,14 @@ pub struct Db {
 impl Db {
     /// Opens (or creates) the store in `dir`, waiting up to `patience` for sled's lock; see
     /// `open.rs` for what is checked.
-    fn open(dir: &Path, patience: Duration, cache_bytes: u64) -> Result<Self, StoreError> {
+    /// `closed_cleanly`: the store is as a clean shutdown left it, so no crash left stale
+    /// entries in the activity index to look for.
+    fn open(
+        dir: &Path,
+        patience: Duration,
+        cache_bytes: u64,
+        closed_cleanly: bool,
+    ) -> Result<Self, StoreError> {
         open::private_dir(dir)?;
         let existed = open::existing_database(dir)?;
         let db = open::sled_with_cache(dir, patience, cache_bytes)?;
@@ -51,7 +58,7 @@ impl Db {
         let origins = db.open_tree("origins")?;
         let imports = db.open_tree("imports")?;
         let activity = db.open_tree("activity")?;
-        super::activity::check(&db, &sessions, &activity)?;
+        super::activity::check(&db, &sessions, &activity, closed_cleanly)?;
         let disk = DiskSync::new(db.clone(), dir).map_err(|e| open::explain_io(dir, &e))?;
         if !existed {
             // The marker (and the new files' names) are durable before anything else.
@@ -86,10 +93,16 @@ pub struct Reopenable {
 
 impl Reopenable {
     /// Opens the database in `dir`; a lock another process holds is refused at once.
-    pub fn open(dir: &Path, cache_bytes: u64) -> Result<Self, StoreError> {
+    /// Opens the store in `dir` (see [`Db::open`] for `closed_cleanly`).
+    pub fn open(dir: &Path, cache_bytes: u64, closed_cleanly: bool) -> Result<Self, StoreError> {
         Ok(Self {
             dir: dir.to_path_buf(),
-            current: RwLock::new(Some(Arc::new(Db::open(dir, Duration::ZERO, cache_bytes)?))),
+            current: RwLock::new(Some(Arc::new(Db::open(
+                dir,
+                Duration::ZERO,
+                cache_bytes,
+                closed_cleanly,
+            )?))),
             cache_bytes,
             retired: Mutex::new(None),
             retired_syncs: AtomicU64::new(0),
@@ -135,7 +148,7 @@ impl Reopenable {
         }
         // The retired instance is this process's own: its lock goes a moment after it.
         let db = Arc::new(
-            Db::open(&self.dir, open::LOCK_PATIENCE, self.cache_bytes).map_err(|e| {
+            Db::open(&self.dir, open::LOCK_PATIENCE, self.cache_bytes, false).map_err(|e| {
                 StoreError::Unavailable(format!(
                     "the store failed a write and cannot be opened again yet ({e})"
                 ))

@@ -156,14 +156,15 @@ impl Store {
     /// tokio runtime (the sync runs on its blocking pool).
     pub fn open_with(dir: &Path, options: StoreOptions) -> Result<Self, StoreError> {
         rewrite::if_pending(dir)?;
-        if clean_close::holds(dir) {
+        let closed_cleanly = clean_close::holds(dir);
+        if closed_cleanly {
             tracing::debug!(
                 "the store is as its last clean shutdown left it; not compared with what it acknowledged"
             );
         } else {
             acknowledged::check_before_opening(dir)?;
         }
-        let db = Reopenable::open(dir, options.cache_bytes)?;
+        let db = Reopenable::open(dir, options.cache_bytes, closed_cleanly)?;
         clean_close::clear(dir);
         Ok(Self {
             dir: dir.to_path_buf(),
