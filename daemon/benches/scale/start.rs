@@ -71,7 +71,8 @@ struct Starts {
 }
 
 /// Start to the first answer on the empty store and on the big one, `rounds` restarts of
-/// each, alternating; prints both medians.
+/// each, alternating; prints the medians of the whole start, of the store's open in it (as
+/// omnid logs it) and of the rest.
 async fn first_answers(
     empty: &TempDir,
     big: &TempDir,
@@ -95,12 +96,14 @@ async fn first_answers(
         open: stats(open),
         beside: stats(beside),
     });
-    println!(
-        "{:<28} empty store: p50 {} | {what}: p50 {}",
-        "start to first answer",
-        show(small.first.p50),
-        show(large.first.p50)
-    );
+    for (name, small, large) in [
+        ("start to first answer", &small.first, &large.first),
+        ("of which the store's open", &small.open, &large.open),
+        ("the rest of the start", &small.beside, &large.beside),
+    ] {
+        let (empty, big) = (show(small.p50), show(large.p50));
+        println!("{name:<28} empty store: p50 {empty} | {what}: p50 {big}");
+    }
     (small, large)
 }
 
@@ -115,19 +118,7 @@ pub async fn cold_start(rounds: usize) {
         "cold_start_ratio",
         crate::common::ratio(&large.first, &small.first),
     );
-    println!(
-        "{:<28} empty store: p50 {} | {what}: p50 {} (as omnid logs it)",
-        "of which the store's open",
-        show(small.open.p50),
-        show(large.open.p50)
-    );
     figure("store_open_ms_1m", large.open.p50.as_secs_f64() * 1000.0);
-    println!(
-        "{:<28} empty store: p50 {} | {what}: p50 {}",
-        "the rest of the start",
-        show(small.beside.p50),
-        show(large.beside.p50)
-    );
     figure(
         "cold_start_ratio_beside_open",
         crate::common::ratio(&large.beside, &small.beside),
@@ -148,12 +139,6 @@ pub async fn many_sessions(rounds: usize) {
     figure(
         "first_answer_ratio_100k_sessions",
         crate::common::ratio(&large.first, &small.first),
-    );
-    println!(
-        "{:<28} empty store: p50 {} | {what}: p50 {} (as omnid logs it)",
-        "of which the store's open",
-        show(small.open.p50),
-        show(large.open.p50)
     );
 }
 

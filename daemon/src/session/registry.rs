@@ -66,14 +66,22 @@ impl Registry {
     /// recently updated one a client of omnid's own made whose record agrees with the store.
     /// Goes through the sessions newest first by the activity index and reads only the
     /// candidates it tries (a few lookups each): reading every record first was a third of
-    /// a second before the first answer on a store of 100,000 sessions. Records that cannot
-    /// be read are left to the check of every session after the start.
+    /// a second before the first answer on a store of 100,000 sessions. A record it tries
+    /// that cannot be read is marked damaged, as the check of every session after the start
+    /// marks the others.
     pub fn current_at_start(&self) -> Result<Option<Uuid>, StoreError> {
         let store = &self.ctx.store;
         for entry in store.by_activity(None)? {
             let (at, id) = entry?;
-            let Ok(Some(record)) = store.session(&id) else {
-                continue;
+            let record = match store.session(&id) {
+                Ok(Some(record)) => record,
+                Ok(None) => continue,
+                Err(error @ (StoreError::Corrupt(_) | StoreError::UnknownFormat { .. })) => {
+                    let problem = format!("its record cannot be read ({error})");
+                    self.damaged.mark(id, &problem);
+                    continue;
+                }
+                Err(error) => return Err(error),
             };
             // An entry a crash left behind names an older time than the record's.
             let current = record.updated_at_ms == at;

@@ -364,6 +364,18 @@ impl Store {
 }
 
 #[cfg(test)]
+impl Store {
+    /// Overwrites a session's stored record with `bytes`, as damage would (for tests
+    /// above the store that need a record it cannot read).
+    pub fn damage_record(&self, id: &Uuid, bytes: &[u8]) {
+        let db = self.db.get().expect("the store is open");
+        db.sessions
+            .insert(id.as_bytes(), bytes)
+            .expect("the record is written");
+    }
+}
+
+#[cfg(test)]
 mod activity_tests;
 #[cfg(test)]
 mod apart_tests;

@@ -25,17 +25,11 @@ impl Store {
         Ok(value.is_some_and(|v| v.first().is_some_and(|format| *format < 5)))
     }
 
-    /// Every session's record (or why it cannot be read), in key order. A read while the
-    /// sessions are not counted yet counts them too (see `count.rs`), so the first `status`
-    /// after a start does not read them all again; it holds the count's lock meanwhile (if
-    /// no one else does), so a session created meanwhile is counted once.
+    /// Every session's record (or why it cannot be read), in key order.
     pub fn sessions(&self) -> Result<Vec<StoredSession>, StoreError> {
-        let mut counting = self.count.try_lock().filter(|count| count.is_none());
         let mut found = Vec::new();
-        let mut keys = 0;
         for item in self.db.get()?.sessions.iter() {
             let (key, value) = item?;
-            keys += 1;
             match Uuid::from_slice(&key) {
                 Ok(id) => found.push(StoredSession {
                     id,
@@ -43,9 +37,6 @@ impl Store {
                 }),
                 Err(_) => tracing::warn!(key = ?key, "a session key that is not an id; ignored"),
             }
-        }
-        if let Some(count) = counting.as_mut() {
-            **count = Some(keys);
         }
         Ok(found)
     }
