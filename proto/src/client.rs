@@ -12,7 +12,9 @@ use interprocess::local_socket::{GenericFilePath, ToFsName};
 use crate::error::{ErrorReply, FrameError};
 use crate::frame;
 use crate::limits::{MAX_PIECED_REPLY_LEN, PROTOCOL_VERSION};
-use crate::message::{Hello, HelloReply, Request, RequestFrame};
+use crate::message::{Hello, HelloReply, RequestFrame};
+use crate::replies::ReplyKind;
+use crate::requests::{Call, Request};
 use crate::response::{Event, Reply, Response, ResponseFrame};
 
 /// Why a client could not get an answer.
@@ -38,6 +40,10 @@ pub enum ClientError {
     /// The daemon answered with an error.
     #[error(transparent)]
     Daemon(#[from] ErrorReply),
+    /// The daemon answered with a reply of another kind than the request's (a daemon of
+    /// another release, or a bug).
+    #[error("omnid sent an unexpected reply: {0}")]
+    Unexpected(String),
 }
 
 /// A connection to `omnid` that has completed the handshake.
@@ -69,8 +75,19 @@ impl Client {
         }
     }
 
-    /// Sends one request, hands every event to `on_event` as it arrives, and returns the
-    /// final reply.
+    /// Sends one request, hands every event to `on_event` as it arrives, and returns its
+    /// reply, of the type the request names.
+    pub async fn request<C: Call>(
+        &mut self,
+        call: C,
+        on_event: impl FnMut(Event),
+    ) -> Result<C::Reply, ClientError> {
+        let reply = self.call(call.into(), on_event).await?;
+        C::Reply::from_reply(reply).map_err(|other| ClientError::Unexpected(format!("{other:?}")))
+    }
+
+    /// Sends one request as it goes on the wire, hands every event to `on_event` as it
+    /// arrives, and returns the final reply, whatever its kind.
     pub async fn call(
         &mut self,
         request: Request,

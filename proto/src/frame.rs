@@ -133,8 +133,8 @@ pub async fn write<T: Serialize, W: AsyncWrite + Unpin>(
 mod tests {
     use super::*;
     use crate::{
-        ErrorKind, ErrorReply, Event, Hello, HelloReply, MoveOp, Request, RequestFrame, Response,
-        ResponseFrame, SessionRef,
+        Cancelled, ErrorKind, ErrorReply, Event, Hello, HelloReply, Move, MoveOp, Ping, Reply,
+        Request, RequestFrame, Response, ResponseFrame, SendPrompt, SessionQuery, SessionRef,
     };
 
     fn hex(bytes: &[u8]) -> String {
@@ -161,21 +161,33 @@ mod tests {
     fn request_frames_are_stable() {
         let send = RequestFrame {
             id: 7,
-            request: Request::Send {
+            request: Request::Send(SendPrompt {
                 session: SessionRef::Id("ab".into()),
                 prompt: "hi".into(),
                 replace: false,
-            },
+            }),
         };
         assert_eq!(hex(&encode(&send).unwrap()), "07020102616202686900");
         let undo = RequestFrame {
             id: 300,
-            request: Request::Move {
+            request: Request::Move(Move {
                 session: SessionRef::Current,
                 op: MoveOp::Checkout { node: 3 },
-            },
+            }),
         };
         assert_eq!(hex(&encode(&undo).unwrap()), "fb2c0104000303");
+        // A request with no fields, and one whose struct used to be the variant's one
+        // field, encode as they did when they were variants of their own.
+        let ping = RequestFrame {
+            id: 1,
+            request: Ping.into(),
+        };
+        assert_eq!(hex(&encode(&ping).unwrap()), "0100");
+        let sessions = RequestFrame {
+            id: 2,
+            request: SessionQuery::default().into(),
+        };
+        assert_eq!(hex(&encode(&sessions).unwrap()), "0206000000000000");
     }
 
     #[test]
@@ -190,6 +202,21 @@ mod tests {
             response: Response::Error(ErrorReply::new(ErrorKind::WrongState, "no")),
         };
         assert_eq!(hex(&encode(&error).unwrap()), "070203026e6f");
+        // Replies whose fields became a struct of their own encode as before.
+        let cancelled = ResponseFrame {
+            id: 7,
+            response: Response::Reply(Reply::Cancelled(Cancelled {
+                session: "s".into(),
+                turn: 3,
+                kept: Some(4),
+            })),
+        };
+        assert_eq!(hex(&encode(&cancelled).unwrap()), "0701100173030104");
+        let pong = ResponseFrame {
+            id: 7,
+            response: Response::Reply(Reply::Pong),
+        };
+        assert_eq!(hex(&encode(&pong).unwrap()), "070100");
     }
 
     #[test]
@@ -201,7 +228,7 @@ mod tests {
             let (mut a, mut b) = tokio::io::duplex(64);
             let frame = RequestFrame {
                 id: 1,
-                request: Request::Status,
+                request: crate::Status.into(),
             };
             write(&mut a, &frame).await.unwrap();
             drop(a);
@@ -266,7 +293,7 @@ mod tests {
     fn trailing_bytes_are_refused() {
         let mut payload = encode(&RequestFrame {
             id: 1,
-            request: Request::Ping,
+            request: Ping.into(),
         })
         .unwrap();
         payload.push(0);

@@ -96,7 +96,7 @@ pub fn event(event: &Event) -> Value {
 pub fn reply(reply: &Reply) -> Value {
     match reply {
         Reply::Pong => json!({"pong": true}),
-        Reply::SessionCreated { session } => json!({"session": session}),
+        Reply::SessionCreated(created) => json!(created),
         Reply::Answered(answer) => json!(answer),
         Reply::History(view) => json!(view),
         Reply::Tree(shape) => json!(shape),
@@ -107,45 +107,23 @@ pub fn reply(reply: &Reply) -> Value {
             json!({"sessions": page.sessions, "next_before": page.next_before})
         }
         Reply::Status(status) => json!(status),
-        Reply::Resumed {
-            session,
-            was_suspended,
-        } => json!({"session": session, "was_suspended": was_suspended}),
-        Reply::ToolResultStored { session, calls } => json!({"session": session, "calls": calls}),
+        Reply::Resumed(resumed) => json!(resumed),
+        Reply::ToolResultStored(stored) => json!(stored),
         Reply::Recovered(recovered) => json!(recovered),
         Reply::Session(summary) => json!(summary),
         Reply::Errors(errors) => json!({"errors": errors}),
-        Reply::Bundle {
-            name,
-            errors,
-            bytes,
-        } => json!({"name": name, "errors": errors, "bytes": bytes}),
-        Reply::LogPath { path } => json!({"path": path}),
+        Reply::Bundle(bundle) => json!(bundle),
+        Reply::LogPath(file) => json!(file),
         Reply::Replayed(outcome) => json!(outcome),
         Reply::Usage(report) => json!(report),
         Reply::Search(results) => json!(results),
-        Reply::Cancelled {
-            session,
-            turn,
-            kept,
-        } => json!({"session": session, "turn": turn, "kept": kept}),
-        Reply::Exported {
-            session,
-            name,
-            bytes,
-        } => json!({"session": session, "name": name, "bytes": bytes}),
-        Reply::ImportStaged { upload, bytes } => json!({"upload": upload, "bytes": bytes}),
+        Reply::Cancelled(cancelled) => json!(cancelled),
+        Reply::Exported(exported) => json!(exported),
+        Reply::ImportStaged(staged) => json!(staged),
         Reply::Imported(outcome) => json!(outcome),
         Reply::Compacted(compacted) => json!(compacted),
-        Reply::WebLink { url, expires_in_s } => {
-            json!({"url": url, "expires_in_s": expires_in_s})
-        }
-        Reply::Purged {
-            session,
-            title,
-            nodes,
-            records,
-        } => json!({"session": session, "title": title, "nodes": nodes, "records": records}),
+        Reply::WebLink(link) => json!(link),
+        Reply::Purged(purged) => json!(purged),
     }
 }
 
@@ -169,11 +147,11 @@ mod tests {
         )));
         assert_eq!(failed["event"], "failed");
         assert_eq!(failed["error"]["kind"], "needs_recovery");
-        let kept = reply(&Reply::Cancelled {
+        let kept = reply(&Reply::Cancelled(crate::Cancelled {
             session: "s".into(),
             turn: 3,
             kept: None,
-        });
+        }));
         assert_eq!(kept, json!({"session": "s", "turn": 3, "kept": null}));
     }
 }

@@ -25,6 +25,8 @@ mod numbers;
 mod ops;
 mod origin;
 mod recovery;
+mod replies;
+mod requests;
 mod response;
 mod search;
 mod since;
@@ -43,13 +45,23 @@ pub use export::{
 };
 pub use limits::{MAX_FRAME_LEN, MAX_PIECED_REPLY_LEN, PROTOCOL_VERSION, REPLY_PIECE_LEN};
 pub use listing::{Before, MAX_PAGE, SessionPage, SessionQuery, Shown};
-pub use message::{Hello, HelloReply, Request, RequestFrame, SessionRef};
+pub use message::{Hello, HelloReply, RequestFrame, SessionRef};
 pub use model_info::{ModelInfo, Usage};
 pub use numbers::thousands;
 pub use ops::{MoveOp, PlaceChange};
 pub use origin::OriginKind;
 pub use recovery::{
     ErrorSummary, PendingCall, Recovered, RecoveryAction, RecoveryPreview, ReplayOutcome,
+};
+pub use replies::{
+    Bundle, Cancelled, Detached, Exported, ImportStaged, LogFile, LoginLink, Purged,
+    RecoverOutcome, ReplyKind, Resumed, SessionCreated, ToolResultOutcome, ToolResultStored,
+};
+pub use requests::{
+    Attach, Branches, Call, Cancel, Compact, Export, ExportLogs, History, HistoryPage, Import,
+    ImportPart, ListErrors, LogPath, Move, NewSession, Ping, Place, Purge, Recover, Rename, Replay,
+    Request, Resume, Retry, SendPrompt, SetModel, ShowSession, Status, ToolResult, Tree,
+    UsageQuery, WebLink,
 };
 pub use response::{Event, Reply, Response, ResponseFrame};
 pub use search::{Highlight, SearchHit, SearchQuery, SearchResults};

@@ -9,6 +9,10 @@ use crate::error::ErrorReply;
 use crate::export::ImportOutcome;
 use crate::listing::SessionPage;
 use crate::recovery::{ErrorSummary, Recovered, ReplayOutcome};
+use crate::replies::{
+    Bundle, Cancelled, Exported, ImportStaged, LogFile, LoginLink, Purged, Resumed, SessionCreated,
+    ToolResultStored,
+};
 use crate::search::SearchResults;
 use crate::status::DaemonStatus;
 use crate::view::{
@@ -109,16 +113,14 @@ pub enum Event {
     ReplyPiece(Vec<u8>),
 }
 
-/// The successful outcome of a request.
+/// The successful outcome of a request, as it goes on the wire: one variant per reply
+/// type (see [`crate::ReplyKind`] for the typed side).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Reply {
-    /// Answer to [`Request::Ping`].
+    /// Answer to [`crate::Ping`].
     Pong,
     /// A session was created.
-    SessionCreated {
-        /// The new session's id.
-        session: String,
-    },
+    SessionCreated(SessionCreated),
     /// The answer was stored durably.
     Answered(Answer),
     /// A transcript.
@@ -132,19 +134,9 @@ pub enum Reply {
     /// The daemon's status.
     Status(Box<DaemonStatus>),
     /// A session was resumed.
-    Resumed {
-        /// The session's id.
-        session: String,
-        /// Whether it had been suspended (false: nothing needed doing).
-        was_suspended: bool,
-    },
+    Resumed(Resumed),
     /// A tool result was stored; these calls still wait for theirs.
-    ToolResultStored {
-        /// The session's id.
-        session: String,
-        /// The calls of the model's turn, with which ones are answered.
-        calls: Vec<crate::recovery::PendingCall>,
-    },
+    ToolResultStored(ToolResultStored),
     /// A recovery move was made.
     Recovered(Recovered),
     /// One session.
@@ -152,72 +144,29 @@ pub enum Reply {
     /// Recorded errors.
     Errors(Vec<ErrorSummary>),
     /// A diagnostic bundle was sent (as [`Event::BundleData`] pieces).
-    Bundle {
-        /// A file name for it (`omni-bundle-<session>-<time>.json`).
-        name: String,
-        /// How many error records it holds.
-        errors: u32,
-        /// Its size in bytes (all pieces together).
-        bytes: u64,
-    },
+    Bundle(Bundle),
     /// The log file's path.
-    LogPath {
-        /// `api_errors.log` in the daemon's log directory.
-        path: String,
-    },
+    LogPath(LogFile),
     /// A replay's outcome.
     Replayed(ReplayOutcome),
     /// An answer was cancelled.
-    Cancelled {
-        /// The session's id.
-        session: String,
-        /// The turn whose answer was cancelled; the head stays on it.
-        turn: u64,
-        /// The interrupted node holding the partial answer, if anything had arrived.
-        kept: Option<u64>,
-    },
+    Cancelled(Cancelled),
     /// Tokens and cost, summed as asked.
     Usage(crate::usage::UsageReport),
     /// An export was sent (as [`Event::ExportData`] pieces).
-    Exported {
-        /// The session's id.
-        session: String,
-        /// A file name for it (`omni-<title>-<id>.md`).
-        name: String,
-        /// Its size in bytes (all pieces together).
-        bytes: u64,
-    },
+    Exported(Exported),
     /// A piece of an import was staged.
-    ImportStaged {
-        /// The upload's name.
-        upload: String,
-        /// Bytes staged so far.
-        bytes: u64,
-    },
+    ImportStaged(ImportStaged),
     /// A session was imported (or was there already).
     Imported(ImportOutcome),
     /// Search hits, best first.
     Search(SearchResults),
     /// A session was purged.
-    Purged {
-        /// Its id.
-        session: String,
-        /// Its title.
-        title: String,
-        /// Nodes erased.
-        nodes: u64,
-        /// Diagnostic records erased.
-        records: u64,
-    },
+    Purged(Purged),
     /// A compaction was stored.
     Compacted(Box<crate::context::Compacted>),
     /// The web app's one-time login link.
-    WebLink {
-        /// `http://ADDRESS/login?key=SECRET`: opening it once logs that browser in.
-        url: String,
-        /// Seconds until the link expires unused.
-        expires_in_s: u64,
-    },
+    WebLink(LoginLink),
     /// The shape of a session's tree.
     Tree(crate::view::TreeShape),
     /// The final response came as [`Event::ReplyPiece`]s: `bytes` of them, together one

@@ -1,14 +1,14 @@
 //! Carrying out the chat's slash commands. Each move ends by showing the new head in one
 //! line; listings reuse what the separate commands print.
 
-use omni_proto::{MoveOp, Reply, Request, Role};
+use omni_proto::{Branches, History, MoveOp, Role};
 
 use super::input::Input;
 use super::slash::{self, Slash};
 use super::{Chat, Flow, new_session, summary};
 use crate::cli::SessionArg;
 use crate::commands::{
-    branches, compact, keep, logs, model, moves, resume, search, sessions, status, unexpected,
+    branches, compact, keep, logs, model, moves, resume, search, sessions, status,
 };
 use crate::error::CtlError;
 use crate::output;
@@ -110,14 +110,11 @@ impl Chat<'_> {
     /// `/edit [N]`: prompt N of the path (default: the last) goes into the editor; the
     /// next prompt forks from before it.
     async fn edit(&mut self, node: Option<u64>) -> Result<Flow, CtlError> {
-        let request = Request::History {
+        let request = History {
             session: self.id(),
             active_only: true,
         };
-        let view = match self.ctx.ask(request).await? {
-            Reply::History(view) => view,
-            other => return Err(unexpected(other)),
-        };
+        let view = self.ctx.ask(request).await?;
         let prompt = view
             .entries
             .iter()
@@ -167,49 +164,37 @@ impl Chat<'_> {
     }
 
     async fn branches(&mut self) -> Result<Flow, CtlError> {
-        let request = Request::Branches { session: self.id() };
-        match self.ctx.ask(request).await? {
-            Reply::Branches(list) => {
-                let text = branches::render(&list, &Style::stdout(), width::stdout_columns());
-                pager::show(&text, self.options.pager);
-                Ok(Flow::Go)
-            }
-            other => Err(unexpected(other)),
-        }
+        let request = Branches { session: self.id() };
+        let list = self.ctx.ask(request).await?;
+        let text = branches::render(&list, &Style::stdout(), width::stdout_columns());
+        pager::show(&text, self.options.pager);
+        Ok(Flow::Go)
     }
 
     async fn history(&mut self, active: bool, full: bool) -> Result<Flow, CtlError> {
-        let request = Request::History {
+        let request = History {
             session: self.id(),
             active_only: active,
         };
-        match self.ctx.ask(request).await? {
-            Reply::History(view) => {
-                let detail = Detail {
-                    thoughts: false,
-                    cut: (!full).then_some("/history --full shows every entry whole"),
-                };
-                let text = transcript::history(&view, &Style::stdout(), detail);
-                pager::show(&text, self.options.pager);
-                Ok(Flow::Go)
-            }
-            other => Err(unexpected(other)),
-        }
+        let view = self.ctx.ask(request).await?;
+        let detail = Detail {
+            thoughts: false,
+            cut: (!full).then_some("/history --full shows every entry whole"),
+        };
+        let text = transcript::history(&view, &Style::stdout(), detail);
+        pager::show(&text, self.options.pager);
+        Ok(Flow::Go)
     }
 
     async fn tree(&mut self) -> Result<Flow, CtlError> {
-        let request = Request::History {
+        let request = History {
             session: self.id(),
             active_only: false,
         };
-        match self.ctx.ask(request).await? {
-            Reply::History(view) => {
-                let drawn = tree::draw(&view, &Style::stdout(), width::stdout_columns());
-                pager::show(&drawn, self.options.pager);
-                Ok(Flow::Go)
-            }
-            other => Err(unexpected(other)),
-        }
+        let view = self.ctx.ask(request).await?;
+        let drawn = tree::draw(&view, &Style::stdout(), width::stdout_columns());
+        pager::show(&drawn, self.options.pager);
+        Ok(Flow::Go)
     }
 
     /// `/model [REF]`: the model the session asks and its fallbacks, or a switch.

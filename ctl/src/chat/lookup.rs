@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use omni_proto::{Entry, Reply, Request, SessionRef};
+use omni_proto::{Call, Entry, History, SessionRef};
 
 use crate::commands::Ctx;
 
@@ -38,11 +38,11 @@ impl Lookup {
     /// first, each shown with its role and first line; `0` is the start.
     pub fn nodes(&self, typed: &str) -> Vec<Candidate> {
         let typed = typed.strip_prefix('#').unwrap_or(typed);
-        let request = Request::History {
+        let request = History {
             session: SessionRef::Id(self.session.clone()),
             active_only: false,
         };
-        let Some(Reply::History(view)) = self.ask(request) else {
+        let Some(view) = self.ask(request) else {
             return Vec::new();
         };
         let start = Candidate {
@@ -64,7 +64,7 @@ impl Lookup {
             limit: Some(omni_proto::MAX_PAGE),
             ..Default::default()
         };
-        let Some(Reply::Sessions(page)) = self.ask(Request::Sessions { query }) else {
+        let Some(page) = self.ask(query) else {
             return Vec::new();
         };
         page.sessions
@@ -82,7 +82,7 @@ impl Lookup {
     }
 
     /// One request on a connection of its own; `None` when the daemon cannot answer soon.
-    fn ask(&self, request: Request) -> Option<Reply> {
+    fn ask<C: Call>(&self, request: C) -> Option<C::Reply> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

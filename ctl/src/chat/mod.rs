@@ -16,9 +16,9 @@ mod words;
 
 use std::io::IsTerminal;
 
-use omni_proto::{ErrorKind, PendingCall, Reply, Request, SessionRef, SessionSummary};
+use omni_proto::{ErrorKind, PendingCall, SessionRef, SessionSummary, ShowSession};
 
-use crate::commands::{Ctx, unexpected};
+use crate::commands::Ctx;
 use crate::error::CtlError;
 use crate::render::style::Style;
 use entry::Line;
@@ -153,18 +153,13 @@ async fn find_or_create(ctx: &mut Ctx, options: &Options) -> Result<SessionSumma
 
 /// Creates a session and returns its summary.
 async fn new_session(ctx: &mut Ctx) -> Result<SessionSummary, CtlError> {
-    match ctx.ask(crate::commands::new::plain()).await? {
-        Reply::SessionCreated { session } => summary(ctx, SessionRef::Id(session)).await,
-        other => Err(unexpected(other)),
-    }
+    let created = ctx.ask(crate::commands::new::plain()).await?;
+    summary(ctx, SessionRef::Id(created.session)).await
 }
 
 /// One session's summary and state.
 async fn summary(ctx: &mut Ctx, session: SessionRef) -> Result<SessionSummary, CtlError> {
-    match ctx.ask(Request::Session { session }).await? {
-        Reply::Session(summary) => Ok(summary),
-        other => Err(unexpected(other)),
-    }
+    ctx.ask(ShowSession { session }).await
 }
 
 impl Chat<'_> {

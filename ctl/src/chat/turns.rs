@@ -2,15 +2,16 @@
 //! a failure), answers as they stream, function results, and the recovery menu.
 
 use omni_proto::{
-    Answer, Entry, ErrorKind, MoveOp, RecoveryAction, Reply, Request, Role, SessionRef,
+    Answer, Entry, ErrorKind, History, MoveOp, Recover, RecoverOutcome, Recovered, RecoveryAction,
+    Retry, Role, SendPrompt, SessionRef, ToolResult, ToolResultOutcome, ToolResultStored,
 };
 
 use super::input::{Input, Line};
 use super::menu::{self, Choice};
 use super::{Chat, Flow, summary};
 use crate::cli::SessionArg;
-use crate::commands::stream::{footer, streamed_with};
-use crate::commands::{logs, moves, unexpected};
+use crate::commands::stream::{Streams, footer, streamed_with};
+use crate::commands::{logs, moves};
 use crate::error::CtlError;
 use crate::render::live::Live;
 use crate::render::markdown::Markdown;
@@ -33,11 +34,45 @@ fn verb<'a>(entries: &[Entry], one: &'a str, many: &'a str) -> &'a str {
     if entries.len() == 1 { one } else { many }
 }
 
+/// How a turn the chat streams ended, whichever request it was.
+pub(super) enum Ended {
+    /// An answer was stored.
+    Answered(Box<Answer>),
+    /// A function result was stored; other calls still wait.
+    Stored(ToolResultStored),
+    /// A recovery moved the head.
+    Recovered(Recovered),
+}
+
+impl From<Answer> for Ended {
+    fn from(answer: Answer) -> Self {
+        Self::Answered(Box::new(answer))
+    }
+}
+
+impl From<ToolResultOutcome> for Ended {
+    fn from(outcome: ToolResultOutcome) -> Self {
+        match outcome {
+            ToolResultOutcome::Stored(stored) => Self::Stored(stored),
+            ToolResultOutcome::Answered(answer) => Self::Answered(answer),
+        }
+    }
+}
+
+impl From<RecoverOutcome> for Ended {
+    fn from(outcome: RecoverOutcome) -> Self {
+        match outcome {
+            RecoverOutcome::Recovered(recovered) => Self::Recovered(recovered),
+            RecoverOutcome::Answered(answer) => Self::Answered(answer),
+        }
+    }
+}
+
 impl Chat<'_> {
     /// A line of text: a prompt, or the result a function call waits for.
     pub(super) async fn text(&mut self, text: String, input: &mut Input) -> Result<Flow, CtlError> {
         if let Some(call) = self.calls.first().cloned() {
-            let request = Request::ToolResult {
+            let request = ToolResult {
                 session: self.id(),
                 call_id: call.id,
                 name: call.name,
@@ -68,7 +103,7 @@ impl Chat<'_> {
         }
         // The daemon stores the prompt (in place of the pending one, if asked) before
         // anything else happens to the session: one request, one commit.
-        let request = Request::Send {
+        let request = SendPrompt {
             session: self.id(),
             prompt: text,
             replace,
@@ -84,23 +119,19 @@ impl Chat<'_> {
     /// The prompts at the head that wait for an answer, oldest first: a failed or
     /// cancelled send's, and any kept with it since.
     async fn pending_prompts(&mut self) -> Result<Vec<Entry>, CtlError> {
-        let request = Request::History {
+        let request = History {
             session: self.id(),
             active_only: true,
         };
-        match self.ctx.ask(request).await? {
-            Reply::History(view) => {
-                let mut pending: Vec<Entry> = view
-                    .entries
-                    .into_iter()
-                    .rev()
-                    .take_while(|e| e.role == Role::User)
-                    .collect();
-                pending.reverse();
-                Ok(pending)
-            }
-            other => Err(unexpected(other)),
-        }
+        let view = self.ctx.ask(request).await?;
+        let mut pending: Vec<Entry> = view
+            .entries
+            .into_iter()
+            .rev()
+            .take_while(|e| e.role == Role::User)
+            .collect();
+        pending.reverse();
+        Ok(pending)
     }
 
     /// Asks what becomes of the pending prompt. When the session needs recovery because
@@ -162,11 +193,14 @@ impl Chat<'_> {
 
     /// Streams the answer to a request and shows how it ended. `waiting`: the request
     /// stores no prompt first, so the spinner starts at once.
-    pub(super) async fn answer(
+    pub(super) async fn answer<S: Streams>(
         &mut self,
-        request: Request,
+        request: S,
         waiting: bool,
-    ) -> Result<Flow, CtlError> {
+    ) -> Result<Flow, CtlError>
+    where
+        S::Reply: Into<Ended>,
+    {
         let mut live = Live::new(false, false);
         if waiting {
             live = live.waiting();
@@ -174,20 +208,19 @@ impl Chat<'_> {
         if let Some(width) = self.markdown_width() {
             live = live.with_markdown(Markdown::new(width));
         }
-        match streamed_with(self.ctx, request, live).await {
-            Ok(Reply::Answered(answer)) => {
+        match streamed_with(self.ctx, request, live).await.map(Into::into) {
+            Ok(Ended::Answered(answer)) => {
                 self.answered(&answer);
                 Ok(Flow::Go)
             }
-            Ok(Reply::ToolResultStored { calls, .. }) => {
-                self.wait_for(&calls);
+            Ok(Ended::Stored(stored)) => {
+                self.wait_for(&stored.calls);
                 Ok(Flow::Go)
             }
-            Ok(Reply::Recovered(recovered)) => {
+            Ok(Ended::Recovered(recovered)) => {
                 self.note(&format!("recovered · head: {}", recovered.head_summary));
                 Ok(Flow::Go)
             }
-            Ok(other) => Err(unexpected(other)),
             Err(error) => self.failed(error).await,
         }
     }
@@ -279,7 +312,7 @@ impl Chat<'_> {
     }
 
     async fn apply_recovery(&mut self, action: RecoveryAction) -> Result<Flow, CtlError> {
-        let request = Request::Recover {
+        let request = Recover {
             session: self.id(),
             action,
         };
@@ -326,7 +359,7 @@ impl Chat<'_> {
 
     /// `/retry`: the pending turn answered again, as it is (or recovery's retry).
     pub(super) async fn retry(&mut self) -> Result<Flow, CtlError> {
-        let request = Request::Retry {
+        let request = Retry {
             session: SessionRef::Id(self.session.clone()),
         };
         self.answer(request, true).await

@@ -1,7 +1,7 @@
 //! `omnictl attach [-s ID]`: follow a session live (another client's answers as they
 //! stream, retries, moves, recoveries) until Ctrl-C, which exits 130.
 
-use omni_proto::Request;
+use omni_proto::Attach;
 
 use super::Ctx;
 use crate::cli::SessionArg;
@@ -10,7 +10,7 @@ use crate::render::live::Live;
 
 pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
     let mut live = Live::new(ctx.json, true);
-    let request = Request::Attach {
+    let request = Attach {
         session: session.to_ref(),
     };
     let result = tokio::select! {
@@ -22,8 +22,6 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
         }),
     };
     live.end_line();
-    match result {
-        Ok(reply) => Err(super::unexpected(reply)),
-        Err(error) => Err(error),
-    }
+    // Following never ends in a reply (`Detached` has no value).
+    match result? {}
 }

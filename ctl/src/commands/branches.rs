@@ -1,8 +1,8 @@
 //! `omnictl branches`: every leaf, with its length and last line; `*` marks the head's.
 
-use omni_proto::{BranchList, Reply, Request};
+use omni_proto::{BranchList, Branches};
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
@@ -10,13 +10,10 @@ use crate::render::style::Style;
 use crate::render::width;
 
 pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
-    let request = Request::Branches {
+    let request = Branches {
         session: session.to_ref(),
     };
-    let list = match ctx.ask(request).await? {
-        Reply::Branches(list) => list,
-        other => return Err(unexpected(other)),
-    };
+    let list = ctx.ask(request).await?;
     if ctx.json {
         output::json(&list);
         return Ok(());

@@ -1,26 +1,24 @@
 //! `omnictl cancel [-s ID]`: stop a session's answer in flight. The partial answer is kept
 //! as an interrupted node, out of the context; the head stays on the prompt.
 
-use omni_proto::{Reply, Request};
+use omni_proto::{Cancel, Cancelled};
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
 
 pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
-    let reply = ctx
-        .ask(Request::Cancel {
+    let cancelled = ctx
+        .ask(Cancel {
             session: session.to_ref(),
         })
         .await?;
     if ctx.json {
-        output::json(&omni_proto::json::reply(&reply));
+        output::json(&cancelled);
         return Ok(());
     }
-    let Reply::Cancelled { turn, kept, .. } = reply else {
-        return Err(unexpected(reply));
-    };
+    let Cancelled { turn, kept, .. } = cancelled;
     let kept = match kept {
         Some(node) => format!("the partial answer is kept as node {node}, out of the context"),
         None => "nothing of the answer had arrived".to_string(),

@@ -2,10 +2,10 @@
 //! to its last N rounds into a summary node; the covered nodes stay in the tree, and
 //! `omnictl undo` right after returns to the full context.
 
-use omni_proto::{Compacted, Reply, Request, SessionRef};
+use omni_proto::{Compact, Compacted, SessionRef};
 
+use super::Ctx;
 use super::stream::streamed_with;
-use super::{Ctx, unexpected};
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
@@ -28,15 +28,12 @@ pub async fn request(
     asked: Asked,
     live: Live,
 ) -> Result<Compacted, CtlError> {
-    let request = Request::Compact {
+    let request = Compact {
         session,
         keep: asked.keep,
         instructions: asked.instructions,
     };
-    match streamed_with(ctx, request, live.waiting()).await? {
-        Reply::Compacted(compacted) => Ok(*compacted),
-        other => Err(unexpected(other)),
-    }
+    streamed_with(ctx, request, live.waiting()).await
 }
 
 /// `omnictl compact`.

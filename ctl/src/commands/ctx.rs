@@ -5,7 +5,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use omni_proto::{Client, ClientError, Event, Reply, Request, SessionRef};
+use omni_proto::{Call, Client, ClientError, Event, SessionRef};
 
 use crate::cli::{Cli, SessionArg};
 use crate::error::{CtlError, exit};
@@ -110,17 +110,17 @@ impl Ctx {
             .ok_or_else(|| CtlError::failure("no connection to omnid"))
     }
 
-    /// Sends a request, handing events to `on_event`, and returns the reply.
-    pub async fn call(
+    /// Sends a request, handing events to `on_event`, and returns its reply.
+    pub async fn call<C: Call>(
         &mut self,
-        request: Request,
+        request: C,
         on_event: impl FnMut(Event),
-    ) -> Result<Reply, CtlError> {
-        Ok(self.client().await?.call(request, on_event).await?)
+    ) -> Result<C::Reply, CtlError> {
+        Ok(self.client().await?.request(request, on_event).await?)
     }
 
     /// Sends a request that has no events.
-    pub async fn ask(&mut self, request: Request) -> Result<Reply, CtlError> {
+    pub async fn ask<C: Call>(&mut self, request: C) -> Result<C::Reply, CtlError> {
         self.call(request, |_| {}).await
     }
 }
@@ -133,11 +133,6 @@ impl SessionArg {
             None => SessionRef::Current,
         }
     }
-}
-
-/// The error for a reply of the wrong kind (a daemon from another release, or a bug).
-pub fn unexpected(reply: Reply) -> CtlError {
-    CtlError::failure(format!("omnid sent an unexpected reply: {reply:?}"))
 }
 
 /// The `socket` that omnid's configuration file names, if it names one: the file omnid

@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use omni_proto::{Event, ExportFormat, Reply, Request};
+use omni_proto::{Event, Export, ExportFormat, Exported};
 use serde_json::json;
 
-use super::{Ctx, outfile, unexpected};
+use super::{Ctx, outfile};
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
@@ -25,7 +25,7 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg, asked: Asked<'_>) -> Resul
     if let Some(path) = target {
         outfile::check(ctx, path, asked.force).await?;
     }
-    let request = Request::Export {
+    let request = Export {
         session: session.to_ref(),
         format: asked.format,
         all: asked.all,
@@ -38,14 +38,11 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg, asked: Asked<'_>) -> Resul
             }
         })
         .await?;
-    let Reply::Exported {
+    let Exported {
         session,
         bytes: size,
         ..
-    } = reply
-    else {
-        return Err(unexpected(reply));
-    };
+    } = reply;
     if bytes.len() as u64 != size {
         return Err(CtlError::failure(format!(
             "the export arrived incomplete ({} of {size} bytes); nothing was written",

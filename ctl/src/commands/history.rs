@@ -1,9 +1,9 @@
 //! `omnictl history [--active | --tree]`: the transcript, reverted turns crossed out, or
 //! the session drawn as a tree.
 
-use omni_proto::{Reply, Request};
+use omni_proto::History;
 
-use super::{Ctx, around, unexpected};
+use super::{Ctx, around};
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
@@ -28,30 +28,26 @@ pub struct Shape {
 }
 
 pub async fn run(ctx: &mut Ctx, session: &SessionArg, shape: Shape) -> Result<(), CtlError> {
-    let request = Request::History {
+    let request = History {
         session: session.to_ref(),
         active_only: shape.active,
     };
-    match ctx.ask(request).await? {
-        Reply::History(mut view) => {
-            if let Some((node, context)) = shape.around {
-                view.entries = around::entries(&view, node, context)?;
-            }
-            if ctx.json {
-                output::json(&view);
-            } else if shape.tree {
-                let drawn = tree::draw(&view, &Style::stdout(), width::stdout_columns());
-                pager::show(&drawn, shape.pager);
-            } else {
-                let detail = Detail {
-                    thoughts: shape.thoughts,
-                    cut: (!shape.full).then_some("omnictl history --full shows every entry whole"),
-                };
-                let text = transcript::history(&view, &Style::stdout(), detail);
-                pager::show(&text, shape.pager);
-            }
-            Ok(())
-        }
-        other => Err(unexpected(other)),
+    let mut view = ctx.ask(request).await?;
+    if let Some((node, context)) = shape.around {
+        view.entries = around::entries(&view, node, context)?;
     }
+    if ctx.json {
+        output::json(&view);
+    } else if shape.tree {
+        let drawn = tree::draw(&view, &Style::stdout(), width::stdout_columns());
+        pager::show(&drawn, shape.pager);
+    } else {
+        let detail = Detail {
+            thoughts: shape.thoughts,
+            cut: (!shape.full).then_some("omnictl history --full shows every entry whole"),
+        };
+        let text = transcript::history(&view, &Style::stdout(), detail);
+        pager::show(&text, shape.pager);
+    }
+    Ok(())
 }

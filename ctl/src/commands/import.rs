@@ -9,10 +9,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use omni_proto::{ExportedSession, ImportOutcome, Reply, Request};
+use omni_proto::{ExportedSession, Import, ImportOutcome, ImportPart};
 use serde_json::json;
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::error::CtlError;
 use crate::import::{self, Source};
 use crate::output;
@@ -114,26 +114,20 @@ async fn send(
     let upload = (!pieces.is_empty()).then(upload_name);
     if let Some(name) = &upload {
         for piece in pieces {
-            let request = Request::ImportPart {
+            let request = ImportPart {
                 upload: name.clone(),
                 data: piece.to_vec(),
             };
-            match ctx.ask(request).await? {
-                Reply::ImportStaged { .. } => {}
-                other => return Err(unexpected(other)),
-            }
+            ctx.ask(request).await?;
         }
     }
-    let request = Request::Import {
+    let request = Import {
         upload,
         data: last,
         tool: source.tool().into(),
         file: file.display().to_string(),
     };
-    match ctx.ask(request).await? {
-        Reply::Imported(outcome) => Ok(outcome),
-        other => Err(unexpected(other)),
-    }
+    ctx.ask(request).await
 }
 
 /// A name no other upload shares: this process and the time in nanoseconds.

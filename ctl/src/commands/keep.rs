@@ -1,10 +1,12 @@
 //! `omnictl rename`, `archive`, `unarchive`, `delete`, `restore`, `purge`: a session's
 //! title, where it is kept, and erasing it. Each prints what became of the session.
 
-use omni_proto::{PlaceChange, Reply, Request, SessionRef, SessionSummary};
+use omni_proto::{
+    Call, Place, PlaceChange, Purge, Purged, Rename, SessionRef, SessionSummary, ShowSession,
+};
 use serde_json::json;
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::cli_sessions::KeepCommand;
 use crate::error::CtlError;
 use crate::output;
@@ -15,14 +17,14 @@ pub async fn rename(
     session: SessionRef,
     title: String,
 ) -> Result<SessionSummary, CtlError> {
-    summary(ctx, Request::Rename { session, title }).await
+    summary(ctx, Rename { session, title }).await
 }
 
-async fn summary(ctx: &mut Ctx, request: Request) -> Result<SessionSummary, CtlError> {
-    match ctx.ask(request).await? {
-        Reply::Session(summary) => Ok(summary),
-        other => Err(unexpected(other)),
-    }
+async fn summary<C: Call<Reply = SessionSummary>>(
+    ctx: &mut Ctx,
+    request: C,
+) -> Result<SessionSummary, CtlError> {
+    ctx.ask(request).await
 }
 
 pub async fn run(ctx: &mut Ctx, command: KeepCommand) -> Result<(), CtlError> {
@@ -45,7 +47,7 @@ pub async fn run(ctx: &mut Ctx, command: KeepCommand) -> Result<(), CtlError> {
         KeepCommand::Restore { session } => (session, PlaceChange::Restore),
         KeepCommand::Purge { session, yes } => return purge(ctx, session, yes).await,
     };
-    let request = Request::Place {
+    let request = Place {
         session: session.to_ref(),
         change,
     };
@@ -81,7 +83,7 @@ async fn purge(ctx: &mut Ctx, session: String, yes: bool) -> Result<(), CtlError
     if !yes {
         let found = summary(
             ctx,
-            Request::Session {
+            ShowSession {
                 session: session.clone(),
             },
         )
@@ -93,15 +95,12 @@ async fn purge(ctx: &mut Ctx, session: String, yes: bool) -> Result<(), CtlError
             ));
         }
     }
-    let (id, nodes, records) = match ctx.ask(Request::Purge { session }).await? {
-        Reply::Purged {
-            session,
-            nodes,
-            records,
-            ..
-        } => (session, nodes, records),
-        other => return Err(unexpected(other)),
-    };
+    let Purged {
+        session: id,
+        nodes,
+        records,
+        ..
+    } = ctx.ask(Purge { session }).await?;
     if ctx.json {
         output::json(&json!({ "session": id, "nodes": nodes, "records": records }));
     } else {

@@ -2,36 +2,29 @@
 
 use std::path::{Path, PathBuf};
 
-use omni_proto::{Event, Reply, Request, SessionRef};
+use omni_proto::{Bundle, Event, ExportLogs, ListErrors, LogPath, SessionRef};
 use serde_json::json;
 
-use super::{Ctx, outfile, unexpected};
+use super::{Ctx, outfile};
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
 
 pub async fn path(ctx: &mut Ctx) -> Result<(), CtlError> {
-    match ctx.ask(Request::LogPath).await? {
-        Reply::LogPath { path } => {
-            if ctx.json {
-                output::json(&json!({ "path": path }));
-            } else {
-                output::line(&path);
-            }
-            Ok(())
-        }
-        other => Err(unexpected(other)),
+    let file = ctx.ask(LogPath).await?;
+    if ctx.json {
+        output::json(&file);
+    } else {
+        output::line(&file.path);
     }
+    Ok(())
 }
 
 pub async fn list(ctx: &mut Ctx, session: Option<String>) -> Result<(), CtlError> {
-    let request = Request::ListErrors {
+    let request = ListErrors {
         session: session.map(SessionRef::Id),
     };
-    let errors = match ctx.ask(request).await? {
-        Reply::Errors(errors) => errors,
-        other => return Err(unexpected(other)),
-    };
+    let errors = ctx.ask(request).await?;
     if ctx.json {
         output::json(&json!({ "errors": errors }));
         return Ok(());
@@ -73,7 +66,7 @@ pub async fn export(
     if let Some(Target::File(path)) = &target {
         outfile::check(ctx, path, force).await?;
     }
-    let request = Request::ExportLogs {
+    let request = ExportLogs {
         session: session.session.clone().map(SessionRef::Id),
         error,
     };
@@ -85,14 +78,11 @@ pub async fn export(
             }
         })
         .await?;
-    let Reply::Bundle {
+    let Bundle {
         name,
         errors,
         bytes,
-    } = reply
-    else {
-        return Err(unexpected(reply));
-    };
+    } = reply;
     if bundle.len() as u64 != bytes {
         return Err(CtlError::failure(format!(
             "the bundle arrived incomplete ({} of {bytes} bytes); nothing was written",

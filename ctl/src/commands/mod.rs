@@ -30,7 +30,7 @@ mod web;
 
 mod ctx;
 
-pub use ctx::{Ctx, unexpected};
+pub use ctx::Ctx;
 
 use omni_proto::MoveOp;
 

@@ -1,10 +1,10 @@
 //! `omnictl model [-s ID] [REF]`: the model a session asks and its fallbacks, or a switch
 //! to another model from the session's next send on.
 
-use omni_proto::{Reply, Request, SessionRef, SessionSummary};
+use omni_proto::{SessionRef, SessionSummary, SetModel, ShowSession};
 use serde_json::json;
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
@@ -16,13 +16,9 @@ pub async fn request(
     session: SessionRef,
     model: Option<String>,
 ) -> Result<SessionSummary, CtlError> {
-    let request = match model {
-        Some(model) => Request::SetModel { session, model },
-        None => Request::Session { session },
-    };
-    match ctx.ask(request).await? {
-        Reply::Session(summary) => Ok(summary),
-        other => Err(unexpected(other)),
+    match model {
+        Some(model) => ctx.ask(SetModel { session, model }).await,
+        None => ctx.ask(ShowSession { session }).await,
     }
 }
 

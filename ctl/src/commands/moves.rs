@@ -1,8 +1,8 @@
 //! `omnictl undo | redo | back | checkout N`: move the head; nothing is ever deleted.
 
-use omni_proto::{MoveOp, MoveOutcome, Reply, Request, SessionRef};
+use omni_proto::{Move, MoveOp, MoveOutcome, SessionRef};
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
@@ -13,10 +13,7 @@ pub async fn request(
     session: SessionRef,
     op: MoveOp,
 ) -> Result<MoveOutcome, CtlError> {
-    match ctx.ask(Request::Move { session, op }).await? {
-        Reply::Moved(outcome) => Ok(outcome),
-        other => Err(unexpected(other)),
-    }
+    ctx.ask(Move { session, op }).await
 }
 
 pub async fn run(ctx: &mut Ctx, session: &SessionArg, op: MoveOp) -> Result<(), CtlError> {

@@ -3,10 +3,9 @@
 
 use std::path::Path;
 
-use omni_proto::{Reply, Request};
-use serde_json::json;
+use omni_proto::NewSession;
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::error::CtlError;
 use crate::output;
 
@@ -23,8 +22,8 @@ pub struct Asked<'a> {
 }
 
 /// The request that creates a session with nothing of its own (the chat's `/new`).
-pub fn plain() -> Request {
-    Request::NewSession {
+pub fn plain() -> NewSession {
+    NewSession {
         tools_json: None,
         model: None,
         fallback: Vec::new(),
@@ -44,21 +43,17 @@ pub async fn run(ctx: &mut Ctx, asked: Asked<'_>) -> Result<(), CtlError> {
             })
         })
         .transpose()?;
-    let request = Request::NewSession {
+    let request = NewSession {
         tools_json,
         model: asked.model,
         fallback: asked.fallback,
         system: asked.system,
     };
-    match ctx.ask(request).await? {
-        Reply::SessionCreated { session } => {
-            if ctx.json {
-                output::json(&json!({ "session": session }));
-            } else {
-                output::line(&session);
-            }
-            Ok(())
-        }
-        other => Err(unexpected(other)),
+    let created = ctx.ask(request).await?;
+    if ctx.json {
+        output::json(&created);
+    } else {
+        output::line(&created.session);
     }
+    Ok(())
 }

@@ -8,9 +8,9 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use omni_proto::{Reply, Request};
+use omni_proto::Status;
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::error::CtlError;
 
 /// Refuses a target that exists (without `force`) or lies inside omnid's directories.
@@ -58,10 +58,7 @@ fn refuse_special(path: &Path, kind: &std::fs::FileType) -> Result<(), CtlError>
 /// are), however the path reaches it (`..`, symlinks): `--force` replaces the user's own
 /// files, never the store or the daemon's logs.
 async fn refuse_daemon_files(ctx: &mut Ctx, path: &Path) -> Result<(), CtlError> {
-    let status = match ctx.ask(Request::Status).await? {
-        Reply::Status(status) => status,
-        other => return Err(unexpected(other)),
-    };
+    let status = ctx.ask(Status).await?;
     let runtime = Path::new(&status.socket).parent().unwrap_or(Path::new("/"));
     let owned = [
         ("data", Path::new(&status.data_dir)),

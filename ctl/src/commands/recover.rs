@@ -4,10 +4,10 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use omni_proto::{RecoveryAction, Reply, Request};
+use omni_proto::{Recover, RecoverOutcome, RecoveryAction, ShowSession};
 
 use super::stream::{finish_answer, streamed};
-use super::{Ctx, logs, unexpected};
+use super::{Ctx, logs};
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
@@ -97,15 +97,11 @@ fn menu(input: &mut impl BufRead, prompt: &mut impl Write) -> Pick {
 /// Asks which way out at the terminal (or, elsewhere, fails naming the options): the
 /// action chosen, or `None` once the diagnostic bundle was written instead.
 async fn ask(ctx: &mut Ctx, session: &SessionArg) -> Result<Option<RecoveryAction>, CtlError> {
-    let summary = match ctx
-        .ask(Request::Session {
+    let summary = ctx
+        .ask(ShowSession {
             session: session.to_ref(),
         })
-        .await?
-    {
-        Reply::Session(summary) => summary,
-        other => return Err(unexpected(other)),
-    };
+        .await?;
     let Some(reason) = summary.needs_recovery else {
         return Err(CtlError::failure(format!(
             "session {} does not need recovery; nothing to do",
@@ -156,12 +152,12 @@ pub async fn run(
             None => return Ok(()),
         },
     };
-    let request = Request::Recover {
+    let request = Recover {
         session: session.to_ref(),
         action,
     };
     match streamed(ctx, request).await? {
-        Reply::Recovered(recovered) => {
+        RecoverOutcome::Recovered(recovered) => {
             if ctx.json {
                 output::json(&recovered);
             } else {
@@ -174,11 +170,10 @@ pub async fn run(
             }
             Ok(())
         }
-        Reply::Answered(answer) => {
+        RecoverOutcome::Answered(answer) => {
             finish_answer(ctx, &answer);
             Ok(())
         }
-        other => Err(unexpected(other)),
     }
 }
 

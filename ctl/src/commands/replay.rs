@@ -1,17 +1,14 @@
 //! `omnictl replay ERROR_ID`: send a recorded failing request again; exit 0 if it now
 //! succeeds, 1 if it still fails.
 
-use omni_proto::{Reply, Request};
+use omni_proto::Replay;
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::error::CtlError;
 use crate::output;
 
 pub async fn run(ctx: &mut Ctx, error: String) -> Result<(), CtlError> {
-    let outcome = match ctx.ask(Request::Replay { error }).await? {
-        Reply::Replayed(outcome) => outcome,
-        other => return Err(unexpected(other)),
-    };
+    let outcome = ctx.ask(Replay { error }).await?;
     if ctx.json {
         output::json(&outcome);
     } else if outcome.still_fails {

@@ -2,9 +2,9 @@
 //! session's title, the node, a snippet with the matches in bold, and whether the node is
 //! reverted (and why).
 
-use omni_proto::{Reply, Request, SearchHit, SearchQuery, SearchResults, SessionRef};
+use omni_proto::{SearchHit, SearchQuery, SearchResults, SessionRef};
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::cli::SearchRole;
 use crate::error::CtlError;
 use crate::output;
@@ -52,10 +52,7 @@ pub async fn search(ctx: &mut Ctx, asked: Asked) -> Result<SearchResults, CtlErr
         limit: asked.limit,
         archived: asked.archived,
     };
-    match ctx.ask(Request::Search(query)).await? {
-        Reply::Search(results) => Ok(results),
-        other => Err(unexpected(other)),
-    }
+    ctx.ask(query).await
 }
 
 fn now_ms() -> u64 {

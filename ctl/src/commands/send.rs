@@ -3,10 +3,10 @@
 
 use std::io::{IsTerminal, Read};
 
-use omni_proto::{ErrorKind, Reply, Request, SessionRef};
+use omni_proto::{Answer, ErrorKind, Retry, SendPrompt, SessionRef};
 
-use super::stream::{finish_answer, streamed};
-use super::{Ctx, unexpected};
+use super::Ctx;
+use super::stream::{Streams, finish_answer, streamed};
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 
@@ -40,10 +40,7 @@ pub async fn run(
             if !ask_for_new_session(&error.message) {
                 return Err(error);
             }
-            let session = match ctx.ask(super::new::plain()).await? {
-                Reply::SessionCreated { session } => session,
-                other => return Err(unexpected(other)),
-            };
+            let session = ctx.ask(super::new::plain()).await?.session;
             eprintln!("omnictl: created session {session}");
             send(ctx, SessionRef::Id(session), prompt, replace).await
         }
@@ -70,7 +67,7 @@ fn ask_for_new_session(problem: &str) -> bool {
 pub async fn retry(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
     answer(
         ctx,
-        Request::Retry {
+        Retry {
             session: session.to_ref(),
         },
     )
@@ -83,7 +80,7 @@ async fn send(
     prompt: String,
     replace: bool,
 ) -> Result<(), CtlError> {
-    let request = Request::Send {
+    let request = SendPrompt {
         session,
         prompt,
         replace,
@@ -92,12 +89,8 @@ async fn send(
 }
 
 /// Streams the answer to a send or a retry and finishes it.
-async fn answer(ctx: &mut Ctx, request: Request) -> Result<(), CtlError> {
-    match streamed(ctx, request).await? {
-        Reply::Answered(answer) => {
-            finish_answer(ctx, &answer);
-            Ok(())
-        }
-        other => Err(unexpected(other)),
-    }
+async fn answer<S: Streams<Reply = Answer>>(ctx: &mut Ctx, request: S) -> Result<(), CtlError> {
+    let answer = streamed(ctx, request).await?;
+    finish_answer(ctx, &answer);
+    Ok(())
 }

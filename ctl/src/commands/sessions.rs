@@ -2,12 +2,11 @@
 //! id, last activity, origin, model, turns and title; `--before` pages on.
 
 use omni_proto::{
-    Before, OriginKind, Reply, Request, SessionPage, SessionQuery, SessionSummary, Shown,
-    parse_since,
+    Before, OriginKind, SessionPage, SessionQuery, SessionSummary, Shown, parse_since,
 };
 use serde_json::json;
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::cli_sessions::ListArgs;
 use crate::error::CtlError;
 use crate::output;
@@ -55,10 +54,7 @@ pub fn query(args: &ListArgs) -> Result<SessionQuery, CtlError> {
 
 pub async fn run(ctx: &mut Ctx, args: &ListArgs) -> Result<(), CtlError> {
     let query = query(args)?;
-    let page: SessionPage = match ctx.ask(Request::Sessions { query }).await? {
-        Reply::Sessions(page) => page,
-        other => return Err(unexpected(other)),
-    };
+    let page: SessionPage = ctx.ask(query).await?;
     if ctx.json {
         output::json(&json!({ "sessions": page.sessions, "next_before": page.next_before }));
         return Ok(());

@@ -1,19 +1,14 @@
 //! `omnictl status`: the daemon's version, uptime, socket, store and activity.
 
-use omni_proto::{
-    BreakerState, BreakerStatus, DaemonStatus, HealthState, Reply, Request, StoreHealth,
-};
+use omni_proto::{BreakerState, BreakerStatus, DaemonStatus, HealthState, Status, StoreHealth};
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::error::CtlError;
 use crate::output;
 use crate::render;
 
 pub async fn run(ctx: &mut Ctx) -> Result<(), CtlError> {
-    let status = match ctx.ask(Request::Status).await? {
-        Reply::Status(status) => status,
-        other => return Err(unexpected(other)),
-    };
+    let status = ctx.ask(Status).await?;
     if ctx.json {
         output::json(&status);
         return Ok(());

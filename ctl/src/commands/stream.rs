@@ -5,39 +5,53 @@
 use std::cell::RefCell;
 use std::io::IsTerminal;
 
-use omni_proto::{Answer, ErrorKind, Event, Reply, Request, SessionRef};
+use omni_proto::{
+    Answer, Call, Cancel, Compact, ErrorKind, Event, Recover, Retry, SendPrompt, SessionRef,
+    ToolResult,
+};
 
 use super::Ctx;
 use crate::error::{CtlError, exit};
 use crate::render::live::Live;
 use crate::render::style::Style;
 
-/// The session a streaming request is about.
-fn session_of(request: &Request) -> SessionRef {
-    match request {
-        Request::Send { session, .. }
-        | Request::ToolResult { session, .. }
-        | Request::Recover { session, .. }
-        | Request::Retry { session }
-        | Request::Compact { session, .. } => session.clone(),
-        _ => SessionRef::Current,
-    }
+/// A request whose answer streams: the session it is about, for Ctrl-C to cancel (a new
+/// session's id arrives with its first event).
+pub trait Streams: Call {
+    /// The session it names.
+    fn session(&self) -> &SessionRef;
 }
+
+macro_rules! streams {
+    ($($request:ty),*) => {$(
+        impl Streams for $request {
+            fn session(&self) -> &SessionRef {
+                &self.session
+            }
+        }
+    )*};
+}
+
+streams!(SendPrompt, ToolResult, Recover, Retry, Compact);
 
 /// Sends a request and renders its events as they arrive; returns the final reply. On a
 /// terminal a spinner shows the time since the prompt was stored until the first token.
 ///
 /// Ctrl-C cancels the answer (on a second connection) and waits for the daemon to say
 /// what it kept; the command then exits 130. A second Ctrl-C leaves at once.
-pub async fn streamed(ctx: &mut Ctx, request: Request) -> Result<Reply, CtlError> {
+pub async fn streamed<S: Streams>(ctx: &mut Ctx, request: S) -> Result<S::Reply, CtlError> {
     let live = Live::new(ctx.json, false);
     streamed_with(ctx, request, live).await
 }
 
 /// [`streamed`], shown by the given renderer.
-pub async fn streamed_with(ctx: &mut Ctx, request: Request, live: Live) -> Result<Reply, CtlError> {
+pub async fn streamed_with<S: Streams>(
+    ctx: &mut Ctx,
+    request: S,
+    live: Live,
+) -> Result<S::Reply, CtlError> {
     let live = RefCell::new(live);
-    let session = RefCell::new(session_of(&request));
+    let session = RefCell::new(request.session().clone());
     let (socket, no_wait) = (ctx.socket.clone(), ctx.no_wait);
     let call = ctx.call(request, |event| {
         if let Event::PromptStored { session: id, .. } = &event {
@@ -77,7 +91,7 @@ pub async fn streamed_with(ctx: &mut Ctx, request: Request, live: Live) -> Resul
 async fn cancel_after_ctrl_c(socket: &std::path::Path, no_wait: bool, session: SessionRef) {
     eprintln!("omnictl: cancelling the answer (Ctrl-C again to leave at once)");
     let mut canceller = super::Ctx::new(socket.to_path_buf(), false, no_wait);
-    if let Err(error) = canceller.ask(Request::Cancel { session }).await {
+    if let Err(error) = canceller.ask(Cancel { session }).await {
         eprintln!("omnictl: could not cancel: {}", error.message);
     }
 }

@@ -3,11 +3,11 @@
 
 use std::io::Read;
 
-use omni_proto::{Reply, Request};
+use omni_proto::{ToolResult, ToolResultOutcome, ToolResultStored};
 use serde_json::json;
 
+use super::Ctx;
 use super::stream::{finish_answer, streamed};
-use super::{Ctx, unexpected};
 use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
@@ -28,14 +28,14 @@ pub async fn run(
     } else {
         json_arg.to_string()
     };
-    let request = Request::ToolResult {
+    let request = ToolResult {
         session: session.to_ref(),
         call_id,
         name: name.clone(),
         response_json,
     };
     match streamed(ctx, request).await? {
-        Reply::ToolResultStored { session, calls } => {
+        ToolResultOutcome::Stored(ToolResultStored { session, calls }) => {
             let waiting: Vec<String> = calls
                 .iter()
                 .filter(|c| !c.answered)
@@ -54,10 +54,9 @@ pub async fn run(
             }
             Ok(())
         }
-        Reply::Answered(answer) => {
+        ToolResultOutcome::Answered(answer) => {
             finish_answer(ctx, &answer);
             Ok(())
         }
-        other => Err(unexpected(other)),
     }
 }

@@ -1,8 +1,8 @@
 //! `omnictl usage`: stored answers' tokens and cost, per session, model or day.
 
-use omni_proto::{Reply, Request, SessionRef, UsageGrouping};
+use omni_proto::{SessionRef, UsageGrouping, UsageQuery};
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::cli::UsageBy;
 use crate::error::CtlError;
 use crate::output;
@@ -15,7 +15,7 @@ pub async fn run(
     session: Option<String>,
 ) -> Result<(), CtlError> {
     let since_ms = since.map(parse_since).transpose()?;
-    let request = Request::Usage {
+    let request = UsageQuery {
         since_ms,
         by: match by {
             UsageBy::Session => UsageGrouping::Session,
@@ -24,10 +24,7 @@ pub async fn run(
         },
         session: session.map(SessionRef::Id),
     };
-    let report = match ctx.ask(request).await? {
-        Reply::Usage(report) => report,
-        other => return Err(unexpected(other)),
-    };
+    let report = ctx.ask(request).await?;
     if ctx.json {
         output::json(&report);
         return Ok(());

@@ -2,18 +2,15 @@
 //! serves with `--web-listen`. The link is printed on a line of its own, so a script can
 //! take it; it works once and expires unused.
 
-use omni_proto::{Reply, Request};
+use omni_proto::{LoginLink, WebLink};
 use serde_json::json;
 
-use super::{Ctx, unexpected};
+use super::Ctx;
 use crate::error::CtlError;
 use crate::output;
 
 pub async fn run(ctx: &mut Ctx, open: bool) -> Result<(), CtlError> {
-    let (url, expires_in_s) = match ctx.ask(Request::WebLink).await? {
-        Reply::WebLink { url, expires_in_s } => (url, expires_in_s),
-        other => return Err(unexpected(other)),
-    };
+    let LoginLink { url, expires_in_s } = ctx.ask(WebLink).await?;
     if ctx.json {
         output::json(&json!({ "url": url, "expires_in_s": expires_in_s }));
     } else {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use omni_proto::{Client, DaemonStatus, Reply, Request};
+use omni_proto::{Client, DaemonStatus, Reply, Status};
 
 /// A daemon process for the bench; killed on drop.
 pub struct Daemon {
@@ -107,7 +107,7 @@ impl Daemon {
                 limit: 1,
                 archived: false,
             };
-            match client.call(Request::Search(query), |_| {}).await.unwrap() {
+            match client.call(query.into(), |_| {}).await.unwrap() {
                 Reply::Search(results) if results.complete => return,
                 Reply::Search(_) => tokio::time::sleep(Duration::from_millis(50)).await,
                 other => panic!("search answered {other:?}"),
@@ -120,7 +120,7 @@ impl Daemon {
         match self
             .client()
             .await
-            .call(Request::Status, |_| {})
+            .call(Status.into(), |_| {})
             .await
             .unwrap()
         {

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use omni_proto::{Reply, Request, frame};
+use omni_proto::{Ping, Reply, frame};
 use tokio::net::UnixStream;
 
 use super::{Daemon, Stats, stats, time_n};
@@ -26,7 +26,7 @@ pub async fn round_trips(rounds: usize) -> (Stats, Stats) {
     });
     let ping = frame::encode(&omni_proto::RequestFrame {
         id: 1,
-        request: Request::Ping,
+        request: Ping.into(),
     })
     .unwrap();
     let mut echo = UnixStream::connect(&echo_path).await.unwrap();
@@ -44,10 +44,7 @@ pub async fn round_trips(rounds: usize) -> (Stats, Stats) {
     let daemon = Daemon::start(dir.path(), "http://127.0.0.1:9");
     let mut client = daemon.client().await;
     let mut one_ping = async || {
-        assert_eq!(
-            client.call(Request::Ping, |_| {}).await.unwrap(),
-            Reply::Pong
-        );
+        assert_eq!(client.call(Ping.into(), |_| {}).await.unwrap(), Reply::Pong);
     };
     time_n(rounds / 10, &mut one_ping).await;
     let measured = stats(time_n(rounds, &mut one_ping).await);

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use omni_proto::{Reply, Request, SessionRef};
+use omni_proto::{Compact, Reply, Request, SendPrompt, SessionRef};
 use omni_tests::fake_gemini::FakeGemini;
 use omnid::store::Store;
 
@@ -22,11 +22,12 @@ async fn call(client: &mut omni_proto::Client, request: Request) -> Reply {
 }
 
 fn send(session: &str) -> Request {
-    Request::Send {
+    SendPrompt {
         session: SessionRef::Id(session.to_string()),
         prompt: "one more line of prompt".into(),
         replace: false,
     }
+    .into()
 }
 
 /// The size of the body of the fake's latest request.
@@ -51,11 +52,12 @@ pub async fn compact_10k() {
     call(&mut client, send(&session)).await;
     let send_took = started.elapsed();
     let before = last_body(&fake);
-    let compact = Request::Compact {
+    let compact = Compact {
         session: SessionRef::Id(session.clone()),
         keep: Some(2),
         instructions: None,
-    };
+    }
+    .into();
     let started = Instant::now();
     call(&mut client, compact).await;
     let compact_took = started.elapsed();

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use omni_proto::{Reply, Request, SessionQuery};
+use omni_proto::{Reply, SessionQuery};
 use omnid::model::{Role, SessionRecord};
 use omnid::store::{Change, Store};
 use uuid::Uuid;
@@ -46,7 +46,7 @@ async fn pages(dir: &tempfile::TempDir, rounds: usize) -> crate::common::Stats {
             limit: Some(10),
             ..SessionQuery::default()
         };
-        match client.call(Request::Sessions { query }, |_| {}).await {
+        match client.call(query.into(), |_| {}).await {
             Ok(Reply::Sessions(page)) => assert!(!page.sessions.is_empty()),
             other => panic!("a page of sessions, not {other:?}"),
         }

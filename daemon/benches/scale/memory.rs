@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use omni_proto::{Reply, Request, SessionRef};
+use omni_proto::{SendPrompt, SessionRef};
 use omni_tests::fake_gemini::FakeGemini;
 
 use crate::common::Daemon;
@@ -23,16 +23,17 @@ pub async fn idle_sessions(count: usize) {
             tokio::spawn(async move {
                 let mut client = omni_proto::Client::connect(&socket, "bench").await.unwrap();
                 for _ in 0..count / clients {
-                    let Reply::SessionCreated { session } =
-                        client.call(plain_session(), |_| {}).await.unwrap()
-                    else {
-                        panic!("no session")
-                    };
-                    let request = Request::Send {
+                    let session = client
+                        .request(plain_session(), |_| {})
+                        .await
+                        .unwrap()
+                        .session;
+                    let request = SendPrompt {
                         session: SessionRef::Id(session),
                         prompt: "hello".into(),
                         replace: false,
-                    };
+                    }
+                    .into();
                     client.call(request, |_| {}).await.unwrap();
                 }
             })

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use omni_proto::{Reply, Request, SessionRef};
+use omni_proto::{NewSession, Reply, SendPrompt, SessionRef};
 use omni_tests::fake_gemini::FakeGemini;
 use omnid::store::Store;
 use serde_json::json;
@@ -13,11 +13,12 @@ use crate::common::{Daemon, show};
 use crate::figure;
 
 async fn send(client: &mut omni_proto::Client, session: &str) {
-    let request = Request::Send {
+    let request = SendPrompt {
         session: SessionRef::Id(session.to_string()),
         prompt: "one more line of prompt".into(),
         replace: false,
-    };
+    }
+    .into();
     let reply = client.call(request, |_| {}).await.unwrap();
     assert!(matches!(reply, Reply::Answered(_)), "{reply:?}");
 }
@@ -98,10 +99,11 @@ pub async fn syncs_per_turn(sessions: usize, each: usize) {
     let mut clients = Vec::new();
     for _ in 0..sessions {
         let mut client = daemon.client().await;
-        let reply = client.call(plain_session(), |_| {}).await.unwrap();
-        let Reply::SessionCreated { session } = reply else {
-            panic!("{reply:?}")
-        };
+        let session = client
+            .request(plain_session(), |_| {})
+            .await
+            .unwrap()
+            .session;
         clients.push((client, session));
     }
     let before = daemon.status().await;
@@ -133,11 +135,6 @@ pub async fn syncs_per_turn(sessions: usize, each: usize) {
 }
 
 /// A session with nothing of its own.
-pub fn plain_session() -> Request {
-    Request::NewSession {
-        tools_json: None,
-        model: None,
-        fallback: Vec::new(),
-        system: None,
-    }
+pub fn plain_session() -> NewSession {
+    NewSession::default()
 }

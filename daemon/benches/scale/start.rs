@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use omni_proto::{MoveOp, Request, SessionRef};
+use omni_proto::{Move, MoveOp, SessionRef};
 use omnid::store::Store;
 use tempfile::TempDir;
 
@@ -146,9 +146,12 @@ pub async fn many_sessions(rounds: usize) {
 async fn undo(daemon: &Daemon, session: &str) -> Duration {
     let mut client = daemon.client().await;
     let session = SessionRef::Id(session.to_string());
-    let request = |op| Request::Move {
-        session: session.clone(),
-        op,
+    let request = |op| {
+        Move {
+            session: session.clone(),
+            op,
+        }
+        .into()
     };
     let start = Instant::now();
     client.call(request(MoveOp::Undo), |_| {}).await.unwrap();

@@ -27,7 +27,7 @@
 
 use std::time::{Duration, Instant};
 
-use omni_proto::{Client, MoveOp, Reply, Request, SessionRef};
+use omni_proto::{Client, History, Move, MoveOp, NewSession, Reply, SendPrompt, SessionRef};
 use omni_tests::fake_gemini::FakeGemini;
 use omnid::model::SessionRecord;
 use omnid::store::Store;
@@ -44,10 +44,11 @@ use common::{Daemon, Stats, fsync_loop, report, show, stats, time_n};
 async fn undo_redo_pair(client: &mut Client, session: &SessionRef) -> Duration {
     let start = Instant::now();
     for op in [MoveOp::Undo, MoveOp::Redo] {
-        let request = Request::Move {
+        let request = Move {
             session: session.clone(),
             op,
-        };
+        }
+        .into();
         client.call(request, |_| {}).await.unwrap();
     }
     start.elapsed()
@@ -87,10 +88,11 @@ async fn history_with_reasons(rounds: usize) {
     let mut client = daemon.client().await;
     let mut read = async |active_only: bool| {
         let start = Instant::now();
-        let request = Request::History {
+        let request = History {
             session: session.clone(),
             active_only,
-        };
+        }
+        .into();
         let reply = client.call(request, |_| {}).await.unwrap();
         assert!(matches!(reply, Reply::History(view) if view.entries.len() == 10_000));
         start.elapsed()
@@ -132,22 +134,24 @@ async fn commits(rounds: usize) {
     let mut client = daemon.client().await;
     client
         .call(
-            Request::NewSession {
+            NewSession {
                 tools_json: None,
                 model: None,
                 fallback: Vec::new(),
                 system: None,
-            },
+            }
+            .into(),
             |_| {},
         )
         .await
         .unwrap();
     let mut send = async || {
-        let request = Request::Send {
+        let request = SendPrompt {
             session: SessionRef::Current,
             prompt: "hello".into(),
             replace: false,
-        };
+        }
+        .into();
         client.call(request, |_| {}).await.unwrap();
     };
     let sends = rounds / 2;

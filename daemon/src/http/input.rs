@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 
 use omni_proto::{
-    ErrorKind, ErrorReply, ExportFormat, MoveOp, RecoveryAction, Request, SessionRef, UsageGrouping,
+    Compact, ErrorKind, ErrorReply, Export, ExportFormat, History, HistoryPage, Import, Move,
+    MoveOp, NewSession, Recover, RecoveryAction, Request, SessionRef, SetModel, ToolResult,
+    UsageGrouping, UsageQuery,
 };
 use serde_json::{Value, json};
 
@@ -126,11 +128,12 @@ pub fn usage(input: Input) -> Result<Request, ErrorReply> {
             )));
         }
     };
-    Ok(Request::Usage {
+    Ok(UsageQuery {
         since_ms: input.since()?,
         by,
         session: input.query_session(),
-    })
+    }
+    .into())
 }
 
 /// undo, redo, back.
@@ -139,25 +142,28 @@ pub fn history(input: Input) -> Result<Request, ErrorReply> {
     let active_only = input.flag("active")?;
     let before = input.number::<u64>("before")?;
     Ok(match input.number::<u32>("limit")? {
-        Some(limit) => Request::HistoryPage {
+        Some(limit) => HistoryPage {
             session: input.session(),
             active_only,
             before,
             limit,
-        },
+        }
+        .into(),
         None if before.is_some() => return Err(invalid("?before= needs ?limit=")),
-        None => Request::History {
+        None => History {
             session: input.session(),
             active_only,
-        },
+        }
+        .into(),
     })
 }
 
 pub fn head_move(input: Input, op: MoveOp) -> Result<Request, ErrorReply> {
-    Ok(Request::Move {
+    Ok(Move {
         session: input.session(),
         op,
-    })
+    }
+    .into())
 }
 
 /// `POST /v1/sessions`: `{"tools": [...], "model": "PROVIDER/MODEL", "fallback": [...],
@@ -186,12 +192,13 @@ pub fn new_session(input: Input) -> Result<Request, ErrorReply> {
             .ok_or_else(|| invalid("\"fallback\" must be an array of model names"))?,
         _ => return Err(invalid("\"fallback\" must be an array of model names")),
     };
-    Ok(Request::NewSession {
+    Ok(NewSession {
         tools_json,
         model: text("model")?,
         fallback,
         system: text("system")?,
-    })
+    }
+    .into())
 }
 
 /// `PUT /v1/sessions/{id}/model`: `{"model": "PROVIDER/MODEL"}`.
@@ -200,10 +207,11 @@ pub fn set_model(input: Input) -> Result<Request, ErrorReply> {
         .as_str()
         .ok_or_else(|| invalid("the body needs \"model\": MODEL or PROVIDER/MODEL"))?
         .to_string();
-    Ok(Request::SetModel {
+    Ok(SetModel {
         session: input.session(),
         model,
-    })
+    }
+    .into())
 }
 
 /// `{"node": N}`.
@@ -211,10 +219,11 @@ pub fn checkout(input: Input) -> Result<Request, ErrorReply> {
     let node = input.body["node"]
         .as_u64()
         .ok_or_else(|| invalid("the body needs \"node\": a node number (0 is the start)"))?;
-    Ok(Request::Move {
+    Ok(Move {
         session: input.session(),
         op: MoveOp::Checkout { node },
-    })
+    }
+    .into())
 }
 
 /// `{"name", "call_id"?, "response": {...}}`.
@@ -225,12 +234,13 @@ pub fn tool_result(input: Input) -> Result<Request, ErrorReply> {
             "\"response\" must be the function's result, a JSON object",
         ));
     }
-    Ok(Request::ToolResult {
+    Ok(ToolResult {
         session: input.session(),
         call_id: input.optional_string("call_id")?,
         name: input.string("name")?,
         response_json: response.to_string(),
-    })
+    }
+    .into())
 }
 
 /// The recovery actions as the API names them: `compact`, `deep`, ... in menu order.
@@ -250,10 +260,11 @@ pub fn recover(input: Input) -> Result<Request, ErrorReply> {
                 recovery_actions().join(", ")
             ))
         })?;
-    Ok(Request::Recover {
+    Ok(Recover {
         session: input.session(),
         action,
-    })
+    }
+    .into())
 }
 
 /// `{"keep": N, "instructions": "..."}`, both optional.
@@ -272,11 +283,12 @@ pub fn compact(input: Input) -> Result<Request, ErrorReply> {
             "\"instructions\" is empty; leave it out to use Omni's own",
         ));
     }
-    Ok(Request::Compact {
+    Ok(Compact {
         session: input.session(),
         keep,
         instructions,
-    })
+    }
+    .into())
 }
 
 /// `GET /v1/sessions/{id}/export?format=&all=`.
@@ -284,11 +296,12 @@ pub fn export(input: Input) -> Result<Request, ErrorReply> {
     let name = input.query.get("format").map_or("md", String::as_str);
     let format = ExportFormat::parse(name)
         .ok_or_else(|| invalid(format!("unknown format {name:?}; one of md, json, jsonl")))?;
-    Ok(Request::Export {
+    Ok(Export {
         session: input.session(),
         format,
         all: input.flag("all")?,
-    })
+    }
+    .into())
 }
 
 /// `POST /v1/import {"session": {...}, "file": "..."}`.
@@ -301,12 +314,13 @@ pub fn import(input: Input) -> Result<Request, ErrorReply> {
     }
     let data = serde_json::to_vec(session).map_err(|e| invalid(e.to_string()))?;
     let file = input.optional_string("file")?;
-    Ok(Request::Import {
+    Ok(Import {
         upload: None,
         data,
         tool: "omni".into(),
         file: file.unwrap_or_else(|| "http".into()),
-    })
+    }
+    .into())
 }
 
 /// A JSON Schema object with these properties.
@@ -346,14 +360,15 @@ pub fn search(input: Input) -> Result<Request, ErrorReply> {
             .parse()
             .map_err(|_| invalid(format!("?limit= takes a number, not {limit:?}")))?,
     };
-    Ok(Request::Search(omni_proto::SearchQuery {
+    Ok(omni_proto::SearchQuery {
         text,
         session: input.query_session(),
         role,
         since_ms,
         limit,
         archived: input.flag("archived")?,
-    }))
+    }
+    .into())
 }
 
 /// How many hits a search returns unless told.

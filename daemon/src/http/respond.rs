@@ -145,8 +145,10 @@ pub async fn answer(
         Answer::Download => {
             let mut bundle = Vec::new();
             match running.finish(&mut bundle).await {
-                Ok(Reply::Bundle { name, .. }) => download(&name, "application/json", bundle),
-                Ok(Reply::Exported { name, .. }) => {
+                Ok(Reply::Bundle(omni_proto::Bundle { name, .. })) => {
+                    download(&name, "application/json", bundle)
+                }
+                Ok(Reply::Exported(omni_proto::Exported { name, .. })) => {
                     let format = name.rsplit('.').next().and_then(ExportFormat::parse);
                     let media = format.map_or("application/json", ExportFormat::media_type);
                     download(&name, media, bundle)

@@ -3,7 +3,10 @@
 //! the path, query and JSON body into an [`omni_proto::Request`] that the socket protocol
 //! carries too, and the one request set handles it.
 
-use omni_proto::{MoveOp, Request};
+use omni_proto::{
+    Attach, Branches, Cancel, ExportLogs, ListErrors, MoveOp, Replay, Resume, Retry, SendPrompt,
+    ShowSession, Status, Tree,
+};
 use serde_json::json;
 
 use super::input::{
@@ -30,7 +33,7 @@ pub const ROUTES: &[Route] = &[
         body: None,
         reply: "DaemonStatus",
         answer: Answer::Json(200),
-        build: |_| Ok(Request::Status),
+        build: |_| Ok(Status.into()),
     },
     Route {
         method: "POST",
@@ -61,9 +64,10 @@ pub const ROUTES: &[Route] = &[
         reply: "SessionSummary",
         answer: Answer::Json(200),
         build: |i| {
-            Ok(Request::Session {
+            Ok(ShowSession {
                 session: i.session(),
-            })
+            }
+            .into())
         },
     },
     Route {
@@ -98,9 +102,10 @@ pub const ROUTES: &[Route] = &[
         reply: "TreeShape",
         answer: Answer::Json(200),
         build: |i| {
-            Ok(Request::Tree {
+            Ok(Tree {
                 session: i.session(),
-            })
+            }
+            .into())
         },
     },
     Route {
@@ -112,9 +117,10 @@ pub const ROUTES: &[Route] = &[
         reply: "BranchList",
         answer: Answer::Json(200),
         build: |i| {
-            Ok(Request::Branches {
+            Ok(Branches {
                 session: i.session(),
-            })
+            }
+            .into())
         },
     },
     Route {
@@ -138,11 +144,12 @@ pub const ROUTES: &[Route] = &[
         reply: "Answer",
         answer: Answer::Streams,
         build: |i| {
-            Ok(Request::Send {
+            Ok(SendPrompt {
                 session: i.session(),
                 prompt: i.prompt()?,
                 replace: i.optional_bool("replace")?.unwrap_or(false),
-            })
+            }
+            .into())
         },
     },
     Route {
@@ -154,9 +161,10 @@ pub const ROUTES: &[Route] = &[
         reply: "Answer",
         answer: Answer::Streams,
         build: |i| {
-            Ok(Request::Retry {
+            Ok(Retry {
                 session: i.session(),
-            })
+            }
+            .into())
         },
     },
     Route {
@@ -183,9 +191,10 @@ pub const ROUTES: &[Route] = &[
         reply: "Cancelled",
         answer: Answer::Json(200),
         build: |i| {
-            Ok(Request::Cancel {
+            Ok(Cancel {
                 session: i.session(),
-            })
+            }
+            .into())
         },
     },
     Route {
@@ -197,9 +206,10 @@ pub const ROUTES: &[Route] = &[
         reply: "SessionSummary",
         answer: Answer::Follows,
         build: |i| {
-            Ok(Request::Attach {
+            Ok(Attach {
                 session: i.session(),
-            })
+            }
+            .into())
         },
     },
     Route {
@@ -299,9 +309,10 @@ pub const ROUTES: &[Route] = &[
         reply: "Resumed",
         answer: Answer::Json(200),
         build: |i| {
-            Ok(Request::Resume {
+            Ok(Resume {
                 session: i.session(),
-            })
+            }
+            .into())
         },
     },
     Route {
@@ -316,9 +327,10 @@ pub const ROUTES: &[Route] = &[
         reply: "ErrorList",
         answer: Answer::Json(200),
         build: |i| {
-            Ok(Request::ListErrors {
+            Ok(ListErrors {
                 session: i.query_session(),
-            })
+            }
+            .into())
         },
     },
     Route {
@@ -333,10 +345,11 @@ pub const ROUTES: &[Route] = &[
         reply: "",
         answer: Answer::Download,
         build: |i| {
-            Ok(Request::ExportLogs {
+            Ok(ExportLogs {
                 session: i.query_session(),
                 error: i.query.get("error").cloned(),
-            })
+            }
+            .into())
         },
     },
     Route {
@@ -348,9 +361,10 @@ pub const ROUTES: &[Route] = &[
         reply: "ReplayOutcome",
         answer: Answer::Json(200),
         build: |i| {
-            Ok(Request::Replay {
+            Ok(Replay {
                 error: i.error_id.unwrap_or_default(),
-            })
+            }
+            .into())
         },
     },
 ];

@@ -2,7 +2,8 @@
 //! archive and the trash. Part of the route table (see [`super::routes::all`]).
 
 use omni_proto::{
-    Before, ErrorReply, OriginKind, PlaceChange, Request, SessionQuery, Shown, parse_since,
+    Before, ErrorReply, OriginKind, Place, PlaceChange, Purge, Rename, Request, SessionQuery,
+    Shown, parse_since,
 };
 use serde_json::json;
 
@@ -49,10 +50,11 @@ pub const SESSION_ROUTES: &[Route] = &[
         reply: "SessionSummary",
         answer: Answer::Json(200),
         build: |i| {
-            Ok(Request::Rename {
+            Ok(Rename {
                 session: i.session(),
                 title: i.string("title")?,
-            })
+            }
+            .into())
         },
     },
     place_route(
@@ -86,9 +88,10 @@ pub const SESSION_ROUTES: &[Route] = &[
         reply: "Purged",
         answer: Answer::Json(200),
         build: |i| {
-            Ok(Request::Purge {
+            Ok(Purge {
                 session: i.session(),
-            })
+            }
+            .into())
         },
     },
 ];
@@ -112,10 +115,11 @@ const fn place_route(
 }
 
 fn place(input: Input, change: PlaceChange) -> Result<Request, ErrorReply> {
-    Ok(Request::Place {
+    Ok(Place {
         session: input.session(),
         change,
-    })
+    }
+    .into())
 }
 
 fn archive(input: Input) -> Result<Request, ErrorReply> {
@@ -176,5 +180,5 @@ fn list(input: Input) -> Result<Request, ErrorReply> {
         model: input.query.get("model").cloned(),
         shown,
     };
-    Ok(Request::Sessions { query })
+    Ok(query.into())
 }

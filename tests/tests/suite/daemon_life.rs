@@ -129,7 +129,7 @@ fn sigterm_during_an_answer_keeps_the_partial_answer_out_of_the_context() {
 
 #[test]
 fn a_second_sigterm_exits_at_once_while_the_first_still_drains() {
-    use omni_proto::{Request, RequestFrame, SessionRef, frame};
+    use omni_proto::{History, RequestFrame, SessionRef, frame};
     use omni_tests::raw;
 
     let notifications = Notifications::bind();
@@ -146,10 +146,11 @@ fn a_second_sigterm_exits_at_once_while_the_first_still_drains() {
     let mut stuck = raw::connect_with_hello(&omni.socket);
     let history = RequestFrame {
         id: 1,
-        request: Request::History {
+        request: History {
             session: SessionRef::Current,
             active_only: false,
-        },
+        }
+        .into(),
     };
     raw::write_frame(&mut stuck, &frame::encode(&history).unwrap());
 

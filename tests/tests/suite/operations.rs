@@ -6,7 +6,7 @@
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
-use omni_proto::{Reply, Request, RequestFrame, Response, ResponseFrame, frame};
+use omni_proto::{Ping, Reply, RequestFrame, Response, ResponseFrame, frame};
 use omni_tests::fake_gemini::Reply as FakeReply;
 use omni_tests::harness::{Notifications, Omni, Signal};
 use omni_tests::raw;
@@ -141,7 +141,7 @@ fn sighup_reloads_the_retry_policy_and_an_invalid_file_changes_nothing() {
     // The connection opened before the reloads is still served.
     let ping = frame::encode(&RequestFrame {
         id: 1,
-        request: Request::Ping,
+        request: Ping.into(),
     })
     .unwrap();
     raw::write_frame(&mut held, &ping);

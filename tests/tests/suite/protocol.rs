@@ -7,7 +7,7 @@ use std::io::Write;
 use std::os::unix::net::UnixStream;
 
 use omni_proto::{
-    ErrorKind, Hello, HelloReply, MAX_FRAME_LEN, PROTOCOL_VERSION, Reply, Request, Response,
+    ErrorKind, Hello, HelloReply, History, MAX_FRAME_LEN, PROTOCOL_VERSION, Ping, Reply, Response,
     ResponseFrame, frame,
 };
 use omni_tests::harness::Omni;
@@ -18,7 +18,7 @@ fn connect_with_hello(omni: &Omni) -> UnixStream {
 }
 
 fn assert_still_serving(omni: &Omni) {
-    let (_, result) = omni.call(Request::Ping);
+    let (_, result) = omni.call(Ping.into());
     assert_eq!(result.unwrap(), Reply::Pong);
 }
 
@@ -36,7 +36,7 @@ fn a_garbage_frame_gets_an_error_and_only_that_connection_closes() {
     // Another connection that was open all along still works.
     let ping = frame::encode(&omni_proto::RequestFrame {
         id: 9,
-        request: Request::Ping,
+        request: Ping.into(),
     })
     .unwrap();
     write_frame(&mut bystander, &ping);
@@ -136,10 +136,13 @@ fn a_protocol_mismatch_is_named_in_the_rejection() {
 #[test]
 fn an_unknown_session_is_a_typed_not_found() {
     let omni = Omni::start();
-    let (_, result) = omni.call(Request::History {
-        session: omni_proto::SessionRef::Id("deadbeef".into()),
-        active_only: false,
-    });
+    let (_, result) = omni.call(
+        History {
+            session: omni_proto::SessionRef::Id("deadbeef".into()),
+            active_only: false,
+        }
+        .into(),
+    );
     match result {
         Err(omni_proto::ClientError::Daemon(error)) => {
             assert_eq!(error.kind, ErrorKind::NotFound);

@@ -2,28 +2,40 @@
 //! flight (if any) has streamed so far, then every event of every request on it and each
 //! change once stored, until it leaves or the daemon stops.
 
-use omni_proto::{ErrorKind, ErrorReply, Event, Reply, SessionRef};
+use omni_proto::{Attach, Detached, ErrorKind, ErrorReply, Event, SessionRef};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::session;
 use crate::api::convert::{self, session_ref};
+use crate::api::dispatch::Handle;
 use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 use crate::session::SessionError;
 
-pub async fn handle(
+impl Handle for Attach {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        responder: &mut Responder<'_>,
+    ) -> Result<Detached, ErrorReply> {
+        follow(daemon, &self.session, responder).await
+    }
+}
+
+/// Follows the session until the client leaves or the daemon stops; it never ends in a
+/// reply.
+async fn follow(
     daemon: &Daemon,
     session: &SessionRef,
     responder: &mut Responder<'_>,
-) -> Result<Reply, ErrorReply> {
+) -> Result<Detached, ErrorReply> {
     let id = daemon.sessions.resolve(session_ref(session))?;
     // Subscribe before reading the state, so nothing falls between the two.
     let following = daemon.sessions.actor(id)?.watch().await?;
     let mut watching = following.events;
     let full_id = SessionRef::Id(id.to_string());
-    if let Reply::Session(summary) = session::handle(daemon, &full_id)? {
-        responder.event(Event::Attached(summary)).await;
-    }
+    let summary = session::summary(daemon, &full_id)?;
+    responder.event(Event::Attached(summary)).await;
     // The answer streaming now, from its start, as those who followed all along saw it.
     for event in following.so_far {
         let prices = &daemon.services.live.get().config.prices;

@@ -3,12 +3,13 @@
 //! The daemon writes nothing, anywhere.
 
 use omni_proto::{
-    ErrorKind, ErrorReply, Event, ExportFormat, ExportedSession, ExportedSessionLine, Reply,
-    SessionRef,
+    ErrorKind, ErrorReply, Event, Export, ExportFormat, Exported, ExportedSession,
+    ExportedSessionLine,
 };
 
 use super::sessions::{Loaded, load};
 use crate::api::convert::store_error;
+use crate::api::dispatch::Handle;
 use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 use crate::api::views;
@@ -19,45 +20,52 @@ use crate::session::tree::Tree;
 /// The size of each piece an export travels in (well under the frame limit).
 const PIECE: usize = 1024 * 1024;
 
-pub async fn handle(
-    daemon: &Daemon,
-    session: &SessionRef,
-    format: ExportFormat,
-    all: bool,
-    responder: &mut Responder<'_>,
-) -> Result<Reply, ErrorReply> {
-    let (record, tree, nodes) = match load(daemon, session)? {
-        Loaded::Whole {
-            record,
-            tree,
-            nodes,
-        } => (record, tree, nodes),
-        Loaded::Damaged { id, reason, .. } => {
-            return Err(ErrorReply::new(
-                ErrorKind::Damaged,
-                format!("session {id} is damaged ({reason}); `omnictl history` shows it as stored"),
-            ));
+impl Handle for Export {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        responder: &mut Responder<'_>,
+    ) -> Result<Exported, ErrorReply> {
+        let Export {
+            session,
+            format,
+            all,
+        } = self;
+        let (record, tree, nodes) = match load(daemon, &session)? {
+            Loaded::Whole {
+                record,
+                tree,
+                nodes,
+            } => (record, tree, nodes),
+            Loaded::Damaged { id, reason, .. } => {
+                return Err(ErrorReply::new(
+                    ErrorKind::Damaged,
+                    format!(
+                        "session {id} is damaged ({reason}); `omnictl history` shows it as stored"
+                    ),
+                ));
+            }
+        };
+        let store = &daemon.services.store;
+        let mut moves = store.moves(&record.id).map_err(store_error)?;
+        moves.truncate(record.moves as usize);
+        let origin = store.origin(&record.id);
+        let session = record.id.to_string();
+        let name = file_name(&record, format);
+        let bytes = tokio::task::spawn_blocking(move || {
+            render(format, all, &record, &tree, nodes, moves, origin)
+        })
+        .await
+        .map_err(|e| ErrorReply::new(ErrorKind::Internal, format!("the export failed: {e}")))??;
+        for piece in bytes.chunks(PIECE) {
+            responder.event(Event::ExportData(piece.to_vec())).await;
         }
-    };
-    let store = &daemon.services.store;
-    let mut moves = store.moves(&record.id).map_err(store_error)?;
-    moves.truncate(record.moves as usize);
-    let origin = store.origin(&record.id);
-    let session = record.id.to_string();
-    let name = file_name(&record, format);
-    let bytes = tokio::task::spawn_blocking(move || {
-        render(format, all, &record, &tree, nodes, moves, origin)
-    })
-    .await
-    .map_err(|e| ErrorReply::new(ErrorKind::Internal, format!("the export failed: {e}")))??;
-    for piece in bytes.chunks(PIECE) {
-        responder.event(Event::ExportData(piece.to_vec())).await;
+        Ok(Exported {
+            session,
+            name,
+            bytes: bytes.len() as u64,
+        })
     }
-    Ok(Reply::Exported {
-        session,
-        name,
-        bytes: bytes.len() as u64,
-    })
 }
 
 /// `omni-<title words>-<short id>.<ext>`.

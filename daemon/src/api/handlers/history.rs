@@ -1,16 +1,18 @@
 //! `History`: the transcript, read straight from the store.
 
-use omni_proto::{ErrorReply, Reply, SessionRef};
+use omni_proto::{ErrorReply, History, HistoryView};
 
 use super::sessions::load;
+use crate::api::dispatch::Handle;
+use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 
-pub fn handle(
-    daemon: &Daemon,
-    session: &SessionRef,
-    active_only: bool,
-) -> Result<Reply, ErrorReply> {
-    Ok(Reply::History(
-        load(daemon, session)?.history(daemon, active_only)?,
-    ))
+impl Handle for History {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        _: &mut Responder<'_>,
+    ) -> Result<HistoryView, ErrorReply> {
+        load(daemon, &self.session)?.history(daemon, self.active_only)
+    }
 }

@@ -3,10 +3,15 @@
 //! store change. The same content imported again adds nothing (its content hash is kept
 //! in the store); an export imported here keeps its id unless a different session holds it.
 
-use omni_proto::{ErrorKind, ErrorReply, ExportedSession, ImportOutcome, Reply};
+use omni_proto::{
+    ErrorKind, ErrorReply, ExportedSession, Import as ImportRequest, ImportOutcome, ImportPart,
+    ImportStaged,
+};
 use uuid::Uuid;
 
 use crate::api::convert::store_error;
+use crate::api::dispatch::Handle;
+use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 use crate::api::views::export::{content_hash, exported};
 use crate::api::views::import::records;
@@ -24,28 +29,40 @@ fn invalid(message: impl Into<String>) -> ErrorReply {
     ErrorReply::new(ErrorKind::InvalidRequest, message)
 }
 
-pub fn stage(daemon: &Daemon, upload: &str, data: &[u8]) -> Result<Reply, ErrorReply> {
-    let bytes = daemon.uploads.stage(upload, data)?;
-    Ok(Reply::ImportStaged {
-        upload: upload.to_string(),
-        bytes,
-    })
+impl Handle for ImportPart {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        _: &mut Responder<'_>,
+    ) -> Result<ImportStaged, ErrorReply> {
+        let bytes = daemon.uploads.stage(&self.upload, &self.data)?;
+        Ok(ImportStaged {
+            upload: self.upload,
+            bytes,
+        })
+    }
 }
 
-/// What the session's source and file say of it, checked.
-pub struct Source {
-    pub tool: String,
-    pub file: String,
+impl Handle for ImportRequest {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        _: &mut Responder<'_>,
+    ) -> Result<ImportOutcome, ErrorReply> {
+        import(daemon, self).await
+    }
 }
 
-pub async fn handle(
-    daemon: &Daemon,
-    upload: Option<&str>,
-    data: Vec<u8>,
-    source: Source,
-) -> Result<Reply, ErrorReply> {
+async fn import(daemon: &Daemon, asked: ImportRequest) -> Result<ImportOutcome, ErrorReply> {
+    let ImportRequest {
+        upload,
+        data,
+        tool,
+        file,
+    } = asked;
+    let source = Source { tool, file };
     let bytes = match upload {
-        Some(name) => daemon.uploads.take(name, &data)?,
+        Some(name) => daemon.uploads.take(&name, &data)?,
         None => data,
     };
     let origin = origin(&source)?;
@@ -136,12 +153,18 @@ fn free_id(daemon: &Daemon, session: &ExportedSession) -> Result<(Uuid, bool), E
     }
 }
 
-fn outcome(record: &SessionRecord, added: bool, new_id: bool) -> Reply {
-    Reply::Imported(ImportOutcome {
+/// What the session's source and file say of it, checked.
+struct Source {
+    tool: String,
+    file: String,
+}
+
+fn outcome(record: &SessionRecord, added: bool, new_id: bool) -> ImportOutcome {
+    ImportOutcome {
         session: record.id.to_string(),
         title: record.title.clone(),
         nodes: record.nodes,
         added,
         new_id,
-    })
+    }
 }

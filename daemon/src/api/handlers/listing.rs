@@ -5,18 +5,29 @@
 //! however many sessions were active in the same millisecond.
 
 use omni_proto::{
-    Before, ErrorKind, ErrorReply, OriginKind, Reply, SessionPage, SessionQuery, SessionSummary,
-    Shown,
+    Before, ErrorKind, ErrorReply, OriginKind, SessionPage, SessionQuery, SessionSummary, Shown,
 };
 use uuid::Uuid;
 
 use super::sessions::{can_redo, context, head_node, recovery_choices};
 use crate::api::convert::store_error;
+use crate::api::dispatch::Handle;
+use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 use crate::api::views;
 use crate::model::SessionRecord;
 
-pub fn handle(daemon: &Daemon, query: &SessionQuery) -> Result<Reply, ErrorReply> {
+impl Handle for SessionQuery {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        _: &mut Responder<'_>,
+    ) -> Result<SessionPage, ErrorReply> {
+        page(daemon, &self)
+    }
+}
+
+fn page(daemon: &Daemon, query: &SessionQuery) -> Result<SessionPage, ErrorReply> {
     let size = query.page_size();
     let store = &daemon.services.store;
     let mut sessions: Vec<SessionSummary> = Vec::new();
@@ -37,10 +48,10 @@ pub fn handle(daemon: &Daemon, query: &SessionQuery) -> Result<Reply, ErrorReply
         last = Some((ms, id));
         sessions.push(summary);
     }
-    Ok(Reply::Sessions(SessionPage {
+    Ok(SessionPage {
         sessions,
         next_before,
-    }))
+    })
 }
 
 /// The place in the index the page starts before.

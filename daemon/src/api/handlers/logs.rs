@@ -1,9 +1,13 @@
 //! `ListErrors`, `ExportLogs`, `LogPath`: reading the diagnostic records back.
 
-use omni_proto::{ErrorKind, ErrorReply, Event, Reply, SessionRef};
+use omni_proto::{
+    Bundle, ErrorKind, ErrorReply, ErrorSummary, Event, ExportLogs, ListErrors, LogFile, LogPath,
+    SessionRef,
+};
 
 use super::sessions::load;
 use crate::api::convert::session_ref;
+use crate::api::dispatch::Handle;
 use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 use crate::api::views;
@@ -11,39 +15,58 @@ use crate::api::views;
 /// The size of each piece a bundle travels in (well under the frame limit).
 const PIECE: usize = 1024 * 1024;
 
-pub fn list(daemon: &Daemon, session: Option<&SessionRef>) -> Result<Reply, ErrorReply> {
-    let session = session
-        .map(|s| daemon.sessions.resolve(session_ref(s)))
-        .transpose()?
-        .map(|id| id.to_string());
-    let diag = &daemon.services.diag;
-    let summaries = diag
-        .records(session.as_deref())
-        .into_iter()
-        .map(views::diag::error_summary)
-        .collect();
-    Ok(Reply::Errors(summaries))
+impl Handle for ListErrors {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        _: &mut Responder<'_>,
+    ) -> Result<Vec<ErrorSummary>, ErrorReply> {
+        let session = self
+            .session
+            .as_ref()
+            .map(|s| daemon.sessions.resolve(session_ref(s)))
+            .transpose()?
+            .map(|id| id.to_string());
+        let diag = &daemon.services.diag;
+        let summaries = diag
+            .records(session.as_deref())
+            .into_iter()
+            .map(views::diag::error_summary)
+            .collect();
+        Ok(summaries)
+    }
 }
 
-pub fn path(daemon: &Daemon) -> Reply {
-    let path = daemon.services.diag.log_path();
-    Reply::LogPath {
-        path: path.display().to_string(),
+impl Handle for LogPath {
+    async fn handle(self, daemon: &Daemon, _: &mut Responder<'_>) -> Result<LogFile, ErrorReply> {
+        let path = daemon.services.diag.log_path();
+        Ok(LogFile {
+            path: path.display().to_string(),
+        })
     }
 }
 
 /// Builds the bundle and sends it to the client in pieces; the client writes it. The
 /// daemon writes nothing, anywhere.
-pub async fn export(
+impl Handle for ExportLogs {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        responder: &mut Responder<'_>,
+    ) -> Result<Bundle, ErrorReply> {
+        export(daemon, self, responder).await
+    }
+}
+
+async fn export(
     daemon: &Daemon,
-    session: Option<&SessionRef>,
-    error: Option<&str>,
+    ExportLogs { session, error }: ExportLogs,
     responder: &mut Responder<'_>,
-) -> Result<Reply, ErrorReply> {
+) -> Result<Bundle, ErrorReply> {
     let diag = daemon.services.diag.clone();
     let policy = daemon.services.live.get().diag.clone();
     // Which records, and which session's transcript.
-    let (session_id, records) = match error {
+    let (session_id, records) = match error.as_deref() {
         Some(id) => {
             let record = diag
                 .find(id)
@@ -51,7 +74,7 @@ pub async fn export(
             (record.session.clone(), vec![record])
         }
         None => {
-            let session = session.cloned().unwrap_or(SessionRef::Current);
+            let session = session.unwrap_or(SessionRef::Current);
             let id = daemon.sessions.resolve(session_ref(&session))?.to_string();
             let records = diag.records(Some(&id));
             (id, records)
@@ -80,7 +103,7 @@ pub async fn export(
     for piece in bytes.chunks(PIECE) {
         responder.event(Event::BundleData(piece.to_vec())).await;
     }
-    Ok(Reply::Bundle {
+    Ok(Bundle {
         name,
         errors: errors as u32,
         bytes: bytes.len() as u64,

@@ -1,17 +1,22 @@
 //! `Move`: undo, redo, back, checkout — each an append to the session's move log.
 
-use omni_proto::{ErrorReply, MoveOp, Reply, SessionRef};
+use omni_proto::{ErrorReply, Move, MoveOutcome};
 
 use crate::api::convert::session_ref;
+use crate::api::dispatch::Handle;
+use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 
-pub async fn handle(
-    daemon: &Daemon,
-    session: &SessionRef,
-    op: MoveOp,
-) -> Result<Reply, ErrorReply> {
-    let id = daemon.sessions.resolve(session_ref(session))?;
-    let outcome = daemon.sessions.actor(id)?.apply_move(op.into()).await?;
-    tracing::info!(session = %id, ?op, from = outcome.from, to = outcome.to, "head moved");
-    Ok(Reply::Moved(outcome.into()))
+impl Handle for Move {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        _: &mut Responder<'_>,
+    ) -> Result<MoveOutcome, ErrorReply> {
+        let Move { session, op } = self;
+        let id = daemon.sessions.resolve(session_ref(&session))?;
+        let outcome = daemon.sessions.actor(id)?.apply_move(op.into()).await?;
+        tracing::info!(session = %id, ?op, from = outcome.from, to = outcome.to, "head moved");
+        Ok(outcome.into())
+    }
 }

@@ -1,9 +1,11 @@
 //! `NewSession`: create an empty session (optionally with tools, its own model and fallback
 //! chain, and a system instruction); it becomes the current one.
 
-use omni_proto::{ErrorKind, ErrorReply, Reply};
+use omni_proto::{ErrorKind, ErrorReply, SessionCreated};
 use serde_json::Value;
 
+use crate::api::dispatch::Handle;
+use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 use crate::session::registry::NewSession;
 
@@ -53,19 +55,20 @@ fn canonical_model(daemon: &Daemon, reference: &str) -> Result<String, ErrorRepl
         .map_err(|error| invalid(error.to_string()))
 }
 
-/// What a `NewSession` request asks for.
-pub struct Asked {
-    /// Function declarations.
-    pub tools_json: Option<String>,
-    /// Its model.
-    pub model: Option<String>,
-    /// Its fallback chain.
-    pub fallback: Vec<String>,
-    /// Its system instruction.
-    pub system: Option<String>,
+impl Handle for omni_proto::NewSession {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        _: &mut Responder<'_>,
+    ) -> Result<SessionCreated, ErrorReply> {
+        create(daemon, self).await
+    }
 }
 
-pub async fn handle(daemon: &Daemon, asked: Asked) -> Result<Reply, ErrorReply> {
+async fn create(
+    daemon: &Daemon,
+    asked: omni_proto::NewSession,
+) -> Result<SessionCreated, ErrorReply> {
     let tools_json = asked
         .tools_json
         .as_deref()
@@ -101,7 +104,7 @@ pub async fn handle(daemon: &Daemon, asked: Asked) -> Result<Reply, ErrorReply> 
         model = record.model.as_deref().unwrap_or("(the daemon's)"),
         "session created"
     );
-    Ok(Reply::SessionCreated {
+    Ok(SessionCreated {
         session: record.id.to_string(),
     })
 }

@@ -2,19 +2,23 @@
 //! (the record first), its diagnostic records and live log entries removed, and sled's
 //! files rewritten without it at the next start (see `store/purge.rs`).
 
-use omni_proto::{ErrorKind, ErrorReply, Reply, SessionRef};
+use omni_proto::{ErrorKind, ErrorReply, Purge, Purged};
 use uuid::Uuid;
 
 use crate::api::convert::{session_ref, store_error};
+use crate::api::dispatch::Handle;
+use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 
-pub async fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {
-    let id = daemon.sessions.resolve(session_ref(session))?;
-    erase(daemon, id).await
+impl Handle for Purge {
+    async fn handle(self, daemon: &Daemon, _: &mut Responder<'_>) -> Result<Purged, ErrorReply> {
+        let id = daemon.sessions.resolve(session_ref(&self.session))?;
+        erase(daemon, id).await
+    }
 }
 
 /// Erases one session for good (see the module's comment); answers what was erased.
-pub async fn erase(daemon: &Daemon, id: Uuid) -> Result<Reply, ErrorReply> {
+pub async fn erase(daemon: &Daemon, id: Uuid) -> Result<Purged, ErrorReply> {
     let title = match daemon.services.store.session(&id) {
         Ok(record) => record.map(|r| r.title).unwrap_or_default(),
         // A record that cannot be read can still be purged.
@@ -34,7 +38,7 @@ pub async fn erase(daemon: &Daemon, id: Uuid) -> Result<Reply, ErrorReply> {
     let records = forget_diagnostics(daemon, &id);
     finished(daemon, &id);
     tracing::info!(session = %id, nodes = purged.nodes, records, "session purged");
-    Ok(Reply::Purged {
+    Ok(Purged {
         session: id.to_string(),
         title,
         nodes: purged.nodes as u64,

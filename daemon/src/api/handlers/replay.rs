@@ -3,8 +3,10 @@
 
 use std::time::{Duration, SystemTime};
 
-use omni_proto::{ErrorKind, ErrorReply, Reply};
+use omni_proto::{ErrorKind, ErrorReply, Replay, ReplayOutcome};
 
+use crate::api::dispatch::Handle;
+use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 use crate::api::views;
 use crate::model::visible_text;
@@ -12,7 +14,17 @@ use crate::resilience::classify;
 use crate::session::answer::AnswerBuilder;
 use crate::text::first_line;
 
-pub async fn handle(daemon: &Daemon, error: &str) -> Result<Reply, ErrorReply> {
+impl Handle for Replay {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        _: &mut Responder<'_>,
+    ) -> Result<ReplayOutcome, ErrorReply> {
+        replay(daemon, &self.error).await
+    }
+}
+
+async fn replay(daemon: &Daemon, error: &str) -> Result<ReplayOutcome, ErrorReply> {
     let services = &daemon.services;
     let live = services.live.get();
     let record = services
@@ -51,5 +63,5 @@ pub async fn handle(daemon: &Daemon, error: &str) -> Result<Reply, ErrorReply> {
             views::diag::replay_failed(record, failure.class.name(), message)
         }
     };
-    Ok(Reply::Replayed(replayed))
+    Ok(replayed)
 }

@@ -6,11 +6,13 @@
 use std::collections::HashMap;
 
 use omni_proto::{
-    ErrorKind, ErrorReply, Highlight, Reply, RevertReason, SearchHit, SearchQuery, SearchResults,
+    ErrorKind, ErrorReply, Highlight, RevertReason, SearchHit, SearchQuery, SearchResults,
 };
 use uuid::Uuid;
 
 use crate::api::convert::{session_ref, store_error};
+use crate::api::dispatch::Handle;
+use crate::api::responder::Responder;
 use crate::api::reverts::revert_reasons_with;
 use crate::api::state::Daemon;
 use crate::model::SessionRecord;
@@ -24,7 +26,17 @@ const CATCH_UP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2)
 /// The most hits one search returns.
 pub const MAX_LIMIT: u32 = 1000;
 
-pub async fn handle(daemon: &Daemon, asked: SearchQuery) -> Result<Reply, ErrorReply> {
+impl Handle for SearchQuery {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        _: &mut Responder<'_>,
+    ) -> Result<SearchResults, ErrorReply> {
+        search(daemon, self).await
+    }
+}
+
+async fn search(daemon: &Daemon, asked: SearchQuery) -> Result<SearchResults, ErrorReply> {
     let Some(search) = &daemon.search else {
         return Err(ErrorReply::new(
             ErrorKind::Internal,
@@ -54,10 +66,10 @@ pub async fn handle(daemon: &Daemon, asked: SearchQuery) -> Result<Reply, ErrorR
         ),
         e => ErrorReply::new(ErrorKind::Internal, format!("the search failed: {e}")),
     })?;
-    Ok(Reply::Search(SearchResults {
+    Ok(SearchResults {
         hits: described(daemon, found),
         complete: caught_up && SearchIndex::complete(search),
-    }))
+    })
 }
 
 /// The index's query for what the client asked, refused when it cannot be run.

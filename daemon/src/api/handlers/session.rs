@@ -1,12 +1,25 @@
 //! `Session`: one session's summary and state (suspension, recovery, pending calls).
 
-use omni_proto::{ErrorReply, Reply, SessionRef};
+use omni_proto::{ErrorReply, SessionRef, SessionSummary, ShowSession};
 
 use super::sessions::{can_redo, context, head_node, record, recovery_choices};
+use crate::api::dispatch::Handle;
+use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 use crate::api::views;
 
-pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {
+impl Handle for ShowSession {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        _: &mut Responder<'_>,
+    ) -> Result<SessionSummary, ErrorReply> {
+        summary(daemon, &self.session)
+    }
+}
+
+/// The session's summary as `Session` (and the requests that change one) answer it.
+pub fn summary(daemon: &Daemon, session: &SessionRef) -> Result<SessionSummary, ErrorReply> {
     let record = record(daemon, session)?;
     let current = daemon.services.current.get() == Some(record.id);
     let head = head_node(daemon, &record)?;
@@ -23,5 +36,5 @@ pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply
     );
     summary.context = context(daemon, &record);
     summary.can_redo = can_redo(daemon, &record);
-    Ok(Reply::Session(summary))
+    Ok(summary)
 }

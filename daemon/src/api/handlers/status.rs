@@ -1,10 +1,25 @@
-//! `Status`: version, uptime, socket, store and activity.
+//! `Status`: version, uptime, socket, store and activity; and `Ping`, whether it answers
+//! at all.
 
-use omni_proto::{ErrorReply, Reply};
+use omni_proto::{DaemonStatus, ErrorReply, Ping, Status};
 
+use crate::api::dispatch::Handle;
+use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 use crate::api::views;
 
-pub fn handle(daemon: &Daemon) -> Result<Reply, ErrorReply> {
-    Ok(Reply::Status(Box::new(views::status::status(daemon))))
+impl Handle for Status {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        _: &mut Responder<'_>,
+    ) -> Result<DaemonStatus, ErrorReply> {
+        Ok(views::status::status(daemon))
+    }
+}
+
+impl Handle for Ping {
+    async fn handle(self, _: &Daemon, _: &mut Responder<'_>) -> Result<(), ErrorReply> {
+        Ok(())
+    }
 }

@@ -3,11 +3,13 @@
 //! follows the page, not the session's length. A damaged session, or one whose usage
 //! was never summed on its record, is read whole instead.
 
-use omni_proto::{ErrorReply, Reply, SessionRef};
+use omni_proto::{ErrorReply, HistoryPage, HistoryView, Tree as TreeRequest, TreeShape};
 use uuid::Uuid;
 
 use super::sessions::{context, load};
 use crate::api::convert::{session_ref, store_error};
+use crate::api::dispatch::Handle;
+use crate::api::responder::Responder;
 use crate::api::reverts::revert_reasons_with;
 use crate::api::state::Daemon;
 use crate::api::views::page::{self, Standings};
@@ -62,19 +64,30 @@ fn indexed_read(daemon: &Daemon, id: &Uuid) -> Result<Option<Indexed>, ErrorRepl
     }))
 }
 
+impl Handle for HistoryPage {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        _: &mut Responder<'_>,
+    ) -> Result<HistoryView, ErrorReply> {
+        history_page(daemon, self)
+    }
+}
+
 /// A page of the transcript.
-pub fn history_page(
-    daemon: &Daemon,
-    session: &SessionRef,
-    active_only: bool,
-    before: Option<u64>,
-    limit: u32,
-) -> Result<Reply, ErrorReply> {
+fn history_page(daemon: &Daemon, asked: HistoryPage) -> Result<HistoryView, ErrorReply> {
+    let HistoryPage {
+        session,
+        active_only,
+        before,
+        limit,
+    } = asked;
+    let session = &session;
     let limit = limit.clamp(1, MOST);
     let id = daemon.sessions.resolve(session_ref(session))?;
     let Some(read) = indexed_read(daemon, &id)? else {
         let whole = load(daemon, session)?.history(daemon, active_only)?;
-        return Ok(Reply::History(page::page_of(whole, before, limit)));
+        return Ok(page::page_of(whole, before, limit));
     };
     let standings = &read.standings;
     let listed = (1..=read.record.nodes).filter(|&node| !active_only || standings.in_context(node));
@@ -88,7 +101,7 @@ pub fn history_page(
     let prices = &daemon.services.live.get().config.prices;
     let totals = usage::totals(&read.record.usage, prices);
     let gauge = context(daemon, &read.record);
-    Ok(Reply::History(page::history_page(
+    Ok(page::history_page(
         &read.record,
         &read.tree,
         nodes,
@@ -96,21 +109,19 @@ pub fn history_page(
         earlier,
         totals,
         gauge,
-    )))
+    ))
 }
 
 /// The shape of the whole tree.
-pub fn handle(daemon: &Daemon, session: &SessionRef) -> Result<Reply, ErrorReply> {
-    let id = daemon.sessions.resolve(session_ref(session))?;
-    match indexed_read(daemon, &id)? {
-        Some(read) => Ok(Reply::Tree(page::shape(
-            &read.record,
-            &read.links,
-            &read.standings,
-        ))),
-        None => {
-            let whole = load(daemon, session)?.history(daemon, false)?;
-            Ok(Reply::Tree(page::shape_of(&whole)))
+impl Handle for TreeRequest {
+    async fn handle(self, daemon: &Daemon, _: &mut Responder<'_>) -> Result<TreeShape, ErrorReply> {
+        let id = daemon.sessions.resolve(session_ref(&self.session))?;
+        match indexed_read(daemon, &id)? {
+            Some(read) => Ok(page::shape(&read.record, &read.links, &read.standings)),
+            None => {
+                let whole = load(daemon, &self.session)?.history(daemon, false)?;
+                Ok(page::shape_of(&whole))
+            }
         }
     }
 }

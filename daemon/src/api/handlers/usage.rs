@@ -1,24 +1,26 @@
 //! `Usage`: stored answers' tokens summed per session, model or day, with their cost
 //! where the price table knows it.
 
-use omni_proto::{ErrorReply, Reply, SessionRef, UsageGrouping};
+use omni_proto::{ErrorReply, UsageQuery, UsageReport};
 
 use crate::api::convert::{session_ref, store_error};
+use crate::api::dispatch::Handle;
+use crate::api::responder::Responder;
 use crate::api::state::Daemon;
 use crate::api::views;
 use crate::usage::{Query, report};
 
-/// What `omnictl usage` asked.
-pub struct Asked {
-    /// Only answers from this time on.
-    pub since_ms: Option<u64>,
-    /// One row per session, model or day.
-    pub by: UsageGrouping,
-    /// Only this session's.
-    pub session: Option<SessionRef>,
+impl Handle for UsageQuery {
+    async fn handle(
+        self,
+        daemon: &Daemon,
+        _: &mut Responder<'_>,
+    ) -> Result<UsageReport, ErrorReply> {
+        report_for(daemon, self)
+    }
 }
 
-pub fn handle(daemon: &Daemon, asked: Asked) -> Result<Reply, ErrorReply> {
+fn report_for(daemon: &Daemon, asked: UsageQuery) -> Result<UsageReport, ErrorReply> {
     let session = match &asked.session {
         Some(session) => Some(daemon.sessions.resolve(session_ref(session))?),
         None => None,
@@ -31,10 +33,5 @@ pub fn handle(daemon: &Daemon, asked: Asked) -> Result<Reply, ErrorReply> {
     };
     let rows = report(&daemon.services.store, &query).map_err(store_error)?;
     let prices = &daemon.services.live.get().config.prices;
-    Ok(Reply::Usage(views::usage::report(
-        rows,
-        asked.by,
-        asked.since_ms,
-        prices,
-    )))
+    Ok(views::usage::report(rows, asked.by, asked.since_ms, prices))
 }

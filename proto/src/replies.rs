@@ -1,0 +1,247 @@
+//! The typed side of replies: what each request's [`crate::Call::Reply`] is, and how it
+//! goes into and comes out of the wire's [`Reply`]. The structs here are the replies that
+//! have no type of their own elsewhere.
+
+use serde::{Deserialize, Serialize};
+
+use crate::recovery::{ErrorSummary, PendingCall, Recovered};
+use crate::response::Reply;
+use crate::view::Answer;
+
+/// A reply type: made into the wire's [`Reply`] by the daemon, taken out of it by the
+/// client. A reply of another kind is given back unchanged, so the caller can name it.
+pub trait ReplyKind: Sized {
+    /// The wire form.
+    fn into_reply(self) -> Reply;
+    /// This type, if `reply` is of its kind.
+    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>>;
+}
+
+/// Each type carried by exactly one [`Reply`] variant: `plain` as it is, `boxed` in a
+/// box on the wire.
+macro_rules! reply_kinds {
+    ($how:ident: $($variant:ident($kind:ty)),* $(,)?) => {$(
+        impl ReplyKind for $kind {
+            fn into_reply(self) -> Reply {
+                Reply::$variant(reply_kinds!(@wrap $how self))
+            }
+            fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
+                match reply {
+                    Reply::$variant(value) => Ok(reply_kinds!(@unwrap $how value)),
+                    other => Err(Box::new(other)),
+                }
+            }
+        }
+    )*};
+    (@wrap boxed $value:expr) => { Box::new($value) };
+    (@wrap plain $value:expr) => { $value };
+    (@unwrap boxed $value:expr) => { *$value };
+    (@unwrap plain $value:expr) => { $value };
+}
+
+reply_kinds! {
+    plain:
+    SessionCreated(SessionCreated),
+    Answered(Answer),
+    History(crate::view::HistoryView),
+    Moved(crate::view::MoveOutcome),
+    Branches(crate::view::BranchList),
+    Sessions(crate::listing::SessionPage),
+    Resumed(Resumed),
+    ToolResultStored(ToolResultStored),
+    Recovered(Recovered),
+    Session(crate::view::SessionSummary),
+    Errors(Vec<ErrorSummary>),
+    Bundle(Bundle),
+    LogPath(LogFile),
+    Replayed(crate::recovery::ReplayOutcome),
+    Cancelled(Cancelled),
+    Usage(crate::usage::UsageReport),
+    Exported(Exported),
+    ImportStaged(ImportStaged),
+    Imported(crate::export::ImportOutcome),
+    Search(crate::search::SearchResults),
+    Purged(Purged),
+    WebLink(LoginLink),
+    Tree(crate::view::TreeShape),
+}
+
+reply_kinds! {
+    boxed:
+    Status(crate::status::DaemonStatus),
+    Compacted(crate::context::Compacted),
+}
+
+/// [`crate::Ping`]'s reply: [`Reply::Pong`].
+impl ReplyKind for () {
+    fn into_reply(self) -> Reply {
+        Reply::Pong
+    }
+    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
+        match reply {
+            Reply::Pong => Ok(()),
+            other => Err(Box::new(other)),
+        }
+    }
+}
+
+/// [`crate::Attach`] never ends in a reply: it follows the session until the client
+/// leaves (then it ends in an error nobody reads) or the daemon stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detached {}
+
+impl ReplyKind for Detached {
+    fn into_reply(self) -> Reply {
+        match self {}
+    }
+    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
+        Err(Box::new(reply))
+    }
+}
+
+/// What a function result did: stored while other calls still wait, or the last one,
+/// answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolResultOutcome {
+    /// Stored; these calls still wait for theirs.
+    Stored(ToolResultStored),
+    /// Every call had its result: they were sent and this is the answer.
+    Answered(Box<Answer>),
+}
+
+impl ReplyKind for ToolResultOutcome {
+    fn into_reply(self) -> Reply {
+        match self {
+            Self::Stored(stored) => stored.into_reply(),
+            Self::Answered(answer) => (*answer).into_reply(),
+        }
+    }
+    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
+        match reply {
+            Reply::ToolResultStored(stored) => Ok(Self::Stored(stored)),
+            Reply::Answered(answer) => Ok(Self::Answered(Box::new(answer))),
+            other => Err(Box::new(other)),
+        }
+    }
+}
+
+/// What a recovery did: moved the head, or (retry) answered the turn again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecoverOutcome {
+    /// The session's head moved; nothing was sent.
+    Recovered(Recovered),
+    /// The turn was sent again and answered.
+    Answered(Box<Answer>),
+}
+
+impl ReplyKind for RecoverOutcome {
+    fn into_reply(self) -> Reply {
+        match self {
+            Self::Recovered(recovered) => recovered.into_reply(),
+            Self::Answered(answer) => (*answer).into_reply(),
+        }
+    }
+    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
+        match reply {
+            Reply::Recovered(recovered) => Ok(Self::Recovered(recovered)),
+            Reply::Answered(answer) => Ok(Self::Answered(Box::new(answer))),
+            other => Err(Box::new(other)),
+        }
+    }
+}
+
+/// A session was created.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionCreated {
+    /// The new session's id.
+    pub session: String,
+}
+
+/// A session was resumed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resumed {
+    /// The session's id.
+    pub session: String,
+    /// Whether it had been suspended (false: nothing needed doing).
+    pub was_suspended: bool,
+}
+
+/// A tool result was stored; these calls still wait for theirs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolResultStored {
+    /// The session's id.
+    pub session: String,
+    /// The calls of the model's turn, with which ones are answered.
+    pub calls: Vec<PendingCall>,
+}
+
+/// A diagnostic bundle was sent (as [`crate::Event::BundleData`] pieces).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bundle {
+    /// A file name for it (`omni-bundle-<session>-<time>.json`).
+    pub name: String,
+    /// How many error records it holds.
+    pub errors: u32,
+    /// Its size in bytes (all pieces together).
+    pub bytes: u64,
+}
+
+/// Where the daemon writes its API error log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogFile {
+    /// `api_errors.log` in the daemon's log directory.
+    pub path: String,
+}
+
+/// An answer was cancelled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cancelled {
+    /// The session's id.
+    pub session: String,
+    /// The turn whose answer was cancelled; the head stays on it.
+    pub turn: u64,
+    /// The interrupted node holding the partial answer, if anything had arrived.
+    pub kept: Option<u64>,
+}
+
+/// An export was sent (as [`crate::Event::ExportData`] pieces).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exported {
+    /// The session's id.
+    pub session: String,
+    /// A file name for it (`omni-<title>-<id>.md`).
+    pub name: String,
+    /// Its size in bytes (all pieces together).
+    pub bytes: u64,
+}
+
+/// A piece of an import was staged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportStaged {
+    /// The upload's name.
+    pub upload: String,
+    /// Bytes staged so far.
+    pub bytes: u64,
+}
+
+/// A session was purged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Purged {
+    /// Its id.
+    pub session: String,
+    /// Its title.
+    pub title: String,
+    /// Nodes erased.
+    pub nodes: u64,
+    /// Diagnostic records erased.
+    pub records: u64,
+}
+
+/// The web app's one-time login link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoginLink {
+    /// `http://ADDRESS/login?key=SECRET`: opening it once logs that browser in.
+    pub url: String,
+    /// Seconds until the link expires unused.
+    pub expires_in_s: u64,
+}
