@@ -111,7 +111,7 @@ pub fn reply(reply: &Reply) -> Value {
         Reply::ToolResultStored(stored) => json!(stored),
         Reply::Recovered(recovered) => json!(recovered),
         Reply::Session(summary) => json!(summary),
-        Reply::Errors(errors) => json!({"errors": errors}),
+        Reply::Errors(list) => json!(list),
         Reply::Bundle(bundle) => json!(bundle),
         Reply::LogPath(file) => json!(file),
         Reply::Replayed(outcome) => json!(outcome),

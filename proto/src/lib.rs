@@ -54,7 +54,7 @@ pub use recovery::{
     ErrorSummary, PendingCall, Recovered, RecoveryAction, RecoveryPreview, ReplayOutcome,
 };
 pub use replies::{
-    Bundle, Cancelled, Detached, Exported, ImportStaged, LogFile, LoginLink, Purged,
+    Bundle, Cancelled, Detached, ErrorList, Exported, ImportStaged, LogFile, LoginLink, Purged,
     RecoverOutcome, ReplyKind, Resumed, SessionCreated, ToolResultOutcome, ToolResultStored,
 };
 pub use requests::{

@@ -51,7 +51,7 @@ reply_kinds! {
     ToolResultStored(ToolResultStored),
     Recovered(Recovered),
     Session(crate::view::SessionSummary),
-    Errors(Vec<ErrorSummary>),
+    Errors(ErrorList),
     Bundle(Bundle),
     LogPath(LogFile),
     Replayed(crate::recovery::ReplayOutcome),
@@ -90,6 +90,16 @@ impl ReplyKind for () {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Detached {}
 
+/// No value: the schema that nothing matches.
+impl schemars::JsonSchema for Detached {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Detached".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::Schema::from(false)
+    }
+}
+
 impl ReplyKind for Detached {
     fn into_reply(self) -> Reply {
         match self {}
@@ -100,8 +110,9 @@ impl ReplyKind for Detached {
 }
 
 /// What a function result did: stored while other calls still wait, or the last one,
-/// answered.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// answered. Its JSON is the one or the other.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
 pub enum ToolResultOutcome {
     /// Stored; these calls still wait for theirs.
     Stored(ToolResultStored),
@@ -125,8 +136,10 @@ impl ReplyKind for ToolResultOutcome {
     }
 }
 
-/// What a recovery did: moved the head, or (retry) answered the turn again.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a recovery did: moved the head, or (retry) answered the turn again. Its JSON is
+/// the one or the other.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
 pub enum RecoverOutcome {
     /// The session's head moved; nothing was sent.
     Recovered(Recovered),
@@ -150,15 +163,22 @@ impl ReplyKind for RecoverOutcome {
     }
 }
 
+/// Recorded errors, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ErrorList {
+    /// One line per error.
+    pub errors: Vec<ErrorSummary>,
+}
+
 /// A session was created.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SessionCreated {
     /// The new session's id.
     pub session: String,
 }
 
 /// A session was resumed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Resumed {
     /// The session's id.
     pub session: String,
@@ -167,7 +187,7 @@ pub struct Resumed {
 }
 
 /// A tool result was stored; these calls still wait for theirs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ToolResultStored {
     /// The session's id.
     pub session: String,
@@ -176,7 +196,7 @@ pub struct ToolResultStored {
 }
 
 /// A diagnostic bundle was sent (as [`crate::Event::BundleData`] pieces).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Bundle {
     /// A file name for it (`omni-bundle-<session>-<time>.json`).
     pub name: String,
@@ -187,14 +207,14 @@ pub struct Bundle {
 }
 
 /// Where the daemon writes its API error log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LogFile {
     /// `api_errors.log` in the daemon's log directory.
     pub path: String,
 }
 
 /// An answer was cancelled.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cancelled {
     /// The session's id.
     pub session: String,
@@ -205,7 +225,7 @@ pub struct Cancelled {
 }
 
 /// An export was sent (as [`crate::Event::ExportData`] pieces).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Exported {
     /// The session's id.
     pub session: String,
@@ -216,7 +236,7 @@ pub struct Exported {
 }
 
 /// A piece of an import was staged.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ImportStaged {
     /// The upload's name.
     pub upload: String,
@@ -225,7 +245,7 @@ pub struct ImportStaged {
 }
 
 /// A session was purged.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Purged {
     /// Its id.
     pub session: String,
@@ -238,7 +258,7 @@ pub struct Purged {
 }
 
 /// The web app's one-time login link.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoginLink {
     /// `http://ADDRESS/login?key=SECRET`: opening it once logs that browser in.
     pub url: String,

@@ -39,7 +39,7 @@ macro_rules! with_requests {
             ToolResult($crate::ToolResult) => $crate::ToolResultOutcome,
             Recover($crate::Recover) => $crate::RecoverOutcome,
             Session($crate::ShowSession) => $crate::SessionSummary,
-            ListErrors($crate::ListErrors) => ::std::vec::Vec<$crate::ErrorSummary>,
+            ListErrors($crate::ListErrors) => $crate::ErrorList,
             ExportLogs($crate::ExportLogs) => $crate::Bundle,
             LogPath($crate::LogPath) => $crate::LogFile,
             Replay($crate::Replay) => $crate::ReplayOutcome,

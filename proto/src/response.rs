@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::ErrorReply;
 use crate::export::ImportOutcome;
 use crate::listing::SessionPage;
-use crate::recovery::{ErrorSummary, Recovered, ReplayOutcome};
+use crate::recovery::{Recovered, ReplayOutcome};
 use crate::replies::{
-    Bundle, Cancelled, Exported, ImportStaged, LogFile, LoginLink, Purged, Resumed, SessionCreated,
-    ToolResultStored,
+    Bundle, Cancelled, ErrorList, Exported, ImportStaged, LogFile, LoginLink, Purged, Resumed,
+    SessionCreated, ToolResultStored,
 };
 use crate::search::SearchResults;
 use crate::status::DaemonStatus;
@@ -142,7 +142,7 @@ pub enum Reply {
     /// One session.
     Session(SessionSummary),
     /// Recorded errors.
-    Errors(Vec<ErrorSummary>),
+    Errors(ErrorList),
     /// A diagnostic bundle was sent (as [`Event::BundleData`] pieces).
     Bundle(Bundle),
     /// The log file's path.

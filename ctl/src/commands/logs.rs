@@ -24,11 +24,12 @@ pub async fn list(ctx: &mut Ctx, session: Option<String>) -> Result<(), CtlError
     let request = ListErrors {
         session: session.map(SessionRef::Id),
     };
-    let errors = ctx.ask(request).await?;
+    let list = ctx.ask(request).await?;
     if ctx.json {
-        output::json(&json!({ "errors": errors }));
+        output::json(&list);
         return Ok(());
     }
+    let errors = list.errors;
     if errors.is_empty() {
         output::line("no errors recorded");
     }

@@ -45,7 +45,7 @@ pub async fn json(
 
 /// Says which field of `fields` the route does not take, and which it does.
 fn unknown_field(route: &Route, fields: &serde_json::Map<String, Value>) -> Option<String> {
-    let schema = route.body.map(|schema| schema());
+    let schema = super::openapi::body_schema(route);
     let known = schema
         .as_ref()
         .and_then(|schema| schema["properties"].as_object());

@@ -1,10 +1,8 @@
 //! The routes of a person's history as a whole: usage and cost, export and import, and
 //! full-text search. Part of the route table (see [`super::routes::all`]).
 
-use serde_json::json;
-
-use super::input::{export, import, object, search, usage};
-use super::route::{Answer, Route};
+use super::input::{export, import, search, usage};
+use super::route::{Answer, Plain, Route, WithBody};
 
 /// The history routes.
 pub const HISTORY_ROUTES: &[Route] = &[
@@ -23,10 +21,8 @@ pub const HISTORY_ROUTES: &[Route] = &[
                 "only this session's (an id, a prefix or current)",
             ),
         ],
-        body: None,
-        reply: "UsageReport",
         answer: Answer::Json(200),
-        build: usage,
+        takes: &Plain(usage),
     },
     Route {
         method: "GET",
@@ -39,28 +35,16 @@ pub const HISTORY_ROUTES: &[Route] = &[
                 "true: Markdown shows reverted turns too, struck through",
             ),
         ],
-        body: None,
-        reply: "",
         answer: Answer::Download,
-        build: export,
+        takes: &Plain(export),
     },
     Route {
         method: "POST",
         path: "/v1/import",
         summary: "Import one session in Omni's export format (up to 16 MiB here; `omnictl import` sends bigger ones in pieces). The same content imported again adds nothing",
         query: &[],
-        body: Some(|| {
-            object(
-                json!({
-                    "session": {"$ref": "#/components/schemas/ExportedSession"},
-                    "file": {"type": "string", "description": "Where it came from, for the session's origin (default: http)"}
-                }),
-                &["session"],
-            )
-        }),
-        reply: "ImportOutcome",
         answer: Answer::Json(200),
-        build: import,
+        takes: &WithBody(import),
     },
     Route {
         method: "GET",
@@ -83,9 +67,7 @@ pub const HISTORY_ROUTES: &[Route] = &[
             ("limit", "at most this many hits (1 to 1000; default 20)"),
             ("archived", "true: archived sessions too"),
         ],
-        body: None,
-        reply: "SearchResults",
         answer: Answer::Json(200),
-        build: search,
+        takes: &Plain(search),
     },
 ];

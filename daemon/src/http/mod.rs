@@ -4,6 +4,7 @@
 //! token. Routes only translate (`routes.rs`); the request set does the work.
 
 mod auth;
+mod bodies;
 mod body;
 mod history_routes;
 mod input;
@@ -187,7 +188,7 @@ async fn handle(
             _ => input.error_id = Some(value.to_string()),
         }
     }
-    match (route.build)(input) {
+    match route.takes.build(&input) {
         Ok(request) => answer(&daemon, request, route.answer, wants_json(&headers)).await,
         Err(error) => error_response(&error),
     }

@@ -2,15 +2,11 @@
 //! types (their JSON Schemas derived from the very structs the API serializes). It is
 //! checked in as `docs/openapi.json`; a test fails when the two differ.
 
-use omni_proto::{
-    Answer, BranchList, Compacted, DaemonStatus, ErrorKind, ErrorSummary, ExportedSession,
-    HistoryView, ImportOutcome, MoveOutcome, PendingCall, Recovered, ReplayOutcome, SearchResults,
-    SessionSummary, TreeShape, UsageReport,
-};
+use omni_proto::ErrorKind;
+use schemars::Schema;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
 
-use super::input::object;
 use super::route::{Answer as How, Route};
 use super::routes;
 
@@ -22,120 +18,49 @@ const EVENTS: &str = "prompt_stored, text, thought, function_call, retrying, com
     compacted; when following (`/events`): attached, answered, failed, moved, recovered, \
     resumed, tool_result_stored, missed";
 
-fn reference(name: &str) -> Value {
-    json!({"$ref": format!("#/components/schemas/{name}")})
-}
-
-/// Schemas of the protocol's types, and of the small objects the API wraps them in.
-fn components() -> Map<String, Value> {
+/// Schemas as the document keeps them: each named type once, under
+/// `#/components/schemas`.
+fn generator() -> SchemaGenerator {
     let mut settings = SchemaSettings::draft2020_12();
     settings.definitions_path = "/components/schemas".into();
-    let mut generator: SchemaGenerator = settings.into_generator();
-    generator.subschema_for::<DaemonStatus>();
-    generator.subschema_for::<SessionSummary>();
-    generator.subschema_for::<HistoryView>();
-    generator.subschema_for::<TreeShape>();
-    generator.subschema_for::<BranchList>();
-    generator.subschema_for::<Answer>();
-    generator.subschema_for::<MoveOutcome>();
-    generator.subschema_for::<Recovered>();
-    generator.subschema_for::<ReplayOutcome>();
-    generator.subschema_for::<ErrorSummary>();
-    generator.subschema_for::<PendingCall>();
-    generator.subschema_for::<UsageReport>();
-    generator.subschema_for::<ExportedSession>();
-    generator.subschema_for::<ImportOutcome>();
-    generator.subschema_for::<SearchResults>();
-    generator.subschema_for::<Compacted>();
-    let kind = generator.subschema_for::<ErrorKind>();
-    let mut schemas = generator.take_definitions(true);
-    let wrappers = [
-        (
-            "SessionList",
-            object(
-                json!({
-                    "sessions": {"type": "array", "items": reference("SessionSummary")},
-                    "next_before": {
-                        "type": ["string", "null"],
-                        "description": "when more sessions may match: the `before` of the next page (the last session's place, `MS.ID`)"
-                    }
-                }),
-                &["sessions", "next_before"],
-            ),
-        ),
-        (
-            "SessionCreated",
-            object(json!({"session": {"type": "string"}}), &["session"]),
-        ),
-        (
-            "Cancelled",
-            object(
-                json!({"session": {"type": "string"}, "turn": {"type": "integer"}, "kept": {"type": ["integer", "null"], "description": "The interrupted node holding the partial answer, out of the context"}}),
-                &["session", "turn", "kept"],
-            ),
-        ),
-        (
-            "Purged",
-            object(
-                json!({"session": {"type": "string"}, "title": {"type": "string"}, "nodes": {"type": "integer", "description": "Nodes erased"}, "records": {"type": "integer", "description": "Diagnostic records erased"}}),
-                &["session", "title", "nodes", "records"],
-            ),
-        ),
-        (
-            "ToolResultStored",
-            object(
-                json!({"session": {"type": "string"}, "calls": {"type": "array", "items": reference("PendingCall")}}),
-                &["session", "calls"],
-            ),
-        ),
-        (
-            "ToolOutcome",
-            json!({"oneOf": [reference("Answer"), reference("ToolResultStored")]}),
-        ),
-        (
-            "RecoverOutcome",
-            json!({"oneOf": [reference("Recovered"), reference("Answer")]}),
-        ),
-        (
-            "Resumed",
-            object(
-                json!({"session": {"type": "string"}, "was_suspended": {"type": "boolean"}}),
-                &["session", "was_suspended"],
-            ),
-        ),
-        (
-            "ErrorList",
-            object(
-                json!({"errors": {"type": "array", "items": reference("ErrorSummary")}}),
-                &["errors"],
-            ),
-        ),
-        (
-            "Error",
-            object(
-                json!({"error": object(json!({"kind": kind, "message": {"type": "string"}, "options": {"type": "array", "items": {"type": "string"}, "description": "With needs_recovery: the recovery actions"}}), &["kind", "message"])}),
-                &["error"],
-            ),
-        ),
-    ];
-    for (name, schema) in wrappers {
-        schemas.insert(name.to_string(), schema);
-    }
-    schemas
+    settings.into_generator()
+}
+
+/// The route's body schema, whole (not a reference): the fields it takes.
+pub fn body_schema(route: &Route) -> Option<Value> {
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.inline_subschemas = true;
+    let mut generator = settings.into_generator();
+    route.takes.body(&mut generator).map(Schema::to_value)
+}
+
+/// The error every route may answer with: `{"error": {"kind", "message", "options"?}}`.
+fn error_schema(generator: &mut SchemaGenerator) -> Value {
+    let kind = generator.subschema_for::<ErrorKind>().to_value();
+    let error = object(
+        json!({"kind": kind, "message": {"type": "string"}, "options": {"type": "array", "items": {"type": "string"}, "description": "With needs_recovery: the recovery actions"}}),
+        &["kind", "message"],
+    );
+    object(json!({ "error": error }), &["error"])
+}
+
+/// A JSON Schema object with these properties.
+fn object(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required})
 }
 
 fn json_content(schema: Value) -> Value {
     json!({"application/json": {"schema": schema}})
 }
 
-fn responses(route: &Route) -> Value {
-    let reply = reference(route.reply);
+fn responses(route: &Route, generator: &mut SchemaGenerator) -> Value {
+    let mut reply = || route.takes.reply(generator).to_value();
     let ok = match route.answer {
         How::Json(status) => {
-            json!({status.to_string(): {"description": "Done", "content": json_content(reply)}})
+            json!({status.to_string(): {"description": "Done", "content": json_content(reply())}})
         }
         How::Streams => {
-            json!({"200": {"description": format!("Server-sent events ({EVENTS}), then one `result` (the JSON below) or `error` event; with `Accept: application/json`, the result alone"), "content": {"text/event-stream": {"schema": {"type": "string"}}, "application/json": {"schema": reply}}}})
+            json!({"200": {"description": format!("Server-sent events ({EVENTS}), then one `result` (the JSON below) or `error` event; with `Accept: application/json`, the result alone"), "content": {"text/event-stream": {"schema": {"type": "string"}}, "application/json": {"schema": reply()}}}})
         }
         How::Follows => {
             json!({"200": {"description": format!("Server-sent events until the client disconnects: first `attached` (the session's summary, below), then {EVENTS}"), "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
@@ -145,12 +70,12 @@ fn responses(route: &Route) -> Value {
         }
     };
     let mut all = ok.as_object().cloned().unwrap_or_default();
-    let error = json!({"description": "Failed: 400 invalid request, 401 no or wrong token (TCP), 404 not found, 409 busy, wrong state, needs recovery or cancelled, 413 body too large, 423 suspended, 502 the model API failed, 503 shutting down, 507 the store cannot write", "content": json_content(reference("Error"))});
+    let error = json!({"description": "Failed: 400 invalid request, 401 no or wrong token (TCP), 404 not found, 409 busy, wrong state, needs recovery or cancelled, 413 body too large, 423 suspended, 502 the model API failed, 503 shutting down, 507 the store cannot write", "content": json_content(json!({"$ref": "#/components/schemas/Error"}))});
     all.insert("default".into(), error);
     Value::Object(all)
 }
 
-fn operation(route: &Route) -> Value {
+fn operation(route: &Route, generator: &mut SchemaGenerator) -> Value {
     let mut parameters = Vec::new();
     for (name, description) in [
         ("id", "A session id, a unique prefix, or `current`"),
@@ -163,21 +88,27 @@ fn operation(route: &Route) -> Value {
     for (name, description) in route.query {
         parameters.push(json!({"name": name, "in": "query", "required": false, "description": description, "schema": {"type": "string"}}));
     }
+    let responses = responses(route, generator);
     let mut operation =
-        json!({"summary": route.summary, "parameters": parameters, "responses": responses(route)});
-    if let Some(body) = route.body {
-        operation["requestBody"] = json!({"required": true, "content": json_content(body())});
+        json!({"summary": route.summary, "parameters": parameters, "responses": responses});
+    if let Some(body) = route.takes.body(generator) {
+        let content = json_content(body.to_value());
+        operation["requestBody"] = json!({"required": true, "content": content});
     }
     operation
 }
 
 /// The whole document.
 pub fn document() -> Value {
+    let mut generator = generator();
     let mut paths = Map::new();
     for route in routes::all() {
         let entry = paths.entry(route.path).or_insert_with(|| json!({}));
-        entry[route.method.to_ascii_lowercase()] = operation(route);
+        entry[route.method.to_ascii_lowercase()] = operation(route, &mut generator);
     }
+    let error = error_schema(&mut generator);
+    let mut schemas = generator.take_definitions(true);
+    schemas.insert("Error".into(), error);
     paths.insert(
         OPENAPI_PATH.into(),
         json!({"get": {"summary": "This API's OpenAPI 3.1 document", "parameters": [], "responses": {"200": {"description": "This document", "content": json_content(json!({"type": "object"}))}}}}),
@@ -191,7 +122,7 @@ pub fn document() -> Value {
         },
         "paths": paths,
         "components": {
-            "schemas": components(),
+            "schemas": schemas,
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Required on TCP only; the token is in omnid's api.token file"}}
         }
     })
@@ -219,9 +150,8 @@ mod tests {
     }
 
     #[test]
-    fn every_route_is_documented_with_its_reply_schema() {
+    fn every_route_is_documented_and_every_reference_resolves() {
         let document = document();
-        let schemas = &document["components"]["schemas"];
         for route in routes::all() {
             let method = route.method.to_ascii_lowercase();
             assert!(
@@ -229,13 +159,15 @@ mod tests {
                 "{method} {}",
                 route.path
             );
-            if !route.reply.is_empty() {
-                assert!(
-                    schemas[route.reply].is_object(),
-                    "{} has no schema",
-                    route.reply
-                );
-            }
+        }
+        let text = document.to_string();
+        let schemas = &document["components"]["schemas"];
+        for piece in text.split("\"#/components/schemas/").skip(1) {
+            let name = piece.split('"').next().unwrap_or_default();
+            assert!(
+                schemas[name].is_object() || schemas[name].is_boolean(),
+                "{name} is not defined"
+            );
         }
     }
 }

@@ -1,11 +1,14 @@
-//! What one route of the HTTP API is: its method, path, documentation, how it answers and
-//! the request it becomes. The tables (`routes.rs`, `session_routes.rs`,
+//! What one route of the HTTP API is: its method, path, summary, query parameters and how
+//! it answers, and what it takes: the protocol request it becomes, made from the path, the
+//! query and a body read by serde into its own type. The schemas of the body and of the
+//! reply are derived from those types. The tables (`routes.rs`, `session_routes.rs`,
 //! `history_routes.rs`) are lists of these.
 
-use omni_proto::{ErrorReply, Request};
-use serde_json::Value;
+use omni_proto::{Call, ErrorReply, Request};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
 
-use super::input::Input;
+use super::input::{Input, invalid};
 
 /// How a route answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,7 +26,7 @@ pub enum Answer {
 
 /// One route of the API.
 pub struct Route {
-    /// `GET` or `POST`.
+    /// `GET`, `PUT` or `POST`.
     pub method: &'static str,
     /// The path, with `{id}` or `{eid}` where they go.
     pub path: &'static str,
@@ -31,12 +34,82 @@ pub struct Route {
     pub summary: &'static str,
     /// Query parameters: name and meaning.
     pub query: &'static [(&'static str, &'static str)],
-    /// The JSON Schema of the body, if it takes one.
-    pub body: Option<fn() -> Value>,
-    /// The name of the JSON reply's schema (a component of the document).
-    pub reply: &'static str,
     /// How it answers.
     pub answer: Answer,
-    /// The request it becomes.
-    pub build: fn(Input) -> Result<Request, ErrorReply>,
+    /// The request it becomes, and the types of its body and reply.
+    pub takes: &'static dyn Takes,
+}
+
+/// What a route takes and makes: the protocol request, and the JSON Schemas of its body
+/// and of the request's reply, derived from their types.
+pub trait Takes: Sync {
+    /// The request the path, query and body make, or why they make none.
+    fn build(&self, input: &Input) -> Result<Request, ErrorReply>;
+    /// The body's schema; `None` when the route takes no body.
+    fn body(&self, generator: &mut SchemaGenerator) -> Option<Schema>;
+    /// The reply's schema (a reference to a component).
+    fn reply(&self, generator: &mut SchemaGenerator) -> Schema;
+}
+
+/// A route whose request comes from its path and query alone.
+pub struct Plain<C>(pub fn(&Input) -> Result<C, ErrorReply>);
+
+/// A route whose request also takes a JSON body, read into `B`.
+pub struct WithBody<B, C>(pub fn(&Input, B) -> Result<C, ErrorReply>);
+
+impl<C> Takes for Plain<C>
+where
+    C: Call,
+    C::Reply: JsonSchema,
+{
+    fn build(&self, input: &Input) -> Result<Request, ErrorReply> {
+        (self.0)(input).map(Into::into)
+    }
+
+    fn body(&self, _: &mut SchemaGenerator) -> Option<Schema> {
+        None
+    }
+
+    fn reply(&self, generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<C::Reply>()
+    }
+}
+
+impl<B, C> Takes for WithBody<B, C>
+where
+    B: DeserializeOwned + JsonSchema,
+    C: Call,
+    C::Reply: JsonSchema,
+{
+    fn build(&self, input: &Input) -> Result<Request, ErrorReply> {
+        let body = read::<B>(input)?;
+        (self.0)(input, body).map(Into::into)
+    }
+
+    fn body(&self, generator: &mut SchemaGenerator) -> Option<Schema> {
+        Some(generator.subschema_for::<B>())
+    }
+
+    fn reply(&self, generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<C::Reply>()
+    }
+}
+
+/// The body as `B`, refused naming the field that does not fit (no body reads as `{}`).
+fn read<B: DeserializeOwned>(input: &Input) -> Result<B, ErrorReply> {
+    let empty = serde_json::Value::Object(Default::default());
+    let body = if input.body.is_null() {
+        &empty
+    } else {
+        &input.body
+    };
+    serde_path_to_error::deserialize(body).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        if path == "." {
+            invalid(format!("the body does not fit: {inner}"))
+        } else {
+            invalid(format!("\"{path}\": {inner}"))
+        }
+    })
 }

@@ -2,13 +2,13 @@
 //! archive and the trash. Part of the route table (see [`super::routes::all`]).
 
 use omni_proto::{
-    Before, ErrorReply, OriginKind, Place, PlaceChange, Purge, Rename, Request, SessionQuery,
-    Shown, parse_since,
+    Before, ErrorReply, OriginKind, Place, PlaceChange, Purge, Rename, SessionQuery, Shown,
+    parse_since,
 };
-use serde_json::json;
 
-use super::input::{Input, invalid, object};
-use super::route::{Answer, Route};
+use super::bodies::TitleBody;
+use super::input::{Input, invalid};
+use super::route::{Answer, Plain, Route, Takes, WithBody};
 use crate::time::now_ms;
 
 /// The session routes.
@@ -36,46 +36,41 @@ pub const SESSION_ROUTES: &[Route] = &[
             ("archived", "true: archived sessions too"),
             ("trash", "true: the trash instead"),
         ],
-        body: None,
-        reply: "SessionList",
         answer: Answer::Json(200),
-        build: list,
+        takes: &Plain(list),
     },
     Route {
         method: "PUT",
         path: "/v1/sessions/{id}/title",
         summary: "Name the session (its first prompt no longer sets the title)",
         query: &[],
-        body: Some(|| object(json!({"title": {"type": "string"}}), &["title"])),
-        reply: "SessionSummary",
         answer: Answer::Json(200),
-        build: |i| {
+        takes: &WithBody(|i, body: TitleBody| {
             Ok(Rename {
                 session: i.session(),
-                title: i.string("title")?,
-            }
-            .into())
-        },
+                title: body.title,
+            })
+        }),
     },
     place_route(
         "/v1/sessions/{id}/archive",
         "Hide the session from listings",
-        archive,
+        &Plain(archive),
     ),
     place_route(
         "/v1/sessions/{id}/unarchive",
         "Show an archived session in listings again",
-        unarchive,
+        &Plain(unarchive),
     ),
     place_route(
         "/v1/sessions/{id}/delete",
         "Move the session to the trash (restorable for trash.keep_days, then purged)",
-        delete,
+        &Plain(delete),
     ),
     place_route(
         "/v1/sessions/{id}/restore",
         "Take the session out of the trash",
-        restore,
+        &Plain(restore),
     ),
     Route {
         method: "POST",
@@ -84,15 +79,12 @@ pub const SESSION_ROUTES: &[Route] = &[
                   diagnostic records; after omnid's next start no byte of it is left in the \
                   data directory's files",
         query: &[],
-        body: None,
-        reply: "Purged",
         answer: Answer::Json(200),
-        build: |i| {
+        takes: &Plain(|i| {
             Ok(Purge {
                 session: i.session(),
-            }
-            .into())
-        },
+            })
+        }),
     },
 ];
 
@@ -100,46 +92,43 @@ pub const SESSION_ROUTES: &[Route] = &[
 const fn place_route(
     path: &'static str,
     summary: &'static str,
-    build: fn(Input) -> Result<Request, ErrorReply>,
+    takes: &'static dyn Takes,
 ) -> Route {
     Route {
         method: "POST",
         path,
         summary,
         query: &[],
-        body: None,
-        reply: "SessionSummary",
         answer: Answer::Json(200),
-        build,
+        takes,
     }
 }
 
-fn place(input: Input, change: PlaceChange) -> Result<Request, ErrorReply> {
+fn place(input: &Input, change: PlaceChange) -> Result<Place, ErrorReply> {
     Ok(Place {
         session: input.session(),
         change,
-    }
-    .into())
+    })
 }
 
-fn archive(input: Input) -> Result<Request, ErrorReply> {
+fn archive(input: &Input) -> Result<Place, ErrorReply> {
     place(input, PlaceChange::Archive)
 }
 
-fn unarchive(input: Input) -> Result<Request, ErrorReply> {
+fn unarchive(input: &Input) -> Result<Place, ErrorReply> {
     place(input, PlaceChange::Unarchive)
 }
 
-fn delete(input: Input) -> Result<Request, ErrorReply> {
+fn delete(input: &Input) -> Result<Place, ErrorReply> {
     place(input, PlaceChange::Delete)
 }
 
-fn restore(input: Input) -> Result<Request, ErrorReply> {
+fn restore(input: &Input) -> Result<Place, ErrorReply> {
     place(input, PlaceChange::Restore)
 }
 
 /// `GET /v1/sessions?limit=&before=&since=&origin=&model=&archived=&trash=`.
-fn list(input: Input) -> Result<Request, ErrorReply> {
+fn list(input: &Input) -> Result<SessionQuery, ErrorReply> {
     let now = now_ms();
     let time = |name: &str| {
         input
@@ -180,5 +169,5 @@ fn list(input: Input) -> Result<Request, ErrorReply> {
         model: input.query.get("model").cloned(),
         shown,
     };
-    Ok(query.into())
+    Ok(query)
 }

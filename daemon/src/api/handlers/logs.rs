@@ -1,7 +1,7 @@
 //! `ListErrors`, `ExportLogs`, `LogPath`: reading the diagnostic records back.
 
 use omni_proto::{
-    Bundle, ErrorKind, ErrorReply, ErrorSummary, Event, ExportLogs, ListErrors, LogFile, LogPath,
+    Bundle, ErrorKind, ErrorList, ErrorReply, Event, ExportLogs, ListErrors, LogFile, LogPath,
     SessionRef,
 };
 
@@ -16,11 +16,7 @@ use crate::api::views;
 const PIECE: usize = 1024 * 1024;
 
 impl Handle for ListErrors {
-    async fn handle(
-        self,
-        daemon: &Daemon,
-        _: &mut Responder<'_>,
-    ) -> Result<Vec<ErrorSummary>, ErrorReply> {
+    async fn handle(self, daemon: &Daemon, _: &mut Responder<'_>) -> Result<ErrorList, ErrorReply> {
         let session = self
             .session
             .as_ref()
@@ -33,7 +29,7 @@ impl Handle for ListErrors {
             .into_iter()
             .map(views::diag::error_summary)
             .collect();
-        Ok(summaries)
+        Ok(ErrorList { errors: summaries })
     }
 }
 
