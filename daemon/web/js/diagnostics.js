@@ -2,7 +2,7 @@
 // shows), each with a link to its diagnostic bundle, and one for the whole session's. The
 // links are plain same-origin downloads, so the browser's login cookie goes with them.
 
-import { apiPath, get, sessionPath } from "./api.js";
+import { errorBundleHref, getSession, listErrors } from "./api.js";
 import { fill, h, localTime } from "./dom.js";
 import { errorLine, errorText, keyHints, openModal, showError } from "./dialog-base.js";
 
@@ -20,7 +20,7 @@ function timeOf(text) {
 function bundleLink(session, error, label) {
   return h(
     "a",
-    { class: "bundle", download: "", href: apiPath("/errors/bundle", { session, error }) },
+    { class: "bundle", download: "", href: errorBundleHref({ session, error }) },
     label,
   );
 }
@@ -83,9 +83,9 @@ export function openDiagnostics(sessionId) {
 /** Reads the session's full id (a prefix is resolved) and its recorded errors. */
 async function load(sessionId, { list, status, error, whole }) {
   try {
-    const summary = await get(sessionPath(sessionId));
+    const summary = await getSession(sessionId);
     fill(whole, bundleLink(summary.id, null, "Download the whole session's bundle"));
-    const { errors } = await get("/errors", { session: summary.id });
+    const { errors } = await listErrors({ session: summary.id });
     fill(list, errors.map(recordItem));
     status.className = errors.length === 0 ? "empty" : "muted";
     status.textContent =

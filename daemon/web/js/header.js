@@ -2,7 +2,7 @@
 // state (idle, answering, needs recovery, ...), how full the context is, and whether the
 // page follows the session live.
 
-import { put, sessionPath } from "./api.js";
+import { setTitle } from "./api.js";
 import { h, thousands, toast } from "./dom.js";
 
 /** "context 12% of 32,768", as omnictl's gauge says it. */
@@ -107,7 +107,7 @@ export class Header {
       if (!save || title === (this.summary?.title ?? "") || title === "") return;
       this.title.textContent = title;
       try {
-        const summary = await put(sessionPath(this.sessionId, "/title"), { title });
+        const summary = await setTitle(this.sessionId, title);
         this.onRenamed(summary);
       } catch (error) {
         toast(`The title was not changed: ${error.message}`, "error");

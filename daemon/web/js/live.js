@@ -10,7 +10,7 @@
 // its stream go and follows again, catching up, when it is shown.
 
 import { failureText } from "./actions.js";
-import { follow } from "./api.js";
+import { followEvents } from "./api.js";
 
 /** Events after which what is stored changed (`changed`: the title, model or archive
  * state): the page loads it again. */
@@ -30,7 +30,7 @@ export function followSession(page, signal) {
   const start = () => {
     if (stream || signal.aborted) return;
     stream = new AbortController();
-    follow(page.id, onEvent, { signal: stream.signal, onState });
+    followEvents(page.id, onEvent, { signal: stream.signal, onState });
   };
   const pause = () => {
     if (!stream) return;

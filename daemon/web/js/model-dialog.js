@@ -2,7 +2,7 @@
 // model REF` sets). It suggests the models this daemon is known to use: the session's own
 // and its fallbacks, the daemon's default, and every model that answered so far.
 
-import { get, put, sessionPath } from "./api.js";
+import { getStatus, getUsage, setModel } from "./api.js";
 import { h } from "./dom.js";
 import { errorLine, errorText, keyHints, openModal, showError } from "./dialog-base.js";
 
@@ -22,7 +22,7 @@ async function suggest(list, known) {
     known.add(model);
     list.append(h("option", { value: model }));
   };
-  const [status, usage] = await Promise.allSettled([get("/status"), get("/usage", { by: "model" })]);
+  const [status, usage] = await Promise.allSettled([getStatus(), getUsage({ by: "model" })]);
   if (status.status === "fulfilled") add(status.value.model);
   if (usage.status === "fulfilled") for (const row of usage.value.rows ?? []) add(row.key);
 }
@@ -59,7 +59,7 @@ export function openModelDialog(sessionId, summary) {
       apply.disabled = true;
       showError(error, "");
       try {
-        result = await put(sessionPath(sessionId, "/model"), { model });
+        result = await setModel(sessionId, model);
         dialog.close();
       } catch (problem) {
         showError(error, errorText(problem));

@@ -4,7 +4,7 @@
 // of the command line's menu; choosing one applies it, and a retry or compaction streams
 // its answer while the dialog shows how it goes. Nothing is ever deleted.
 
-import { apiPath, get, sessionPath, stream } from "./api.js";
+import { errorBundleHref, getSession, recoverSession } from "./api.js";
 import { fill, h } from "./dom.js";
 import { errorLine, errorText, keyHints, openModal, showError } from "./dialog-base.js";
 import { progressLine } from "./dialog-progress.js";
@@ -66,7 +66,7 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
   const error = errorLine();
   const bundle = h(
     "a",
-    { class: "bundle", download: "", href: apiPath("/errors/bundle", { session: sessionId }) },
+    { class: "bundle", download: "", href: errorBundleHref({ session: sessionId }) },
     "Download the diagnostic bundle",
   );
   const leave = h("button", { type: "button", class: "leave", onclick: () => dialog.close() }, "Leave as it is");
@@ -96,7 +96,7 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
 
   function show(summary) {
     const { reason, previews } = stateOf(summary, failure);
-    if (summary) bundle.href = apiPath("/errors/bundle", { session: summary.id });
+    if (summary) bundle.href = errorBundleHref({ session: summary.id });
     if (!reason) {
       message.textContent = "This session does not need recovery; nothing to do.";
       fill(choices);
@@ -115,7 +115,7 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
 
   async function load() {
     try {
-      show(await get(sessionPath(sessionId)));
+      show(await getSession(sessionId));
     } catch (problem) {
       show(null);
       showError(error, `The session could not be read: ${errorText(problem)}`);
@@ -136,7 +136,7 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
     progress.say(STREAMED.has(action) ? `${name}: waiting for the model…` : `${name}…`);
     progress.line.scrollIntoView({ block: "nearest" });
     try {
-      const outcome = await stream(sessionPath(sessionId, "/recover"), { action }, (event, data) => {
+      const outcome = await recoverSession(sessionId, action, (event, data) => {
         progress.update(event, data);
         onEvent?.(event, data);
       });

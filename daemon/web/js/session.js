@@ -4,7 +4,7 @@
 // change; the parts it puts together each do one job (header.js, transcript.js,
 // tree-pane.js, activity.js, composer.js, actions.js, live.js, shortcuts.js).
 
-import { ApiError, get, sessionPath } from "./api.js";
+import { ApiError, getHistory, getSession } from "./api.js";
 import { fill, h } from "./dom.js";
 import { makeActions } from "./actions.js";
 import { Activity } from "./activity.js";
@@ -95,7 +95,7 @@ class SessionView {
   async load() {
     const started = ++this.loads;
     try {
-      const [summary, page] = await Promise.all([get(sessionPath(this.id)), this.transcript.refresh()]);
+      const [summary, page] = await Promise.all([getSession(this.id), this.transcript.refresh()]);
       this.headEntry = page.head ? (this.transcript.entry(page.head) ?? (await this.fetchEntry(page.head))) : null;
       this.showSummary(summary);
       this.checkToolCalls();
@@ -128,7 +128,7 @@ class SessionView {
 
   /** One stored entry (the head, when it is not among the turns shown). */
   async fetchEntry(node) {
-    const page = await get(sessionPath(this.id, "/history"), { limit: 1, before: node + 1 });
+    const page = await getHistory(this.id, { limit: 1, before: node + 1 });
     return page.entries.find((entry) => entry.id === node) ?? null;
   }
 

@@ -2,7 +2,7 @@
 // its hits shown with the session's title, who wrote the text, whether it is reverted, and
 // the snippet with the matches marked. Enter searches, Escape clears.
 
-import { get } from "./api.js";
+import { search } from "./api.js";
 import { ago, fill, h, localTime } from "./dom.js";
 import { revertReason } from "./words.js";
 
@@ -120,7 +120,7 @@ export function createSearch(options, onQuery) {
     results.hidden = false;
     fill(results, h("p", { class: "loading" }, `Searching for “${query}”…`));
     try {
-      const answer = await get("/search", { q: query, limit: HIT_LIMIT, archived: options().archived ? "true" : "" });
+      const answer = await search({ q: query, limit: HIT_LIMIT, archived: options().archived ? "true" : "" });
       if (mine !== generation) return;
       fill(
         results,

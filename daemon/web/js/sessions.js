@@ -3,7 +3,7 @@
 // API's query, the search box, and a button for a new session. Keyboard: arrows move
 // between rows, Enter opens, `n` new session, `/` search, Escape clears the search.
 
-import { get, post } from "./api.js";
+import { createSession, listSessions } from "./api.js";
 import { ago, fill, h, toast } from "./dom.js";
 import { sessionRow } from "./sessions-row.js";
 import { createSearch } from "./sessions-search.js";
@@ -124,7 +124,7 @@ export function mount(root) {
   async function newSession() {
     newButton.disabled = true;
     try {
-      const created = await post("/sessions", {});
+      const created = await createSession();
       location.hash = `#/s/${encodeURIComponent(created.session)}`;
     } catch (error) {
       toast(`No new session: ${error.message}`, "error");
@@ -155,7 +155,7 @@ export function mount(root) {
     fill(status, h("p", { class: "loading" }, append ? "Loading more…" : "Loading sessions…"));
     if (!append) more.replaceChildren();
     try {
-      const page = await get("/sessions", query(append ? nextBefore : undefined));
+      const page = await listSessions(query(append ? nextBefore : undefined));
       if (mine !== generation) return;
       status.replaceChildren();
       const rows = page.sessions.map(sessionRow);

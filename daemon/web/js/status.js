@@ -3,7 +3,7 @@
 // endpoint's circuit breaker, the proxy's counts, today's usage and where its files are.
 // It refreshes every few seconds while shown; a failed refresh keeps the last good data.
 
-import { get } from "./api.js";
+import { getStatus } from "./api.js";
 import { fill, h, localTime, thousands } from "./dom.js";
 
 const REFRESH_MS = 3000;
@@ -252,7 +252,7 @@ export function mount(root) {
 
   async function refresh() {
     try {
-      const status = await get("/status");
+      const status = await getStatus();
       if (stopped) return;
       lastGood = Date.now();
       render(status);

@@ -3,7 +3,7 @@
 // stored as it is sent; with the last one the model's continuation streams. Skipping
 // undoes the calls, as the chat's /skip does (they stay in the tree, off the path).
 
-import { get, post, sessionPath, stream } from "./api.js";
+import { getSession, moveHead, sendToolResult } from "./api.js";
 import { h } from "./dom.js";
 import { errorLine, errorText, keyHints, showError } from "./dialog-base.js";
 import { progressLine } from "./dialog-progress.js";
@@ -153,7 +153,7 @@ export function mountToolResults(container, sessionId, pendingCalls, { onEvent, 
         progress.say(`sending the result of ${row.call.name}…`);
         const body = { name: row.call.name, response: row.response };
         if (row.call.id) body.call_id = row.call.id;
-        const outcome = await stream(sessionPath(sessionId, "/tool-results"), body, relay);
+        const outcome = await sendToolResult(sessionId, body, relay);
         if (!Array.isArray(outcome?.calls)) return finish(outcome);
         markAnswered(rows, outcome.calls);
       }
@@ -173,7 +173,7 @@ export function mountToolResults(container, sessionId, pendingCalls, { onEvent, 
     progress.stop();
     progress.say("");
     if (removed) return;
-    const calls = await get(sessionPath(sessionId)).then((s) => s.pending_calls, () => null);
+    const calls = await getSession(sessionId).then((s) => s.pending_calls, () => null);
     if (calls) markAnswered(rows, calls);
     if (calls && calls.every((call) => call.answered)) {
       unmount();
@@ -188,7 +188,7 @@ export function mountToolResults(container, sessionId, pendingCalls, { onEvent, 
     busy(true);
     showError(error, "");
     try {
-      const move = await post(sessionPath(sessionId, "/undo"));
+      const move = await moveHead(sessionId, "undo");
       unmount();
       onDone?.({ skipped: true, move });
     } catch (problem) {

@@ -5,7 +5,7 @@
 // as the reader scrolls down, until it reaches the latest turns and follows them again.
 // Entries are kept by node number; one is drawn again only when what can change changed.
 
-import { get, sessionPath } from "./api.js";
+import { getHistory } from "./api.js";
 import { h } from "./dom.js";
 import { entrySignature, renderEntry } from "./entry.js";
 import { StreamingEntry } from "./streaming.js";
@@ -73,7 +73,7 @@ export class Transcript {
   }
 
   history(params) {
-    return get(sessionPath(this.sessionId, "/history"), params);
+    return getHistory(this.sessionId, params);
   }
 
   /**

@@ -5,7 +5,7 @@
 // rows' texts are the transcript's where it shows the node, else fetched as rows come into
 // view (tree-labels.js).
 
-import { get, sessionPath } from "./api.js";
+import { getTree } from "./api.js";
 import { h } from "./dom.js";
 import { TreeLabels } from "./tree-labels.js";
 import { drawTree, relabelTree, unlabeledNodes } from "./tree.js";
@@ -63,7 +63,7 @@ export class TreePane {
 
   /** The session's tree, fetched. */
   fetch() {
-    return get(sessionPath(this.sessionId, "/tree"));
+    return getTree(this.sessionId);
   }
 
   /**
