@@ -1,3 +1,4 @@
+// @ts-check
 // What the session page's buttons and shortcuts do, through the HTTP API: send (with an
 // edit's fork and the keep-or-replace question), stop, the moves, retry, resume, compact,
 // the model and diagnostics dialogs. An answer's text is drawn from the session's events
@@ -31,8 +32,8 @@ export function makeActions(page) {
    * (`stored`: a prompt was stored before it failed, so its text is not lost). A request
    * that got going fails on the session's events too, which say how (live.js); one
    * refused at once is said here. Needing recovery opens its dialog either way.
-   * `start(onEvent)` sends the request (send, retry or compact) with the handler of its
-   * events.
+   * @param {(onEvent: import("./http.js").EventHandler) => Promise<unknown>} start
+   *   sends the request (send, retry or compact) with the handler of its events
    */
   async function streamed(start) {
     page.ownAnswer(+1);
@@ -54,7 +55,11 @@ export function makeActions(page) {
     }
   }
 
-  /** A head move (undo, back, redo, checkout); a refusal is said in a toast. */
+  /**
+   * A head move (undo, back, redo, checkout); a refusal is said in a toast.
+   * @param {"undo" | "back" | "redo" | "checkout"} op
+   * @param {{ node?: number }} [body]
+   */
   async function move(op, body = {}) {
     try {
       const moved = await moveHead(page.id, op, body);

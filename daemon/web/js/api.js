@@ -1,3 +1,4 @@
+// @ts-check
 // Every endpoint of the HTTP API the web app uses, by name: the one place that knows the
 // daemon's paths (docs/openapi.json) and what each answers (api-types.js). The views call
 // these; http.js carries the requests.

@@ -1,3 +1,4 @@
+// @ts-check
 // The diagnostics dialog: the errors omnid recorded for a session (what `omnictl logs list`
 // shows), each with a link to its diagnostic bundle, and one for the whole session's. The
 // links are plain same-origin downloads, so the browser's login cookie goes with them.
@@ -5,6 +6,8 @@
 import { errorBundleHref, getSession, listErrors } from "./api.js";
 import { fill, h, localTime } from "./dom.js";
 import { errorLine, errorText, keyHints, openModal, showError } from "./dialog-base.js";
+
+/** @typedef {import("./api-types.js").ErrorSummary} ErrorSummary */
 
 /** The HTTP status a recorded error's message names (`... answered HTTP 400 ...`), if any. */
 function statusOf(message) {
@@ -25,6 +28,7 @@ function bundleLink(session, error, label) {
   );
 }
 
+/** @param {ErrorSummary} record */
 function recordItem(record) {
   const [first, ...rest] = (record.message ?? "").split("\n");
   const status = statusOf(record.message);
@@ -73,7 +77,7 @@ export function openDiagnostics(sessionId) {
         h("div", { class: "dialog-actions" }, close),
         keyHints([["Esc", "close"]]),
       ],
-      { onClose: () => resolve() },
+      { onClose: () => resolve(undefined) },
     );
     close.focus();
     load(sessionId, { list, status, error, whole });

@@ -1,3 +1,4 @@
+// @ts-check
 // How the web app talks HTTP to the daemon, whatever the endpoint (api.js names those): the
 // API on the page's own origin under /v1, the browser's cookie carrying the login. JSON in
 // and out; a streaming request's server-sent events read from the response body

@@ -1,3 +1,4 @@
+// @ts-check
 // Follows the session's events (`GET .../events`): every client's prompts and answers as
 // they stream (this page's own sends included: they are drawn from here, not from their
 // request), retries and fallbacks as notices, and a reload of the transcript, the tree and
@@ -26,11 +27,13 @@ const ENDED = new Set(["answered", "failed", "compacted"]);
 export function followSession(page, signal) {
   const onEvent = (name, data) => handle(page, name, data);
   const onState = (state) => page.header.showLive(state === "closed" ? "not followed" : state);
+  /** @type {AbortController | null} */
   let stream = null;
   const start = () => {
     if (stream || signal.aborted) return;
-    stream = new AbortController();
-    followEvents(page.id, onEvent, { signal: stream.signal, onState });
+    const controller = new AbortController();
+    stream = controller;
+    followEvents(page.id, onEvent, { signal: controller.signal, onState });
   };
   const pause = () => {
     if (!stream) return;

@@ -1,3 +1,4 @@
+// @ts-check
 // The model dialog: which model a session asks from its next prompt on (what `omnictl
 // model REF` sets). It suggests the models this daemon is known to use: the session's own
 // and its fallbacks, the daemon's default, and every model that answered so far.
@@ -6,7 +7,12 @@ import { getStatus, getUsage, setModel } from "./api.js";
 import { h } from "./dom.js";
 import { errorLine, errorText, keyHints, openModal, showError } from "./dialog-base.js";
 
-/** "model: A, then B, then C" or "model: A (no fallback)", as the command line says it. */
+/** @typedef {import("./api-types.js").SessionSummary} SessionSummary */
+
+/**
+ * "model: A, then B, then C" or "model: A (no fallback)", as the command line says it.
+ * @param {SessionSummary | null | undefined} summary
+ */
 function describe(summary) {
   if (!summary?.model) return "";
   const fallback = summary.fallback ?? [];
@@ -50,6 +56,7 @@ export function openModelDialog(sessionId, summary) {
     const apply = h("button", { id: "model-apply", type: "submit", class: "primary" }, "Switch");
     const cancel = h("button", { type: "button", onclick: () => dialog.close() }, "Cancel");
     const error = errorLine();
+    /** @type {import("./api-types.js").SessionSummary | null} */
     let result = null;
 
     async function submit(event) {

@@ -1,3 +1,4 @@
+// @ts-check
 // The recovery dialog: a session whose last request failed in a way a retry cannot fix
 // waits for a person to choose how it goes on. Each way out says which nodes it takes out
 // of the context (the daemon's preview in the session's summary), in the order and words
@@ -21,6 +22,9 @@ const STREAMED = new Set(["retry", "compact"]);
  * `Recovered`, or the `Answer` of retry and compact), or null when left as it is.
  * `signal` aborting (the recovery was chosen elsewhere) closes it and resolves null,
  * unless a way out chosen here is being applied: that one settles by itself.
+ * @param {string} sessionId
+ * @param {any} failure
+ * @param {{ onEvent?: (name: string, data: any) => void, signal?: AbortSignal }} [options]
  */
 export function openRecovery(sessionId, failure, { onEvent, signal } = {}) {
   return new Promise((resolve) => {
@@ -168,6 +172,7 @@ function moveByKey(event, choices) {
   const buttons = [...choices.querySelectorAll("button.recovery-choice:not(:disabled)")];
   if (buttons.length === 0) return;
   const at = buttons.indexOf(document.activeElement);
+  /** @type {number | null} */
   let next = null;
   if (event.key === "ArrowDown") next = at < 0 ? 0 : Math.min(at + 1, buttons.length - 1);
   else if (event.key === "ArrowUp") next = at < 0 ? 0 : Math.max(at - 1, 0);

@@ -1,3 +1,4 @@
+// @ts-check
 // The sessions page (`#/`): every session, last active first, one page of the API at a
 // time (so it costs the same at 100,000 sessions as at 10), filters that map onto the
 // API's query, the search box, and a button for a new session. Keyboard: arrows move
@@ -31,7 +32,7 @@ function remember(view) {
 function isTextField(element) {
   if (!(element instanceof HTMLElement)) return false;
   if (element.isContentEditable || element.tagName === "TEXTAREA" || element.tagName === "SELECT") return true;
-  return element.tagName === "INPUT" && !["checkbox", "radio", "button", "submit", "reset"].includes(element.type);
+  return element instanceof HTMLInputElement && !["checkbox", "radio", "button", "submit", "reset"].includes(element.type);
 }
 
 function filterControls(view, onChange) {
@@ -42,7 +43,8 @@ function filterControls(view, onChange) {
       h("option", { value, selected: value === view.origin }, label),
     ),
   );
-  let typing = null;
+  /** @type {number | undefined} */
+  let typing;
   const model = h("input", {
     id: "filter-model",
     type: "text",
@@ -92,6 +94,7 @@ function shortcutsHelp() {
 /** Shows the sessions page in `root`; returns the function that takes it down. */
 export function mount(root) {
   const view = recall();
+  /** @type {string | null} */
   let nextBefore = null;
   let generation = 0;
 
@@ -253,7 +256,7 @@ export function mount(root) {
 
   function refreshTimes() {
     for (const time of list.querySelectorAll("time.activity")) {
-      time.textContent = ago(Date.parse(time.getAttribute("datetime")));
+      time.textContent = ago(Date.parse(time.getAttribute("datetime") ?? ""));
     }
   }
 

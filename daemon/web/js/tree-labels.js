@@ -1,3 +1,4 @@
+// @ts-check
 // The texts of the tree's rows that the transcript does not show. `GET .../tree` gives the
 // shape only, so the texts of the rows in view are fetched as they come into view: once the
 // scrolling pauses (or slows down so that rows stay in view a while), one page of history
