@@ -1,9 +1,10 @@
+// @ts-check
 // What the session page's buttons and shortcuts do, through the HTTP API: send (with an
 // edit's fork and the keep-or-replace question), stop, the moves, retry, resume, compact,
 // the model and diagnostics dialogs. An answer's text is drawn from the session's events
 // (live.js), whoever asked; a request's own stream only says how it ended.
 
-import { post, sessionPath, stream } from "./api.js";
+import { cancelAnswer, compactSession, moveHead, resumeSession, retryPrompt, sendPrompt } from "./api.js";
 import { toast } from "./dom.js";
 import { openDiagnostics } from "./diagnostics.js";
 import { openModelDialog } from "./model-dialog.js";
@@ -26,20 +27,20 @@ export function failureText(error) {
 
 /** The actions of one session page; `page` is the view (session.js). */
 export function makeActions(page) {
-  const path = (rest) => sessionPath(page.id, rest);
-
   /**
    * Runs a streaming request of this page: resolves with `{ result }` or `{ error, stored }`
    * (`stored`: a prompt was stored before it failed, so its text is not lost). A request
    * that got going fails on the session's events too, which say how (live.js); one
    * refused at once is said here. Needing recovery opens its dialog either way.
+   * @param {(onEvent: import("./http.js").EventHandler) => Promise<unknown>} start
+   *   sends the request (send, retry or compact) with the handler of its events
    */
-  async function streamed(route, body) {
+  async function streamed(start) {
     page.ownAnswer(+1);
     let stored = false;
     let started = false;
     try {
-      const result = await stream(path(route), body, (name) => {
+      const result = await start((name) => {
         if (name === "prompt_stored") stored = true;
         if (name !== "error") started = true;
       });
@@ -54,10 +55,14 @@ export function makeActions(page) {
     }
   }
 
-  /** A head move (undo, back, redo, checkout); a refusal is said in a toast. */
+  /**
+   * A head move (undo, back, redo, checkout); a refusal is said in a toast.
+   * @param {"undo" | "back" | "redo" | "checkout"} op
+   * @param {{ node?: number }} [body]
+   */
   async function move(op, body = {}) {
     try {
-      const moved = await post(path(`/${op}`), body);
+      const moved = await moveHead(page.id, op, body);
       page.reload();
       return moved;
     } catch (error) {
@@ -86,7 +91,7 @@ export function makeActions(page) {
     page.setEditing(null);
     page.transcript.toLatest();
     page.transcript.toEnd(); // the answer is read at the end, followed as it streams
-    const outcome = await streamed("/send", { prompt: text, replace });
+    const outcome = await streamed((onEvent) => sendPrompt(page.id, { prompt: text, replace }, onEvent));
     // A refused send stored nothing: its text goes back in the box, to send again.
     if (outcome.error && !outcome.stored && composer.text === "") composer.text = text;
   }
@@ -98,7 +103,7 @@ export function makeActions(page) {
   async function back() {
     if (page.answering()) {
       try {
-        await post(path("/cancel")); // answered once the stopped turn is stored
+        await cancelAnswer(page.id); // answered once the stopped turn is stored
       } catch (error) {
         if (error.kind !== "wrong_state") return toast(error.message, "error"); // nothing in flight: back as usual
       }
@@ -108,7 +113,7 @@ export function makeActions(page) {
 
   async function stop() {
     try {
-      await post(path("/cancel")); // the session's `failed` event says what was kept
+      await cancelAnswer(page.id); // the session's `failed` event says what was kept
     } catch (error) {
       toast(error.message, "error");
     }
@@ -116,7 +121,7 @@ export function makeActions(page) {
 
   async function resume() {
     try {
-      await post(path("/resume"));
+      await resumeSession(page.id);
       page.activity.add("info", "Resumed: the session takes prompts again.");
     } catch (error) {
       toast(error.message, "error");
@@ -155,9 +160,9 @@ export function makeActions(page) {
     back,
     redo: () => move("redo"),
     checkout: (node) => move("checkout", { node }),
-    retry: () => streamed("/retry", {}),
+    retry: () => streamed((onEvent) => retryPrompt(page.id, onEvent)),
     resume,
-    compact: () => streamed("/compact", {}), // its `compacting` event says what it covers
+    compact: () => streamed((onEvent) => compactSession(page.id, onEvent)), // its `compacting` event says what it covers
     edit,
     editLast,
     cancelEdit,

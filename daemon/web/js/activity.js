@@ -1,3 +1,4 @@
+// @ts-check
 // `#activity`: what happens to an answer while it is on its way, from whichever client
 // asked: a retry (attempt, class of failure, a countdown to the next try), a fallback to
 // another model, a compaction, prompts merged, an answer stopped. Each notice can be

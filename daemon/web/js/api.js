@@ -1,190 +1,247 @@
-// The web app's only way to the daemon: the HTTP API on the page's own origin, the
-// browser's cookie carrying the login. JSON in and out; a streaming request's server-sent
-// events read from the response body (EventSource can only GET).
+// @ts-check
+// Every endpoint of the HTTP API the web app uses, by name: the one place that knows the
+// daemon's paths (docs/openapi.json) and what each answers (api-types.js). The views call
+// these; http.js carries the requests.
 
-/** An answer of the API that is not a success: its HTTP status and the error's kind. */
-export class ApiError extends Error {
-  constructor(status, kind, message, body) {
-    super(message);
-    this.name = "ApiError";
-    this.status = status;
-    this.kind = kind;
-    this.body = body;
-  }
-}
+import { apiPath, follow, request, stream } from "./http.js";
 
-/** Called when an answer says the browser is no longer logged in (set by the app). */
-let onLoggedOut = () => {};
+export { ApiError, whenLoggedOut } from "./http.js";
 
-/** Names what happens when the API answers 401 (the page shows how to log in again). */
-export function whenLoggedOut(callback) {
-  onLoggedOut = callback;
-}
-
-/** A path under /v1 with `params` as its query (undefined, null and "" are left out). */
-export function apiPath(path, params = {}) {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) {
-    if (value !== undefined && value !== null && value !== "") query.set(name, String(value));
-  }
-  const text = query.toString();
-  return `/v1${path}${text ? `?${text}` : ""}`;
-}
+/** @typedef {import("./http.js").EventHandler} EventHandler */
+/** @typedef {import("./api-types.js").Answer} Answer */
+/** @typedef {import("./api-types.js").Cancelled} Cancelled */
+/** @typedef {import("./api-types.js").Compacted} Compacted */
+/** @typedef {import("./api-types.js").DaemonStatus} DaemonStatus */
+/** @typedef {import("./api-types.js").ErrorList} ErrorList */
+/** @typedef {import("./api-types.js").HistoryView} HistoryView */
+/** @typedef {import("./api-types.js").MoveOutcome} MoveOutcome */
+/** @typedef {import("./api-types.js").RecoverOutcome} RecoverOutcome */
+/** @typedef {import("./api-types.js").RecoveryAction} RecoveryAction */
+/** @typedef {import("./api-types.js").Resumed} Resumed */
+/** @typedef {import("./api-types.js").SearchResults} SearchResults */
+/** @typedef {import("./api-types.js").SessionCreated} SessionCreated */
+/** @typedef {import("./api-types.js").SessionList} SessionList */
+/** @typedef {import("./api-types.js").SessionSummary} SessionSummary */
+/** @typedef {import("./api-types.js").ToolOutcome} ToolOutcome */
+/** @typedef {import("./api-types.js").TreeShape} TreeShape */
+/** @typedef {import("./api-types.js").UsageReport} UsageReport */
 
 /**
  * The session's path: an id is URL-encoded whatever it holds, dots too, so an address
  * like `#/s/..` names a session called ".." (not found) and never another route.
+ * @param {string} id
+ * @param {string} [rest] what follows, e.g. "/history"
  */
-export function sessionPath(id, rest = "") {
+function sessionPath(id, rest = "") {
   return `/sessions/${encodeURIComponent(id).replace(/\./g, "%2E")}${rest}`;
 }
 
-async function failure(response) {
-  const text = await response.text();
-  let body = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // not JSON: a plain-text refusal (the origin's guard, a proxy)
-  }
-  const error = body?.error;
-  if (response.status === 401) onLoggedOut();
-  return new ApiError(
-    response.status,
-    error?.kind ?? `http_${response.status}`,
-    error?.message ?? (text.trim() || response.statusText),
-    body,
-  );
-}
+// The daemon.
 
-async function request(method, path, body, params, signal) {
-  const init = { method, headers: { accept: "application/json" }, credentials: "same-origin", signal };
-  if (body !== undefined) {
-    init.headers["content-type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  const response = await fetch(apiPath(path, params), init);
-  if (!response.ok) throw await failure(response);
-  if (response.status === 204) return null;
-  return response.json();
-}
-
-/** GET a JSON answer; `signal` aborts it (a fetch made for a view that went away). */
-export function get(path, params, { signal } = {}) {
-  return request("GET", path, undefined, params, signal);
-}
-
-/** POST a JSON body and wait for the whole JSON answer (never a stream). */
-export function post(path, body = {}) {
-  return request("POST", path, body);
-}
-
-/** PUT a JSON body. */
-export function put(path, body) {
-  return request("PUT", path, body);
+/**
+ * The daemon's health and figures (the status page; the model dialog's known models).
+ * @returns {Promise<DaemonStatus>}
+ */
+export function getStatus() {
+  return request("GET", "/status");
 }
 
 /**
- * POSTs `body` to a streaming route (send, retry, recover, tool-results, compact) and calls
- * `onEvent(name, data)` for each server-sent event as it arrives. Resolves with the final
- * `result`'s data; rejects with an ApiError for a refusal or a final `error` event.
- * `signal` aborts the reading only: the daemon goes on (cancel is its own request).
+ * Tokens and cost, grouped (the model dialog asks per model).
+ * @param {{ by?: "session" | "model" | "day" }} params
+ * @returns {Promise<UsageReport>}
  */
-export async function stream(path, body, onEvent, { signal } = {}) {
-  const response = await fetch(apiPath(path), {
-    method: "POST",
-    headers: { accept: "text/event-stream", "content-type": "application/json" },
-    body: JSON.stringify(body ?? {}),
-    credentials: "same-origin",
-    signal,
-  });
-  if (!response.ok) throw await failure(response);
-  if (!(response.headers.get("content-type") || "").startsWith("text/event-stream")) {
-    return response.json(); // a route that answered at once
-  }
-  let outcome = null;
-  await readEvents(response.body, (name, data) => {
-    if (name === "result") outcome = { data };
-    else if (name === "error") {
-      // Sent inside a 200 stream: its kind, not an HTTP status, says what failed.
-      const error = data?.error ?? data;
-      outcome = { error: new ApiError(response.status, error?.kind ?? "error", error?.message ?? "", data) };
-    }
-    onEvent(name, data);
-  });
-  if (!outcome) throw new ApiError(0, "disconnected", "the stream ended before its result", null);
-  if (outcome.error) throw outcome.error;
-  return outcome.data;
+export function getUsage(params) {
+  return request("GET", "/usage", { params });
 }
 
 /**
- * Follows `/v1/sessions/{id}/events` until `signal` aborts: `onEvent(name, data)` for every
- * event. When the stream breaks it connects again (after a pause that grows) and the first
- * event is then `attached` again, so the caller reloads whatever it shows.
+ * The recorded errors, of one session when `session` is given (the diagnostics dialog).
+ * @param {{ session?: string }} params
+ * @returns {Promise<ErrorList>}
  */
-export async function follow(id, onEvent, { signal, onState = () => {} } = {}) {
-  let pause = 500;
-  while (!signal?.aborted) {
-    try {
-      const response = await fetch(apiPath(sessionPath(id, "/events")), {
-        headers: { accept: "text/event-stream" },
-        credentials: "same-origin",
-        signal,
-      });
-      if (!response.ok) throw await failure(response);
-      onState("live");
-      pause = 500;
-      await readEvents(response.body, onEvent);
-    } catch (error) {
-      if (signal?.aborted) return;
-      if (error instanceof ApiError && (error.status === 401 || error.status === 404)) {
-        onState("closed", error);
-        return;
-      }
-    }
-    if (signal?.aborted) return;
-    onState("reconnecting");
-    await new Promise((resolve) => setTimeout(resolve, pause));
-    pause = Math.min(pause * 2, 8000);
-  }
+export function listErrors(params) {
+  return request("GET", "/errors", { params });
 }
 
-/** Reads a text/event-stream body, calling `onEvent(name, parsedData)` per event. */
-async function readEvents(body, onEvent) {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end;
-    while ((end = buffer.search(/\r?\n\r?\n/)) !== -1) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + (buffer[end] === "\r" ? 4 : 2));
-      dispatch(block, onEvent);
-    }
-  }
-  if (buffer.trim() !== "") dispatch(buffer, onEvent);
+/**
+ * The address of a diagnostic bundle to download (a link's href, never fetched here).
+ * @param {{ session?: string, error?: string }} params
+ */
+export function errorBundleHref(params) {
+  return apiPath("/errors/bundle", params);
 }
 
-function dispatch(block, onEvent) {
-  let name = "message";
-  const data = [];
-  for (const line of block.split(/\r?\n/)) {
-    if (line.startsWith(":")) continue; // a keep-alive comment
-    const colon = line.indexOf(":");
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "event") name = value;
-    else if (field === "data") data.push(value);
-  }
-  if (data.length === 0) return;
-  let parsed;
-  try {
-    parsed = JSON.parse(data.join("\n"));
-  } catch {
-    parsed = data.join("\n");
-  }
-  onEvent(name, parsed);
+// Sessions.
+
+/**
+ * A page of the session list, newest first; `before` is the last page's `next_before`.
+ * @param {{ limit?: number, before?: string | null, origin?: string, model?: string, archived?: string, trash?: string }} params
+ *   `archived` and `trash` are "true" or "" (left out)
+ * @returns {Promise<SessionList>}
+ */
+export function listSessions(params) {
+  return request("GET", "/sessions", { params });
+}
+
+/**
+ * A new empty session with the daemon's model.
+ * @returns {Promise<SessionCreated>}
+ */
+export function createSession() {
+  return request("POST", "/sessions", { body: {} });
+}
+
+/**
+ * Full-text search over every session's nodes.
+ * @param {{ q: string, limit?: number, archived?: string }} params `archived`: "true" or ""
+ * @returns {Promise<SearchResults>}
+ */
+export function search(params) {
+  return request("GET", "/search", { params });
+}
+
+/**
+ * One session's summary.
+ * @param {string} id
+ * @returns {Promise<SessionSummary>}
+ */
+export function getSession(id) {
+  return request("GET", sessionPath(id));
+}
+
+/**
+ * A page of the session's transcript: `limit` nodes before node `before` (the latest
+ * without it); `signal` aborts it.
+ * @param {string} id
+ * @param {{ limit?: number, before?: number }} params
+ * @param {{ signal?: AbortSignal }} [options]
+ * @returns {Promise<HistoryView>}
+ */
+export function getHistory(id, params, { signal } = {}) {
+  return request("GET", sessionPath(id, "/history"), { params, signal });
+}
+
+/**
+ * The shape of the session's whole tree (no text).
+ * @param {string} id
+ * @returns {Promise<TreeShape>}
+ */
+export function getTree(id) {
+  return request("GET", sessionPath(id, "/tree"));
+}
+
+/**
+ * Renames the session.
+ * @param {string} id
+ * @param {string} title
+ * @returns {Promise<SessionSummary>}
+ */
+export function setTitle(id, title) {
+  return request("PUT", sessionPath(id, "/title"), { body: { title } });
+}
+
+/**
+ * Switches the model the session's next send asks.
+ * @param {string} id
+ * @param {string} model MODEL or PROVIDER/MODEL
+ * @returns {Promise<SessionSummary>}
+ */
+export function setModel(id, model) {
+  return request("PUT", sessionPath(id, "/model"), { body: { model } });
+}
+
+/**
+ * Moves the session's head: undo, back, redo, or checkout (with `{ node }`).
+ * @param {string} id
+ * @param {"undo" | "back" | "redo" | "checkout"} op
+ * @param {{ node?: number }} [body]
+ * @returns {Promise<MoveOutcome>}
+ */
+export function moveHead(id, op, body = {}) {
+  return request("POST", sessionPath(id, `/${op}`), { body });
+}
+
+/**
+ * Stops the answer in flight (answered once the stopped turn is stored).
+ * @param {string} id
+ * @returns {Promise<Cancelled>}
+ */
+export function cancelAnswer(id) {
+  return request("POST", sessionPath(id, "/cancel"), { body: {} });
+}
+
+/**
+ * Lifts the suspension repeated failures put on the session.
+ * @param {string} id
+ * @returns {Promise<Resumed>}
+ */
+export function resumeSession(id) {
+  return request("POST", sessionPath(id, "/resume"), { body: {} });
+}
+
+// Streamed requests: `onEvent(name, data)` per event, resolving with the final result.
+
+/**
+ * Sends a prompt (`replace`: a pending prompt is replaced instead of sent with it).
+ * @param {string} id
+ * @param {{ prompt: string, replace: boolean }} body
+ * @param {EventHandler} onEvent
+ * @returns {Promise<Answer>}
+ */
+export function sendPrompt(id, body, onEvent) {
+  return stream(sessionPath(id, "/send"), body, onEvent);
+}
+
+/**
+ * Asks the model again for the pending prompt, as it is.
+ * @param {string} id
+ * @param {EventHandler} onEvent
+ * @returns {Promise<Answer>}
+ */
+export function retryPrompt(id, onEvent) {
+  return stream(sessionPath(id, "/retry"), {}, onEvent);
+}
+
+/**
+ * Summarises the older turns into one node.
+ * @param {string} id
+ * @param {EventHandler} onEvent
+ * @returns {Promise<Compacted>}
+ */
+export function compactSession(id, onEvent) {
+  return stream(sessionPath(id, "/compact"), {}, onEvent);
+}
+
+/**
+ * Takes a way out of *needs recovery*.
+ * @param {string} id
+ * @param {RecoveryAction | "retry"} action
+ * @param {EventHandler} onEvent
+ * @returns {Promise<RecoverOutcome>}
+ */
+export function recoverSession(id, action, onEvent) {
+  return stream(sessionPath(id, "/recover"), { action }, onEvent);
+}
+
+/**
+ * Stores a function call's result; the last one missing continues the answer.
+ * @param {string} id
+ * @param {{ name: string, call_id?: string, response: object }} body
+ * @param {EventHandler} onEvent
+ * @returns {Promise<ToolOutcome>}
+ */
+export function sendToolResult(id, body, onEvent) {
+  return stream(sessionPath(id, "/tool-results"), body, onEvent);
+}
+
+/**
+ * Follows the session's events (`GET /v1/sessions/{id}/events`) until `signal` aborts,
+ * connecting again when the stream breaks (the first event is then `attached` again).
+ * @param {string} id
+ * @param {EventHandler} onEvent
+ * @param {{ signal?: AbortSignal, onState?: (state: string, error?: import("./http.js").ApiError) => void }} [options]
+ */
+export function followEvents(id, onEvent, options) {
+  return follow(sessionPath(id, "/events"), onEvent, options);
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // The web app's entry: routes the address's fragment to a view and shows a way back in
 // when the login cookie is gone. Views: `#/` the sessions, `#/s/ID` one session
 // (`#/s/ID/N`: shown at its node N, as a search hit links), `#/status` the daemon's
@@ -7,13 +8,20 @@
 import { whenLoggedOut } from "./api.js";
 import { fill, h } from "./dom.js";
 
+/**
+ * A view module: `mount` shows it in `root` and returns what unmounts it.
+ * @typedef {{ mount: (root: HTMLElement, params: (string | undefined)[]) => (() => void) | undefined | void }} View
+ */
+
+/** @type {{ pattern: RegExp, load: () => Promise<View>, nav: string }[]} */
 const routes = [
   { pattern: /^#?\/?$/, load: () => import("./sessions.js"), nav: "nav-sessions" },
   { pattern: /^#\/s\/([^/]+)(?:\/(\d+))?$/, load: () => import("./session.js"), nav: "nav-sessions" },
   { pattern: /^#\/status$/, load: () => import("./status.js"), nav: "nav-status" },
 ];
 
-const root = document.getElementById("app");
+const root = /** @type {HTMLElement} */ (document.getElementById("app")); // in index.html
+/** @type {(() => void) | null} */
 let unmount = null;
 let loggedOut = false;
 let generation = 0;
@@ -34,7 +42,7 @@ async function show() {
     fill(root, h("p", { class: "empty" }, "No such page. ", h("a", { href: "#/" }, "All sessions")));
     return;
   }
-  const params = hash.match(route.pattern).slice(1).map((p) => (p === undefined ? p : decodeURIComponent(p)));
+  const params = (hash.match(route.pattern) ?? []).slice(1).map((p) => (p === undefined ? p : decodeURIComponent(p)));
   try {
     const view = await route.load();
     if (mine !== generation) return;

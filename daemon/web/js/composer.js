@@ -1,3 +1,4 @@
+// @ts-check
 // The bottom of a session: the prompt box (Enter sends, Shift+Enter a new line), Send and
 // Stop, the moves (Undo, Back, Redo), Retry, Resume, Compact, the model and diagnostics
 // buttons, the banner of an edit in progress and the note of a pending prompt. It holds
@@ -7,6 +8,7 @@
 import { h } from "./dom.js";
 
 /** Button id, label, the action it calls, its shortcut (shown in its title). */
+/** @type {[id: string, label: string, action: string, keys: string | null, what: string][]} */
 const TOOLS = [
   ["undo", "Undo", "undo", "Alt+Z", "Drop the latest answer, keep the prompt"],
   ["back", "Back", "back", "Alt+B", "Drop the latest whole round (an answer streaming now is stopped first)"],
@@ -38,6 +40,7 @@ export class Composer {
       { id: "stop", class: "danger", type: "button", title: "Stop the answer (Escape)", onclick: () => actions.stop(), disabled: true },
       "Stop",
     );
+    /** @type {Record<string, HTMLButtonElement>} */
     this.buttons = { send: this.send, stop: this.stop };
     const tools = TOOLS.map(([id, label, action, keys, what]) => {
       const title = keys ? `${what} (${keys})` : what;

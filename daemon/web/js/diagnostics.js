@@ -1,10 +1,13 @@
+// @ts-check
 // The diagnostics dialog: the errors omnid recorded for a session (what `omnictl logs list`
 // shows), each with a link to its diagnostic bundle, and one for the whole session's. The
 // links are plain same-origin downloads, so the browser's login cookie goes with them.
 
-import { apiPath, get, sessionPath } from "./api.js";
+import { errorBundleHref, getSession, listErrors } from "./api.js";
 import { fill, h, localTime } from "./dom.js";
 import { errorLine, errorText, keyHints, openModal, showError } from "./dialog-base.js";
+
+/** @typedef {import("./api-types.js").ErrorSummary} ErrorSummary */
 
 /** The HTTP status a recorded error's message names (`... answered HTTP 400 ...`), if any. */
 function statusOf(message) {
@@ -20,11 +23,12 @@ function timeOf(text) {
 function bundleLink(session, error, label) {
   return h(
     "a",
-    { class: "bundle", download: "", href: apiPath("/errors/bundle", { session, error }) },
+    { class: "bundle", download: "", href: errorBundleHref({ session, error }) },
     label,
   );
 }
 
+/** @param {ErrorSummary} record */
 function recordItem(record) {
   const [first, ...rest] = (record.message ?? "").split("\n");
   const status = statusOf(record.message);
@@ -73,7 +77,7 @@ export function openDiagnostics(sessionId) {
         h("div", { class: "dialog-actions" }, close),
         keyHints([["Esc", "close"]]),
       ],
-      { onClose: () => resolve() },
+      { onClose: () => resolve(undefined) },
     );
     close.focus();
     load(sessionId, { list, status, error, whole });
@@ -83,9 +87,9 @@ export function openDiagnostics(sessionId) {
 /** Reads the session's full id (a prefix is resolved) and its recorded errors. */
 async function load(sessionId, { list, status, error, whole }) {
   try {
-    const summary = await get(sessionPath(sessionId));
+    const summary = await getSession(sessionId);
     fill(whole, bundleLink(summary.id, null, "Download the whole session's bundle"));
-    const { errors } = await get("/errors", { session: summary.id });
+    const { errors } = await listErrors({ session: summary.id });
     fill(list, errors.map(recordItem));
     status.className = errors.length === 0 ? "empty" : "muted";
     status.textContent =

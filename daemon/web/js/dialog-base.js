@@ -1,3 +1,4 @@
+// @ts-check
 // What the session page's dialogs share: a modal <dialog> made for one use, put in the
 // page, opened with showModal and taken out of the page again once it closes, and the
 // few pieces every one of them shows (a line for errors, a line of keyboard hints).
@@ -9,6 +10,10 @@ import { h } from "./dom.js";
  * the page when it closes (Esc, a button, or `dialog.close()`); `onClose` runs then.
  * `mayLeave()` returning false keeps Esc from closing it (while a change is applied).
  * Only one dialog of an id is ever in the page: an older one is closed first.
+ * @param {string} id
+ * @param {string} title
+ * @param {Node[]} children
+ * @param {{ onClose?: () => void, mayLeave?: () => boolean }} [options]
  */
 export function openModal(id, title, children, { onClose, mayLeave } = {}) {
   const older = document.getElementById(id);

@@ -1,3 +1,4 @@
+// @ts-check
 // One line in a dialog saying how a streamed request is going while the daemon works:
 // retries with their countdown, a fallback model, a compaction, the answer growing.
 // The dialogs stay open while an answer streams, so this is where a person sees it.
@@ -21,7 +22,8 @@ export function span(nodes) {
  */
 export function progressLine() {
   const line = h("p", { class: "progress", role: "status", "aria-live": "polite", hidden: true });
-  let timer = null;
+  /** @type {number | undefined} */
+  let timer;
   let characters = 0;
 
   function say(text) {
@@ -30,7 +32,7 @@ export function progressLine() {
   }
   function stop() {
     clearInterval(timer);
-    timer = null;
+    timer = undefined;
   }
   function countdown(event) {
     const until = Date.now() + (event.wait_ms ?? 0);

@@ -1,3 +1,4 @@
+// @ts-check
 // Small helpers for building the page's DOM without ever parsing HTML: text always goes in
 // as text nodes, so nothing a model or another client wrote can become markup.
 
@@ -5,6 +6,11 @@
  * An element: `h("button", { class: "primary", onclick: f }, "Send")`. Attributes whose
  * name starts with "on" become listeners, `dataset` an object of data-* values; children
  * are nodes or strings (added as text), and null/false children are skipped.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, any> | null} [attributes]
+ * @param {...any} children
+ * @returns {HTMLElementTagNameMap[K]}
  */
 export function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
@@ -33,7 +39,13 @@ function append(element, children) {
   }
 }
 
-/** Empties `element` and puts `children` in it. */
+/**
+ * Empties `element` and puts `children` in it.
+ * @template {Element} E
+ * @param {E} element
+ * @param {...any} children
+ * @returns {E}
+ */
 export function fill(element, ...children) {
   element.replaceChildren();
   append(element, children);

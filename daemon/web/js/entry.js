@@ -1,3 +1,4 @@
+// @ts-check
 // One node of a session's transcript as `omnictl history` shows it: a prompt as plain text,
 // an answer as markdown, thoughts dim and folded, function calls and results folded, a
 // compaction's summary marked with what it covers, and a node out of the context dimmed,
@@ -7,12 +8,20 @@ import { h, localTime } from "./dom.js";
 import { renderMarkdown, renderPlain } from "./markdown.js";
 import { revertReason } from "./words.js";
 
-/** The text after `[ REVERTED ]`: why the node is out of the context. */
+/** @typedef {import("./api-types.js").Entry} Entry */
+
+/**
+ * The text after `[ REVERTED ]`: why the node is out of the context.
+ * @param {Entry} entry
+ */
 export function whyReverted(entry) {
   return revertReason(entry.why_reverted) ?? entry.why_reverted ?? "reverted";
 }
 
-/** The role an entry is shown as: a compaction's summary is its own kind. */
+/**
+ * The role an entry is shown as: a compaction's summary is its own kind.
+ * @param {Entry} entry
+ */
 export function shownRole(entry) {
   return entry.compaction ? "summary" : entry.role;
 }
@@ -20,6 +29,8 @@ export function shownRole(entry) {
 /**
  * What of an entry can change once it is stored (it moves in and out of the context):
  * equal signatures mean the element already drawn is still right.
+ * @param {Entry} entry
+ * @param {boolean} [onPathPrompt]
  */
 export function entrySignature(entry, onPathPrompt) {
   return [entry.reverted, entry.why_reverted, entry.compacted, onPathPrompt].join("|");
@@ -73,7 +84,11 @@ export function thoughtDetails(text, open = false) {
   );
 }
 
-/** The line above an entry: its number, role, model, when, and marks. */
+/**
+ * The line above an entry: its number, role, model, when, and marks.
+ * @param {Entry} entry
+ * @param {((entry: Entry) => void) | undefined} onEdit
+ */
 function meta(entry, onEdit) {
   const interrupted = entry.model?.interrupted;
   return h(
@@ -101,16 +116,19 @@ function meta(entry, onEdit) {
   );
 }
 
-/** The entry's parts in order: thoughts, its text (one block), calls and results. */
+/**
+ * The entry's parts in order: thoughts, its text (one block), calls and results.
+ * @param {Entry} entry
+ */
 function body(entry) {
   const thoughts = [];
   const folded = [];
   for (const part of entry.parts ?? []) {
     const content = part.content ?? {};
-    if (typeof content.thought === "string") thoughts.push(content.thought);
-    else if (content.function_call) {
+    if ("thought" in content && typeof content.thought === "string") thoughts.push(content.thought);
+    else if ("function_call" in content && content.function_call) {
       folded.push(callDetails(content.function_call.name, content.function_call.args_json));
-    } else if (content.function_response) {
+    } else if ("function_response" in content && content.function_response) {
       const response = content.function_response;
       folded.push(resultDetails(response.name, response.response_json));
     }
@@ -127,6 +145,8 @@ function body(entry) {
 /**
  * The element of one history entry. `onEdit(entry)`, when given, adds the Edit button
  * (a prompt on the current path).
+ * @param {Entry} entry
+ * @param {{ onEdit?: (entry: Entry) => void }} [options]
  */
 export function renderEntry(entry, { onEdit } = {}) {
   const role = shownRole(entry);

@@ -1,11 +1,18 @@
+// @ts-check
 // The session's header: its title (click to rename), the model its next send asks, its
 // state (idle, answering, needs recovery, ...), how full the context is, and whether the
 // page follows the session live.
 
-import { put, sessionPath } from "./api.js";
+import { setTitle } from "./api.js";
 import { h, thousands, toast } from "./dom.js";
 
-/** "context 12% of 32,768", as omnictl's gauge says it. */
+/** @typedef {import("./api-types.js").ContextGauge} ContextGauge */
+/** @typedef {import("./api-types.js").SessionSummary} SessionSummary */
+
+/**
+ * "context 12% of 32,768", as omnictl's gauge says it.
+ * @param {ContextGauge | null | undefined} context
+ */
 export function gaugeText(context) {
   if (!context) return "context unknown";
   if (context.percent !== null && context.window) {
@@ -14,7 +21,10 @@ export function gaugeText(context) {
   return `context ${thousands(context.tokens ?? context.estimated)} tokens (window unknown)`;
 }
 
-/** The gauge's words with the window's size apart, so a narrow header can leave it out. */
+/**
+ * The gauge's words with the window's size apart, so a narrow header can leave it out.
+ * @param {ContextGauge | null | undefined} context
+ */
 function gaugeParts(context) {
   const text = gaugeText(context);
   const cut = text.indexOf(" of ");
@@ -55,7 +65,10 @@ export class Header {
     this.summary = null;
   }
 
-  /** Shows a session summary's title, model and context. */
+  /**
+   * Shows a session summary's title, model and context.
+   * @param {SessionSummary} summary
+   */
   showSummary(summary) {
     this.summary = summary;
     this.title.textContent = summary.title || "untitled";
@@ -68,7 +81,10 @@ export class Header {
     this.showContext(summary.context);
   }
 
-  /** Shows how full the context is. */
+  /**
+   * Shows how full the context is.
+   * @param {ContextGauge | null | undefined} context
+   */
   showContext(context) {
     this.gauge.value = context?.percent ?? 0;
     this.gaugeLabel.replaceChildren(...gaugeParts(context));
@@ -107,11 +123,11 @@ export class Header {
       if (!save || title === (this.summary?.title ?? "") || title === "") return;
       this.title.textContent = title;
       try {
-        const summary = await put(sessionPath(this.sessionId, "/title"), { title });
+        const summary = await setTitle(this.sessionId, title);
         this.onRenamed(summary);
       } catch (error) {
         toast(`The title was not changed: ${error.message}`, "error");
-        this.showSummary(this.summary);
+        if (this.summary) this.showSummary(this.summary); // the title as it was
       }
     };
     field.addEventListener("keydown", (event) => {

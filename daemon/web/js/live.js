@@ -1,3 +1,4 @@
+// @ts-check
 // Follows the session's events (`GET .../events`): every client's prompts and answers as
 // they stream (this page's own sends included: they are drawn from here, not from their
 // request), retries and fallbacks as notices, and a reload of the transcript, the tree and
@@ -10,7 +11,7 @@
 // its stream go and follows again, catching up, when it is shown.
 
 import { failureText } from "./actions.js";
-import { follow } from "./api.js";
+import { followEvents } from "./api.js";
 
 /** Events after which what is stored changed (`changed`: the title, model or archive
  * state): the page loads it again. */
@@ -26,11 +27,13 @@ const ENDED = new Set(["answered", "failed", "compacted"]);
 export function followSession(page, signal) {
   const onEvent = (name, data) => handle(page, name, data);
   const onState = (state) => page.header.showLive(state === "closed" ? "not followed" : state);
+  /** @type {AbortController | null} */
   let stream = null;
   const start = () => {
     if (stream || signal.aborted) return;
-    stream = new AbortController();
-    follow(page.id, onEvent, { signal: stream.signal, onState });
+    const controller = new AbortController();
+    stream = controller;
+    followEvents(page.id, onEvent, { signal: controller.signal, onState });
   };
   const pause = () => {
     if (!stream) return;

@@ -1,3 +1,4 @@
+// @ts-check
 // Turns a model's markdown into inert DOM: the model's text never becomes live HTML.
 //
 // Three steps (the first two are each enough on their own to stop a `<script>`):
@@ -46,9 +47,12 @@ function escapeHtml(text) {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** A fenced block: its text escaped, its language (if highlight.js knows it) as a class. */
+/**
+ * A fenced block: its text escaped, its language (if highlight.js knows it) as a class.
+ * @param {{ text: string, lang?: string }} token
+ */
 function renderCode({ text, lang }) {
-  const language = (lang || "").match(/^[\w+#.-]*/)[0].toLowerCase();
+  const language = ((lang || "").match(/^[\w+#.-]*/) ?? [""])[0].toLowerCase();
   const known = language !== "" && hljs.getLanguage(language) !== undefined;
   const tag = known ? ` class="language-${language}"` : "";
   return `<pre><code${tag}>${escapeHtml(text)}</code></pre>\n`;
@@ -111,7 +115,7 @@ const PURIFY_CONFIG = {
   ALLOW_DATA_ATTR: false,
   ALLOW_ARIA_ATTR: false,
   ALLOW_UNKNOWN_PROTOCOLS: false,
-  RETURN_DOM_FRAGMENT: true,
+  RETURN_DOM_FRAGMENT: /** @type {true} */ (true),
 };
 
 /** Links open in a new tab, never handing the page to the site they open. */

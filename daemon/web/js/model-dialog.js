@@ -1,12 +1,18 @@
+// @ts-check
 // The model dialog: which model a session asks from its next prompt on (what `omnictl
 // model REF` sets). It suggests the models this daemon is known to use: the session's own
 // and its fallbacks, the daemon's default, and every model that answered so far.
 
-import { get, put, sessionPath } from "./api.js";
+import { getStatus, getUsage, setModel } from "./api.js";
 import { h } from "./dom.js";
 import { errorLine, errorText, keyHints, openModal, showError } from "./dialog-base.js";
 
-/** "model: A, then B, then C" or "model: A (no fallback)", as the command line says it. */
+/** @typedef {import("./api-types.js").SessionSummary} SessionSummary */
+
+/**
+ * "model: A, then B, then C" or "model: A (no fallback)", as the command line says it.
+ * @param {SessionSummary | null | undefined} summary
+ */
 function describe(summary) {
   if (!summary?.model) return "";
   const fallback = summary.fallback ?? [];
@@ -22,7 +28,7 @@ async function suggest(list, known) {
     known.add(model);
     list.append(h("option", { value: model }));
   };
-  const [status, usage] = await Promise.allSettled([get("/status"), get("/usage", { by: "model" })]);
+  const [status, usage] = await Promise.allSettled([getStatus(), getUsage({ by: "model" })]);
   if (status.status === "fulfilled") add(status.value.model);
   if (usage.status === "fulfilled") for (const row of usage.value.rows ?? []) add(row.key);
 }
@@ -50,6 +56,7 @@ export function openModelDialog(sessionId, summary) {
     const apply = h("button", { id: "model-apply", type: "submit", class: "primary" }, "Switch");
     const cancel = h("button", { type: "button", onclick: () => dialog.close() }, "Cancel");
     const error = errorLine();
+    /** @type {import("./api-types.js").SessionSummary | null} */
     let result = null;
 
     async function submit(event) {
@@ -59,7 +66,7 @@ export function openModelDialog(sessionId, summary) {
       apply.disabled = true;
       showError(error, "");
       try {
-        result = await put(sessionPath(sessionId, "/model"), { model });
+        result = await setModel(sessionId, model);
         dialog.close();
       } catch (problem) {
         showError(error, errorText(problem));

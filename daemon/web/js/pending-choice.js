@@ -1,3 +1,4 @@
+// @ts-check
 // The question the chat asks before a new prompt goes out while an earlier one is still
 // pending (a failed or stopped send left it unanswered): keep it and send both, merged,
 // or replace it (it stays in the tree, off the path). When the session needs recovery
@@ -43,6 +44,6 @@ export function askKeepOrReplace(entry, failed) {
     });
     document.body.append(dialog);
     dialog.showModal();
-    dialog.querySelector("button").focus();
+    dialog.querySelector("button")?.focus(); // Keep, or Replace when it is the first
   });
 }

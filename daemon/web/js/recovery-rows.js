@@ -1,3 +1,4 @@
+// @ts-check
 // The recovery dialog's rows, as the chat's recovery menu has them: one per way out, in
 // the daemon's order except that compact goes last unless it fits the failure best, and
 // one row for ways out that take the same nodes out and leave the head at the same node
@@ -5,6 +6,9 @@
 // all of them. Each row says what it takes out of the context (the daemon's preview).
 
 import { span } from "./dialog-progress.js";
+
+/** @typedef {import("./api-types.js").RecoveryAction} RecoveryAction */
+/** @typedef {import("./api-types.js").RecoveryPreview} RecoveryPreview */
 
 /** Each way out's name and what it does, as `omnictl recover` explains them. */
 const WAYS_OUT = {
@@ -15,19 +19,28 @@ const WAYS_OUT = {
   retry: ["retry", "send the same context again"],
 };
 
-/** A way out's name: `deep rollback`, `clear turn`, ... */
+/**
+ * A way out's name: `deep rollback`, `clear turn`, ...
+ * @param {RecoveryAction} action
+ */
 export function wayName(action) {
   return WAYS_OUT[action]?.[0] ?? action;
 }
 
-/** The daemon's order, except that compact goes last unless it fits the failure best. */
+/**
+ * The daemon's order, except that compact goes last unless it fits the failure best.
+ * @param {RecoveryPreview[]} previews
+ */
 function ordered(previews) {
   const demoted = (p) => p.action === "compact" && !p.first;
   const kept = previews.filter((p) => !demoted(p));
   return [...kept.filter((p) => p.first), ...kept.filter((p) => !p.first), ...previews.filter(demoted)];
 }
 
-/** What a way out takes out of the context, in the command line's words. */
+/**
+ * What a way out takes out of the context, in the command line's words.
+ * @param {RecoveryPreview} preview
+ */
 function takesText(preview) {
   if (preview.action === "compact" && preview.covers) {
     return `summarises ${span(preview.covers)} into one node, then sends again; they stay in the tree`;
@@ -38,7 +51,11 @@ function takesText(preview) {
   return `takes ${nodes.join(", ")} out of the context`;
 }
 
-/** Whether `preview` does what the row of `earlier` does: the same nodes out, the same head. */
+/**
+ * Whether `preview` does what the row of `earlier` does: the same nodes out, the same head.
+ * @param {RecoveryPreview} preview
+ * @param {RecoveryPreview} earlier
+ */
 function same(preview, earlier) {
   return (
     preview.action !== "compact" &&
@@ -53,6 +70,7 @@ function same(preview, earlier) {
  * The rows for `previews`: `{action, actions, name, takes, explanation, best}`, where
  * `action` is what choosing the row applies (the first of `actions`, the ways out merged
  * into it).
+ * @param {RecoveryPreview[]} previews
  */
 export function recoveryRows(previews) {
   const rows = [];

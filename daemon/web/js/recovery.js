@@ -1,10 +1,11 @@
+// @ts-check
 // The recovery dialog: a session whose last request failed in a way a retry cannot fix
 // waits for a person to choose how it goes on. Each way out says which nodes it takes out
 // of the context (the daemon's preview in the session's summary), in the order and words
 // of the command line's menu; choosing one applies it, and a retry or compaction streams
 // its answer while the dialog shows how it goes. Nothing is ever deleted.
 
-import { apiPath, get, sessionPath, stream } from "./api.js";
+import { errorBundleHref, getSession, recoverSession } from "./api.js";
 import { fill, h } from "./dom.js";
 import { errorLine, errorText, keyHints, openModal, showError } from "./dialog-base.js";
 import { progressLine } from "./dialog-progress.js";
@@ -21,6 +22,9 @@ const STREAMED = new Set(["retry", "compact"]);
  * `Recovered`, or the `Answer` of retry and compact), or null when left as it is.
  * `signal` aborting (the recovery was chosen elsewhere) closes it and resolves null,
  * unless a way out chosen here is being applied: that one settles by itself.
+ * @param {string} sessionId
+ * @param {any} failure
+ * @param {{ onEvent?: (name: string, data: any) => void, signal?: AbortSignal }} [options]
  */
 export function openRecovery(sessionId, failure, { onEvent, signal } = {}) {
   return new Promise((resolve) => {
@@ -66,7 +70,7 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
   const error = errorLine();
   const bundle = h(
     "a",
-    { class: "bundle", download: "", href: apiPath("/errors/bundle", { session: sessionId }) },
+    { class: "bundle", download: "", href: errorBundleHref({ session: sessionId }) },
     "Download the diagnostic bundle",
   );
   const leave = h("button", { type: "button", class: "leave", onclick: () => dialog.close() }, "Leave as it is");
@@ -96,7 +100,7 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
 
   function show(summary) {
     const { reason, previews } = stateOf(summary, failure);
-    if (summary) bundle.href = apiPath("/errors/bundle", { session: summary.id });
+    if (summary) bundle.href = errorBundleHref({ session: summary.id });
     if (!reason) {
       message.textContent = "This session does not need recovery; nothing to do.";
       fill(choices);
@@ -115,7 +119,7 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
 
   async function load() {
     try {
-      show(await get(sessionPath(sessionId)));
+      show(await getSession(sessionId));
     } catch (problem) {
       show(null);
       showError(error, `The session could not be read: ${errorText(problem)}`);
@@ -136,7 +140,7 @@ function recoveryView(sessionId, failure, onEvent, resolve) {
     progress.say(STREAMED.has(action) ? `${name}: waiting for the model…` : `${name}…`);
     progress.line.scrollIntoView({ block: "nearest" });
     try {
-      const outcome = await stream(sessionPath(sessionId, "/recover"), { action }, (event, data) => {
+      const outcome = await recoverSession(sessionId, action, (event, data) => {
         progress.update(event, data);
         onEvent?.(event, data);
       });
@@ -168,6 +172,7 @@ function moveByKey(event, choices) {
   const buttons = [...choices.querySelectorAll("button.recovery-choice:not(:disabled)")];
   if (buttons.length === 0) return;
   const at = buttons.indexOf(document.activeElement);
+  /** @type {number | null} */
   let next = null;
   if (event.key === "ArrowDown") next = at < 0 ? 0 : Math.min(at + 1, buttons.length - 1);
   else if (event.key === "ArrowUp") next = at < 0 ? 0 : Math.max(at - 1, 0);

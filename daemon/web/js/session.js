@@ -1,10 +1,11 @@
+// @ts-check
 // The session view (`#/s/ID`): the header, the transcript with the tree beside it, the
 // notices of answers on their way, and the composer. This module holds the view's state
 // (the summary, the head, whether an answer is streaming) and loads it again after every
 // change; the parts it puts together each do one job (header.js, transcript.js,
 // tree-pane.js, activity.js, composer.js, actions.js, live.js, shortcuts.js).
 
-import { ApiError, get, sessionPath } from "./api.js";
+import { ApiError, getHistory, getSession } from "./api.js";
 import { fill, h } from "./dom.js";
 import { makeActions } from "./actions.js";
 import { Activity } from "./activity.js";
@@ -17,8 +18,11 @@ import { mountToolResults } from "./tool-results.js";
 import { Transcript } from "./transcript.js";
 import { TreePane } from "./tree-pane.js";
 
+/** @typedef {import("./api-types.js").SessionSummary} SessionSummary */
+
 /** Runs `task` now, or once more after the run in progress: calls never overlap. */
 function coalesced(task) {
+  /** @type {Promise<void> | null} */
   let running = null;
   let again = false;
   return () => {
@@ -48,6 +52,7 @@ function markFirst(view, name) {
 class SessionView {
   constructor(root, id) {
     this.id = id;
+    /** @type {SessionSummary | null} */
     this.summary = null;
     this.headEntry = null;
     this.streamingNow = false; // an answer streams (seen on the events)
@@ -95,7 +100,7 @@ class SessionView {
   async load() {
     const started = ++this.loads;
     try {
-      const [summary, page] = await Promise.all([get(sessionPath(this.id)), this.transcript.refresh()]);
+      const [summary, page] = await Promise.all([getSession(this.id), this.transcript.refresh()]);
       this.headEntry = page.head ? (this.transcript.entry(page.head) ?? (await this.fetchEntry(page.head))) : null;
       this.showSummary(summary);
       this.checkToolCalls();
@@ -126,9 +131,12 @@ class SessionView {
     }
   }
 
-  /** One stored entry (the head, when it is not among the turns shown). */
+  /**
+   * One stored entry (the head, when it is not among the turns shown).
+   * @param {number} node
+   */
   async fetchEntry(node) {
-    const page = await get(sessionPath(this.id, "/history"), { limit: 1, before: node + 1 });
+    const page = await getHistory(this.id, { limit: 1, before: node + 1 });
     return page.entries.find((entry) => entry.id === node) ?? null;
   }
 
@@ -142,7 +150,10 @@ class SessionView {
     this.activity.add("warn", `Could not load the session: ${error.message}`);
   }
 
-  /** Shows a summary (from a load, a rename, a model switch). */
+  /**
+   * Shows a summary (from a load, a rename, a model switch).
+   * @param {SessionSummary} summary
+   */
   showSummary(summary) {
     this.summary = summary;
     this.header.showSummary(summary);
@@ -222,13 +233,13 @@ class SessionView {
   /** Shows the form for function results when the answer at the head waits for them. */
   checkToolCalls() {
     const waiting = this.answering() ? [] : this.unansweredCalls();
-    const key = waiting.length ? `${this.summary.head}:${waiting.map((call) => `${call.name}/${call.id}`).join(",")}` : null;
+    const key = waiting.length ? `${this.summary?.head}:${waiting.map((call) => `${call.name}/${call.id}`).join(",")}` : null;
     if (key === this.toolKey) return;
     this.toolKey = key;
     this.unmountTools?.();
     this.unmountTools = null;
     if (waiting.length === 0) return;
-    this.unmountTools = mountToolResults(this.composer.toolSlot, this.id, this.summary.pending_calls, {
+    this.unmountTools = mountToolResults(this.composer.toolSlot, this.id, this.summary?.pending_calls ?? [], {
       onEvent: () => {}, // the session's events draw the continuation
       onDone: () => this.reload(),
       onError: (error) => {
@@ -244,7 +255,7 @@ class SessionView {
    * tab, omnictl). `started`: the number of the load that read the summary.
    */
   checkRecovery(started) {
-    const needed = Boolean(this.summary.needs_recovery);
+    const needed = Boolean(this.summary?.needs_recovery);
     if (needed && !this.recoveryWasNeeded && !this.ownSending()) this.recover(null);
     if (!needed && this.recoveryOpen && started > this.recoveryOpen.since) {
       this.recoveryOpen.abort.abort();
@@ -284,7 +295,11 @@ class SessionView {
   }
 }
 
-/** Mounts the session view for route `#/s/ID` or `#/s/ID/N` (at node N); returns its unmount. */
+/**
+ * Mounts the session view for route `#/s/ID` or `#/s/ID/N` (at node N); returns its unmount.
+ * @param {HTMLElement} root
+ * @param {(string | undefined)[]} params the id, and the node when the address names one
+ */
 export function mount(root, [id, node]) {
   const view = new SessionView(root, id);
   const abort = new AbortController();

@@ -1,13 +1,19 @@
+// @ts-check
 // One line of the sessions list: a link to the session with its title, where it came from,
 // the model it asks, its size and when it was last active, and badges for the states a
 // person scanning the list should notice (archived, in the trash, needs recovery...).
 
 import { ago, h, localTime, thousands } from "./dom.js";
 
+/** @typedef {import("./api-types.js").OriginKind} OriginKind */
+/** @typedef {import("./api-types.js").SessionSummary} SessionSummary */
+
 /**
  * The origin as the list shows it: "own", "proxy · CLIENT" or "import". `origin` is the
  * daemon's description ("gemini proxy (my-agent/1.2)", "import (omni: FILE)"); the client
  * is what its parentheses hold. The whole description goes in the tooltip.
+ * @param {OriginKind | undefined} kind
+ * @param {string | null | undefined} origin
  */
 export function originLabel(kind, origin) {
   if (kind === "proxy") {
@@ -17,6 +23,7 @@ export function originLabel(kind, origin) {
   return kind ?? "own";
 }
 
+/** @param {SessionSummary} summary */
 function badges(summary) {
   return [
     summary.current && h("span", { class: "badge current", title: "omnictl's current session" }, "current"),
@@ -29,7 +36,10 @@ function badges(summary) {
   ];
 }
 
-/** The row of one session summary (`GET /v1/sessions`), a link that opens it. */
+/**
+ * The row of one session summary (`GET /v1/sessions`), a link that opens it.
+ * @param {SessionSummary} summary
+ */
 export function sessionRow(summary) {
   const href = `#/s/${encodeURIComponent(summary.id)}`;
   const active = summary.updated_at_ms || summary.created_at_ms || 0;

@@ -1,10 +1,15 @@
+// @ts-check
 // The search box of the sessions page: `GET /v1/search?q=` over every session and branch,
 // its hits shown with the session's title, who wrote the text, whether it is reverted, and
 // the snippet with the matches marked. Enter searches, Escape clears.
 
-import { get } from "./api.js";
+import { search } from "./api.js";
 import { ago, fill, h, localTime } from "./dom.js";
 import { revertReason } from "./words.js";
+
+/** @typedef {import("./api-types.js").Highlight} Highlight */
+/** @typedef {import("./api-types.js").SearchHit} SearchHit */
+/** @typedef {import("./api-types.js").SearchResults} SearchResults */
 
 const HIT_LIMIT = 50;
 
@@ -30,7 +35,11 @@ export function stringIndexOfByte(text, byteOffset) {
   return text.length;
 }
 
-/** The snippet as text nodes with each highlighted byte range in a `<mark>`. */
+/**
+ * The snippet as text nodes with each highlighted byte range in a `<mark>`.
+ * @param {string} snippet
+ * @param {Highlight[]} [highlights]
+ */
 export function markedSnippet(snippet, highlights = []) {
   const ranges = highlights
     .map(({ start, end }) => [stringIndexOfByte(snippet, start), stringIndexOfByte(snippet, end)])
@@ -49,6 +58,7 @@ export function markedSnippet(snippet, highlights = []) {
   return pieces;
 }
 
+/** @param {SearchHit} hit */
 function searchHit(hit) {
   const why = hit.why_reverted ? revertReason(hit.why_reverted) ?? hit.why_reverted : "off the path";
   return h(
@@ -70,6 +80,10 @@ function searchHit(hit) {
   );
 }
 
+/**
+ * @param {string} query
+ * @param {SearchResults} answer
+ */
 function summaryLine(query, answer) {
   const count = answer.hits.length;
   const found =
@@ -120,7 +134,7 @@ export function createSearch(options, onQuery) {
     results.hidden = false;
     fill(results, h("p", { class: "loading" }, `Searching for “${query}”…`));
     try {
-      const answer = await get("/search", { q: query, limit: HIT_LIMIT, archived: options().archived ? "true" : "" });
+      const answer = await search({ q: query, limit: HIT_LIMIT, archived: options().archived ? "true" : "" });
       if (mine !== generation) return;
       fill(
         results,

@@ -1,9 +1,10 @@
+// @ts-check
 // The sessions page (`#/`): every session, last active first, one page of the API at a
 // time (so it costs the same at 100,000 sessions as at 10), filters that map onto the
 // API's query, the search box, and a button for a new session. Keyboard: arrows move
 // between rows, Enter opens, `n` new session, `/` search, Escape clears the search.
 
-import { get, post } from "./api.js";
+import { createSession, listSessions } from "./api.js";
 import { ago, fill, h, toast } from "./dom.js";
 import { sessionRow } from "./sessions-row.js";
 import { createSearch } from "./sessions-search.js";
@@ -31,7 +32,7 @@ function remember(view) {
 function isTextField(element) {
   if (!(element instanceof HTMLElement)) return false;
   if (element.isContentEditable || element.tagName === "TEXTAREA" || element.tagName === "SELECT") return true;
-  return element.tagName === "INPUT" && !["checkbox", "radio", "button", "submit", "reset"].includes(element.type);
+  return element instanceof HTMLInputElement && !["checkbox", "radio", "button", "submit", "reset"].includes(element.type);
 }
 
 function filterControls(view, onChange) {
@@ -42,7 +43,8 @@ function filterControls(view, onChange) {
       h("option", { value, selected: value === view.origin }, label),
     ),
   );
-  let typing = null;
+  /** @type {number | undefined} */
+  let typing;
   const model = h("input", {
     id: "filter-model",
     type: "text",
@@ -92,6 +94,7 @@ function shortcutsHelp() {
 /** Shows the sessions page in `root`; returns the function that takes it down. */
 export function mount(root) {
   const view = recall();
+  /** @type {string | null} */
   let nextBefore = null;
   let generation = 0;
 
@@ -124,7 +127,7 @@ export function mount(root) {
   async function newSession() {
     newButton.disabled = true;
     try {
-      const created = await post("/sessions", {});
+      const created = await createSession();
       location.hash = `#/s/${encodeURIComponent(created.session)}`;
     } catch (error) {
       toast(`No new session: ${error.message}`, "error");
@@ -155,7 +158,7 @@ export function mount(root) {
     fill(status, h("p", { class: "loading" }, append ? "Loading more…" : "Loading sessions…"));
     if (!append) more.replaceChildren();
     try {
-      const page = await get("/sessions", query(append ? nextBefore : undefined));
+      const page = await listSessions(query(append ? nextBefore : undefined));
       if (mine !== generation) return;
       status.replaceChildren();
       const rows = page.sessions.map(sessionRow);
@@ -253,7 +256,7 @@ export function mount(root) {
 
   function refreshTimes() {
     for (const time of list.querySelectorAll("time.activity")) {
-      time.textContent = ago(Date.parse(time.getAttribute("datetime")));
+      time.textContent = ago(Date.parse(time.getAttribute("datetime") ?? ""));
     }
   }
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The session page's keyboard shortcuts and their help (`dialog#shortcuts`, opened by `?`).
 // Escape stops a streaming answer from anywhere; the Alt shortcuts work outside text
 // fields and in the prompt box (where they type nothing); `/` and `?` outside text fields.

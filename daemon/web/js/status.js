@@ -1,16 +1,22 @@
+// @ts-check
 // The status page (`#/status`): `GET /v1/status` laid out for a person: the store's health
 // and the daemon's version and uptime, the sessions it holds and has loaded, each model
 // endpoint's circuit breaker, the proxy's counts, today's usage and where its files are.
 // It refreshes every few seconds while shown; a failed refresh keeps the last good data.
 
-import { get } from "./api.js";
+import { getStatus } from "./api.js";
 import { fill, h, localTime, thousands } from "./dom.js";
+
+/** @typedef {import("./api-types.js").BreakerStatus} BreakerStatus */
+/** @typedef {import("./api-types.js").ContextGauge} ContextGauge */
+/** @typedef {import("./api-types.js").DaemonStatus} DaemonStatus */
 
 const REFRESH_MS = 3000;
 
 /** "3 d 4 h", "12 min 5 s": a span of time at the precision a person reads it. */
 function duration(ms) {
   const seconds = Math.floor(ms / 1000);
+  /** @type {[number, string][]} */
   const units = [
     [86400, "d"],
     [3600, "h"],
@@ -62,6 +68,7 @@ function mono(text) {
   return h("code", {}, text);
 }
 
+/** @param {DaemonStatus} status */
 function health(status) {
   const store = status.store_health;
   const storeState =
@@ -83,6 +90,7 @@ function health(status) {
   ];
 }
 
+/** @param {ContextGauge | null | undefined} context */
 function gauge(context) {
   if (!context) return null;
   const of = context.window ? ` of ${thousands(context.window)}` : "";
@@ -90,6 +98,7 @@ function gauge(context) {
   return [`${thousands(context.tokens)}${of} tokens${percent}, `, mono(context.model), context.warning && h("div", { class: "warn" }, context.warning)];
 }
 
+/** @param {DaemonStatus} status */
 function sessions(status) {
   const damaged = status.damaged_sessions ?? [];
   return [
@@ -129,6 +138,7 @@ function endpointLabel(endpoint) {
   }
 }
 
+/** @param {BreakerStatus} item */
 function breaker(item) {
   const [label, tone, meaning] = BREAKER_STATES[item.state] ?? [item.state, "warn", ""];
   const probe = item.next_probe_in_ms !== null && item.next_probe_in_ms !== undefined ? `; next probe in ${duration(item.next_probe_in_ms)}` : "";
@@ -141,6 +151,7 @@ function breaker(item) {
   );
 }
 
+/** @param {DaemonStatus} status */
 function breakers(status) {
   return [
     h("h2", {}, "Circuit breakers"),
@@ -148,10 +159,16 @@ function breakers(status) {
   ];
 }
 
+/**
+ * One line of the proxy's table: an endpoint's counts, or the sum of them all.
+ * @param {string} name
+ * @param {{ requests: number, healed: number, failed: number }} counts a ProxyEndpointStatus or the ProxyStatus
+ */
 function countsRow(name, counts) {
   return h("tr", {}, h("th", { scope: "row" }, name), [counts.requests, counts.healed, counts.failed].map((n) => h("td", {}, thousands(n))));
 }
 
+/** @param {DaemonStatus} status */
 function proxy(status) {
   const p = status.proxy;
   if (!p) {
@@ -174,6 +191,7 @@ function proxy(status) {
   ];
 }
 
+/** @param {DaemonStatus} status */
 function usage(status) {
   const today = status.usage_today;
   if (!today) return null;
@@ -191,6 +209,7 @@ function usage(status) {
   ];
 }
 
+/** @param {DaemonStatus} status */
 function places(status) {
   const reloads = `${status.config_reloads} applied, ${status.config_reload_failures} rejected`;
   return [
@@ -210,6 +229,7 @@ function places(status) {
 
 // Each card, what draws it, and the fields of the status it shows: a card is redrawn only
 // when those change, so a focused link or a selection in it survives the refresh.
+/** @type {[id: string, build: (status: DaemonStatus) => any[] | null, fields: (keyof DaemonStatus)[]][]} */
 const SECTIONS = [
   ["health", health, ["store_health", "version", "protocol_version", "uptime_ms", "pid", "model", "base_url", "store_bytes", "store_commits", "store_syncs", "log_write_failures"]],
   ["loaded-sessions", sessions, ["sessions", "sessions_loaded", "sends_in_flight", "connections", "current_context", "damaged_sessions"]],
@@ -234,8 +254,10 @@ export function mount(root) {
     ),
   );
 
-  let timer = null;
+  /** @type {number | undefined} */
+  let timer;
   let stopped = false;
+  /** @type {number | null} */
   let lastGood = null;
   const shown = new Map();
 
@@ -252,7 +274,7 @@ export function mount(root) {
 
   async function refresh() {
     try {
-      const status = await get("/status");
+      const status = await getStatus();
       if (stopped) return;
       lastGood = Date.now();
       render(status);

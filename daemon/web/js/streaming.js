@@ -1,3 +1,4 @@
+// @ts-check
 // The answer streaming right now, whichever client asked for it: an `.entry.streaming`
 // (no node number yet) whose `.entry-text` grows with each `text` event, thoughts in a
 // `.thought` as they come, function calls folded. The stored answer replaces it.
@@ -41,7 +42,7 @@ export class StreamingEntry {
       this.thoughtBox = thoughtDetails("", true);
       this.textBox.before(this.thoughtBox);
     }
-    this.thoughtBox.querySelector(".thought-text").replaceChildren(renderMarkdown(this.thoughts));
+    this.thoughtBox.querySelector(".thought-text")?.replaceChildren(renderMarkdown(this.thoughts));
   }
 
   /** Adds a function call the model made (its result comes from the caller). */

@@ -1,14 +1,20 @@
+// @ts-check
 // The form for function calls that wait for results: the model called functions the
 // daemon does not run, so a person types each result (a JSON object). Each result is
 // stored as it is sent; with the last one the model's continuation streams. Skipping
 // undoes the calls, as the chat's /skip does (they stay in the tree, off the path).
 
-import { get, post, sessionPath, stream } from "./api.js";
+import { getSession, moveHead, sendToolResult } from "./api.js";
 import { h } from "./dom.js";
 import { errorLine, errorText, keyHints, showError } from "./dialog-base.js";
 import { progressLine } from "./dialog-progress.js";
 
-/** The call's arguments (`args_json`) pretty-printed, or as they came when not JSON. */
+/** @typedef {import("./api-types.js").PendingCall} PendingCall */
+
+/**
+ * The call's arguments (`args_json`) pretty-printed, or as they came when not JSON.
+ * @param {PendingCall} call
+ */
 function prettyArgs(call) {
   try {
     return JSON.stringify(JSON.parse(call.args_json ?? "{}"), null, 2);
@@ -33,7 +39,11 @@ function parseResult(text) {
   return { value };
 }
 
-/** One call: its name and arguments, and the field for its result (none once answered). */
+/**
+ * One call: its name and arguments, and the field for its result (none once answered).
+ * @param {PendingCall} call
+ * @param {number} index
+ */
 function callItem(call, index) {
   const key = call.id ?? call.name;
   const fieldId = `tool-result-${index}`;
@@ -80,7 +90,11 @@ function validate(rows) {
   return valid;
 }
 
-/** Marks the calls the daemon says are answered (a `ToolResultStored`'s `calls`). */
+/**
+ * Marks the calls the daemon says are answered (a `ToolResultStored`'s `calls`).
+ * @param {ReturnType<typeof callItem>[]} rows
+ * @param {PendingCall[]} calls
+ */
 function markAnswered(rows, calls) {
   calls.forEach((call, index) => {
     const row = rows[index];
@@ -98,6 +112,10 @@ function markAnswered(rows, calls) {
  * end. Skipping undoes the calls: `onDone({skipped: true, move})` with the daemon's move.
  * `onError(error)` when every result was stored but the continuation failed (a result the
  * daemon refuses is shown in the form instead). Returns a function that removes the form.
+ * @param {HTMLElement} container
+ * @param {string} sessionId
+ * @param {PendingCall[]} pendingCalls
+ * @param {{ onEvent?: (name: string, data: any) => void, onDone?: (outcome: any) => void, onError?: (error: any) => void }} [handlers]
  */
 export function mountToolResults(container, sessionId, pendingCalls, { onEvent, onDone, onError } = {}) {
   const rows = pendingCalls.map((call, i) => callItem({ ...call }, i));
@@ -153,8 +171,9 @@ export function mountToolResults(container, sessionId, pendingCalls, { onEvent, 
         progress.say(`sending the result of ${row.call.name}…`);
         const body = { name: row.call.name, response: row.response };
         if (row.call.id) body.call_id = row.call.id;
-        const outcome = await stream(sessionPath(sessionId, "/tool-results"), body, relay);
-        if (!Array.isArray(outcome?.calls)) return finish(outcome);
+        const outcome = await sendToolResult(sessionId, body, relay);
+        // The stored results say which calls still wait; the last one's Answer ends the form.
+        if (!("calls" in outcome && Array.isArray(outcome.calls))) return finish(outcome);
         markAnswered(rows, outcome.calls);
       }
       finish(null);
@@ -173,7 +192,7 @@ export function mountToolResults(container, sessionId, pendingCalls, { onEvent, 
     progress.stop();
     progress.say("");
     if (removed) return;
-    const calls = await get(sessionPath(sessionId)).then((s) => s.pending_calls, () => null);
+    const calls = await getSession(sessionId).then((s) => s.pending_calls, () => null);
     if (calls) markAnswered(rows, calls);
     if (calls && calls.every((call) => call.answered)) {
       unmount();
@@ -188,7 +207,7 @@ export function mountToolResults(container, sessionId, pendingCalls, { onEvent, 
     busy(true);
     showError(error, "");
     try {
-      const move = await post(sessionPath(sessionId, "/undo"));
+      const move = await moveHead(sessionId, "undo");
       unmount();
       onDone?.({ skipped: true, move });
     } catch (problem) {

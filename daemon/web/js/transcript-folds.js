@@ -1,3 +1,4 @@
+// @ts-check
 // The turns on other branches, folded: after an edit forks an early prompt, everything
 // after it on the old branch would stand between the reader and the new answer. Each run
 // of entries reverted as `on another branch` (consecutive among those shown) is hidden
@@ -79,14 +80,19 @@ export class BranchFolds {
 
 /** The runs of other-branch entries among `ids`, each a list of node ids. */
 function runsOf(ids, shown) {
+  /** @type {number[][]} */
   const runs = [];
+  /** @type {number[] | null} */
   let run = null;
   for (const id of ids) {
     if (!otherBranch(shown.get(id).entry)) {
       run = null;
       continue;
     }
-    if (!run) runs.push((run = []));
+    if (!run) {
+      run = [];
+      runs.push(run);
+    }
     run.push(id);
   }
   return runs;

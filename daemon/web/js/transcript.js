@@ -1,3 +1,4 @@
+// @ts-check
 // The session's transcript, paged: the latest page first, earlier pages as the reader
 // scrolls to the top (keeping what they look at in place), and the loaded range fetched
 // again after every change so that reverted marks, new turns and the head stay true.
@@ -5,11 +6,13 @@
 // as the reader scrolls down, until it reaches the latest turns and follows them again.
 // Entries are kept by node number; one is drawn again only when what can change changed.
 
-import { get, sessionPath } from "./api.js";
+import { getHistory } from "./api.js";
 import { h } from "./dom.js";
 import { entrySignature, renderEntry } from "./entry.js";
 import { StreamingEntry } from "./streaming.js";
 import { BranchFolds } from "./transcript-folds.js";
+
+/** @typedef {import("./api-types.js").HistoryView} HistoryView */
 
 /** Entries in a page: enough to fill a tall screen, small enough to open at once. */
 const PAGE = 40;
@@ -73,7 +76,7 @@ export class Transcript {
   }
 
   history(params) {
-    return get(sessionPath(this.sessionId, "/history"), params);
+    return getHistory(this.sessionId, params);
   }
 
   /**
@@ -88,19 +91,21 @@ export class Transcript {
     const span = Number.isFinite(oldest) ? newest - oldest + 1 + PAGE : PAGE;
     let limit = Math.min(MAX_PAGE, Math.max(PAGE, span));
     let before = this.later ? newest + 1 : undefined;
+    /** @type {HistoryView | null} */
     let latest = null;
     const entries = [];
     for (;;) {
       const page = await this.history({ limit, before });
       latest ??= page;
       entries.unshift(...page.entries);
-      if (page.earlier === null || page.earlier <= oldest) {
+      if (page.earlier == null || page.earlier <= oldest) {
         if (this.ids.length === 0) this.earlier = page.earlier;
         break;
       }
       before = page.earlier;
       limit = Math.min(MAX_PAGE, Math.max(PAGE, before - oldest));
     }
+    latest = /** @type {HistoryView} */ (latest); // the loop ran at least once
     this.head = latest.head;
     // The first page reaches past the oldest turn shown; those earlier ones come on scrolling.
     const fresh = Number.isFinite(oldest) ? entries.filter((entry) => entry.id >= oldest) : entries;
@@ -289,9 +294,10 @@ export class Transcript {
   /** Starts showing an answer as it streams (after the prompt, at the end). */
   startStreaming(label) {
     if (this.streaming) return this.streaming;
-    this.streaming = new StreamingEntry(label, (draw) => this.keepingPlace(draw));
-    this.keepingPlace(() => this.element.append(this.streaming.element));
-    return this.streaming;
+    const streaming = new StreamingEntry(label, (draw) => this.keepingPlace(draw));
+    this.streaming = streaming;
+    this.keepingPlace(() => this.element.append(streaming.element));
+    return streaming;
   }
 
   /** Adds a streamed piece while keeping the reader at the end if they were there. */

@@ -1,3 +1,4 @@
+// @ts-check
 // The texts of the tree's rows that the transcript does not show. `GET .../tree` gives the
 // shape only, so the texts of the rows in view are fetched as they come into view: once the
 // scrolling pauses (or slows down so that rows stay in view a while), one page of history
@@ -5,7 +6,7 @@
 // still waiting, one request at a time. What came is kept per view, the most recently used
 // last, up to a bound.
 
-import { get, sessionPath } from "./api.js";
+import { getHistory } from "./api.js";
 import { nodeText } from "./tree-svg.js";
 
 /** Texts kept: a `nodeText` takes under a kilobyte (measured), so a few megabytes at most. */
@@ -84,7 +85,7 @@ export class TreeLabels {
     this.inFlight = abort;
     try {
       const params = { limit: to - from + 1, before: to + 1 };
-      const page = await get(sessionPath(this.sessionId, "/history"), params, { signal: abort.signal });
+      const page = await getHistory(this.sessionId, params, { signal: abort.signal });
       this.keep(page.entries, ids, from, to);
     } catch {
       return; // aborted, or the daemon is away: the rows still drawn ask again on the next scroll

@@ -1,3 +1,4 @@
+// @ts-check
 // Where each node of a session's tree goes in the graph: one row per node, one lane per
 // branch, computed in one pass over the entries (O(n)) into typed arrays, so a
 // 10,000-turn session (20,000 nodes) lays out in a few milliseconds.
@@ -53,14 +54,15 @@ export function layoutTree(entries, head) {
   const onPathSlot = markPath(parentSlot, headSlot);
   const children = linkChildren(parentSlot);
   const walk = walkDepthFirst(entries, parentSlot, onPathSlot, children);
-  const layout = toRows(walk, parentSlot, onPathSlot);
-  layout.headRow = walk.rowOfSlot[headSlot];
-  layout.rowOf = (id) => {
-    if (id === 0) return 0;
-    const slot = slotOf.get(id);
-    return slot === undefined ? undefined : walk.rowOfSlot[slot];
-  };
-  return layout;
+  return Object.assign(toRows(walk, parentSlot, onPathSlot), {
+    headRow: walk.rowOfSlot[headSlot],
+    /** @param {number} id */
+    rowOf: (id) => {
+      if (id === 0) return 0;
+      const slot = slotOf.get(id);
+      return slot === undefined ? undefined : walk.rowOfSlot[slot];
+    },
+  });
 }
 
 /**

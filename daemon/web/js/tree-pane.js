@@ -1,3 +1,4 @@
+// @ts-check
 // The tree beside the transcript: the session's whole shape (`GET .../tree`) drawn by
 // drawTree into `#tree svg`, the head marked; picking a node checks it out. The pane folds
 // away (remembered per browser); on a narrow screen it starts folded. The shape is fetched
@@ -5,11 +6,19 @@
 // rows' texts are the transcript's where it shows the node, else fetched as rows come into
 // view (tree-labels.js).
 
-import { get, sessionPath } from "./api.js";
+import { getTree } from "./api.js";
 import { h } from "./dom.js";
 import { TreeLabels } from "./tree-labels.js";
 import { drawTree, relabelTree, unlabeledNodes } from "./tree.js";
 import { nodeText } from "./tree-svg.js";
+
+/** @typedef {import("./api-types.js").Entry} Entry */
+/** @typedef {import("./api-types.js").TreeNode} TreeNode */
+
+/**
+ * A tree as the pane draws it: `GET .../tree`'s answer, or the last one grown in memory.
+ * @typedef {{ head: number, nodes: TreeNode[] }} Shape
+ */
 
 const FOLDED_KEY = "omni.tree.folded";
 
@@ -20,8 +29,10 @@ export class TreePane {
     this.sessionId = sessionId;
     this.onCheckout = onCheckout;
     this.onShow = onShow;
-    this.shape = null; // { head, nodes } as last drawn
-    this.known = () => null; // the transcript's entry of a node it shows
+    /** @type {Shape | null} the tree as last drawn */
+    this.shape = null;
+    /** @type {(id: number) => Entry | null} the transcript's entry of a node it shows */
+    this.known = () => null;
     this.svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     this.labels = new TreeLabels(sessionId, {
       waiting: () => unlabeledNodes(this.svg),
@@ -63,7 +74,7 @@ export class TreePane {
 
   /** The session's tree, fetched. */
   fetch() {
-    return get(sessionPath(this.sessionId, "/tree"));
+    return getTree(this.sessionId);
   }
 
   /**
@@ -75,7 +86,8 @@ export class TreePane {
    */
   grown(head, count, entryOf) {
     const old = this.shape;
-    const known = old?.nodes.length ?? Infinity;
+    if (!old) return null; // nothing drawn yet: fetched whole
+    const known = old.nodes.length;
     if (count < known || head > count) return null;
     const added = [];
     for (let id = known + 1; id <= count; id++) {
@@ -95,6 +107,8 @@ export class TreePane {
    * Draws `tree` (as `GET .../tree` answers it). The tree has no texts: `known(id)` gives
    * the stored entry of a node the transcript shows, whose text labels its row; the other
    * rows' texts are fetched when they are drawn.
+   * @param {Shape} tree
+   * @param {(id: number) => Entry | null} [known]
    */
   draw(tree, known = () => null) {
     this.shape = { head: tree.head, nodes: tree.nodes };
@@ -126,6 +140,6 @@ export class TreePane {
     }
     const rows = this.svg.querySelectorAll("g[data-node]");
     const head = this.svg.querySelector("g.head") ?? rows[rows.length - 1];
-    (head ?? this.box).focus();
+    (/** @type {SVGElement | null} */ (head) ?? this.box).focus();
   }
 }

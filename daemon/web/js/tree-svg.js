@@ -1,3 +1,4 @@
+// @ts-check
 // The SVG elements of the tree graph: one group per row and the lines between rows, built
 // with createElementNS and textContent only (a node's text never becomes markup).
 
@@ -46,16 +47,23 @@ export function graphSize(layout, fitWidth = 0) {
   };
 }
 
-let measureContext = null;
+/** @type {CanvasRenderingContext2D | undefined} */
+let measureContext;
+
+/** The canvas context that measures label text in `font` (made on first use). */
+function measurer(font) {
+  measureContext ??= /** @type {CanvasRenderingContext2D} */ (document.createElement("canvas").getContext("2d"));
+  measureContext.font = font;
+  return measureContext;
+}
 
 /**
  * `text` cut with an ellipsis to fit `room` pixels in `font` (a CSS font shorthand), measured
  * on a canvas: no layout, a few measurements per label.
  */
 function fitText(text, room, font) {
-  measureContext ??= document.createElement("canvas").getContext("2d");
-  measureContext.font = font;
-  const width = (chars) => measureContext.measureText(chars).width;
+  const context = measurer(font);
+  const width = (chars) => context.measureText(chars).width;
   if (width(text) <= room) return text;
   let low = 0;
   let high = text.length;
@@ -218,7 +226,7 @@ export function buildRow(layout, entry, known, row, head, { width, family }) {
     const branch = svgElement("tspan", { class: "branch-label" });
     const font = `600 11px ${family}`;
     branch.textContent = fitText(branchText(layout, row), room, font);
-    room -= measureContext.measureText(branch.textContent).width + gap;
+    room -= measurer(font).measureText(branch.textContent).width + gap;
     text.append(branch);
   }
   const label = svgElement("tspan", { class: "label", dx: layout.branch[row] > 0 ? gap : 0 });

@@ -1,3 +1,4 @@
+// @ts-check
 // The session's whole tree as a graph in an <svg>: one row per node, one lane per branch,
 // the head marked, reverted nodes dimmed, branch tips labelled. Clicking a node (or Enter
 // or Space on it) checks it out through the caller's `onCheckout`; arrow keys move the focus.
@@ -27,6 +28,10 @@ const states = new WeakMap();
  * Entries without `text` or `parts` are labelled by `textOf(id)` (a `nodeText`), or, when
  * it has none yet, shown as waiting, and `onUnlabeled()` is called whenever such rows are
  * drawn (`unlabeledNodes` lists them, `relabelTree` labels them once their texts came).
+ * @param {SVGSVGElement} svg
+ * @param {any[]} entries
+ * @param {number} head
+ * @param {{ onCheckout?: (node: number) => void, textOf?: (id: number) => string | undefined, onUnlabeled?: () => void }} [options]
  */
 export function drawTree(svg, entries, head, { onCheckout, textOf, onUnlabeled } = {}) {
   if (!Array.isArray(entries)) entries = [];

@@ -72,3 +72,4 @@ mod web_security;
 mod web_session;
 mod web_stop_recovery;
 mod web_tools_compact;
+mod web_types;
