@@ -55,10 +55,24 @@
  */
 
 /**
+ * An answer was cancelled.
  * @typedef {object} Cancelled
- * @property {number | null} kept The interrupted node holding the partial answer, out of the context
- * @property {string} session
- * @property {number} turn
+ * @property {number | null} [kept] The interrupted node holding the partial answer, if anything had arrived.
+ * @property {string} session The session's id.
+ * @property {number} turn The turn whose answer was cancelled; the head stays on it.
+ */
+
+/**
+ * `POST /v1/sessions/{id}/checkout`.
+ * @typedef {object} CheckoutBody
+ * @property {number} node The node that becomes the head (0 is the start).
+ */
+
+/**
+ * `POST /v1/sessions/{id}/compact`.
+ * @typedef {object} CompactBody
+ * @property {string | null} [instructions] What the summary should keep in mind, added to Omni's own instructions.
+ * @property {number | null} [keep] Rounds (a prompt, its answer and tool chain) kept whole after the summary (default 2).
  */
 
 /**
@@ -169,8 +183,9 @@
  */
 
 /**
+ * Recorded errors, newest first.
  * @typedef {object} ErrorList
- * @property {ErrorSummary[]} errors
+ * @property {ErrorSummary[]} errors One line per error.
  */
 
 /**
@@ -257,6 +272,13 @@
  */
 
 /**
+ * `POST /v1/import`.
+ * @typedef {object} ImportBody
+ * @property {string | null} [file] Where it came from, for the session's origin (default: http).
+ * @property {ExportedSession} session The session, as exported (read whole by the import, which names what does not fit).
+ */
+
+/**
  * What an import did with one session.
  * @typedef {object} ImportOutcome
  * @property {boolean} added `false`: the same content was imported before and nothing was added.
@@ -264,6 +286,12 @@
  * @property {number} nodes Nodes it holds.
  * @property {string} session The session's id in this store (the new one, or the one holding the same content).
  * @property {string} title Its title.
+ */
+
+/**
+ * `PUT /v1/sessions/{id}/model`.
+ * @typedef {object} ModelBody
+ * @property {string} model MODEL or PROVIDER/MODEL.
  */
 
 /**
@@ -292,6 +320,15 @@
  * @property {MoveOp} op The move that was made.
  * @property {string} session The session's id.
  * @property {number} to The head after.
+ */
+
+/**
+ * `POST /v1/sessions`.
+ * @typedef {object} NewSessionBody
+ * @property {string[] | null} [fallback] Models asked in turn when its own cannot answer.
+ * @property {string | null} [model] The model it asks: MODEL (of the default provider) or PROVIDER/MODEL.
+ * @property {string | null} [system] A system instruction sent with every request.
+ * @property {Record<string, unknown>[] | null} [tools] Function declarations the model may call.
  */
 
 /**
@@ -340,14 +377,22 @@
  */
 
 /**
+ * A session was purged.
  * @typedef {object} Purged
- * @property {number} nodes Nodes erased
- * @property {number} records Diagnostic records erased
- * @property {string} session
- * @property {string} title
+ * @property {number} nodes Nodes erased.
+ * @property {number} records Diagnostic records erased.
+ * @property {string} session Its id.
+ * @property {string} title Its title.
  */
 
 /**
+ * `POST /v1/sessions/{id}/recover`.
+ * @typedef {object} RecoverBody
+ * @property {RecoveryAction} action Which way out.
+ */
+
+/**
+ * What a recovery did: moved the head, or (retry) answered the turn again. Its JSON is the one or the other.
  * @typedef {Recovered | Answer} RecoverOutcome
  */
 
@@ -386,9 +431,10 @@
  */
 
 /**
+ * A session was resumed.
  * @typedef {object} Resumed
- * @property {string} session
- * @property {boolean} was_suspended
+ * @property {string} session The session's id.
+ * @property {boolean} was_suspended Whether it had been suspended (false: nothing needed doing).
  */
 
 /**
@@ -423,14 +469,23 @@
  */
 
 /**
- * @typedef {object} SessionCreated
- * @property {string} session
+ * `POST /v1/sessions/{id}/send`.
+ * @typedef {object} SendBody
+ * @property {string} prompt The prompt.
+ * @property {boolean} [replace] What to do with a prompt a failed or cancelled send left pending: false (the default) keeps it and sends both (the reply's `prompts` and a `prompts_merged` event name them); true sends this prompt in its place (the old one stays in the tree, off the path).
  */
 
 /**
- * @typedef {object} SessionList
- * @property {string | null} next_before when more sessions may match: the `before` of the next page (the last session's place, `MS.ID`)
- * @property {SessionSummary[]} sessions
+ * A session was created.
+ * @typedef {object} SessionCreated
+ * @property {string} session The new session's id.
+ */
+
+/**
+ * One page of a listing.
+ * @typedef {object} SessionPage
+ * @property {string | null} [next_before] When more match: the `before` that asks for the next page (a [`Before::Place`] written as text).
+ * @property {SessionSummary[]} sessions The sessions, last active first.
  */
 
 /**
@@ -471,13 +526,29 @@
  */
 
 /**
- * @typedef {Answer | ToolResultStored} ToolOutcome
+ * `PUT /v1/sessions/{id}/title`.
+ * @typedef {object} TitleBody
+ * @property {string} title The new title: one line, not empty.
  */
 
 /**
+ * `POST /v1/sessions/{id}/tool-results`.
+ * @typedef {object} ToolResultBody
+ * @property {string | null} [call_id] The call's id, to pick one of several calls of the same function.
+ * @property {string} name The function's name.
+ * @property {Record<string, unknown>} response The function's result.
+ */
+
+/**
+ * What a function result did: stored while other calls still wait, or the last one, answered. Its JSON is the one or the other.
+ * @typedef {ToolResultStored | Answer} ToolResultOutcome
+ */
+
+/**
+ * A tool result was stored; these calls still wait for theirs.
  * @typedef {object} ToolResultStored
- * @property {PendingCall[]} calls
- * @property {string} session
+ * @property {PendingCall[]} calls The calls of the model's turn, with which ones are answered.
+ * @property {string} session The session's id.
  */
 
 /**

@@ -20,9 +20,9 @@ export { ApiError, whenLoggedOut } from "./http.js";
 /** @typedef {import("./api-types.js").Resumed} Resumed */
 /** @typedef {import("./api-types.js").SearchResults} SearchResults */
 /** @typedef {import("./api-types.js").SessionCreated} SessionCreated */
-/** @typedef {import("./api-types.js").SessionList} SessionList */
+/** @typedef {import("./api-types.js").SessionPage} SessionPage */
 /** @typedef {import("./api-types.js").SessionSummary} SessionSummary */
-/** @typedef {import("./api-types.js").ToolOutcome} ToolOutcome */
+/** @typedef {import("./api-types.js").ToolResultOutcome} ToolResultOutcome */
 /** @typedef {import("./api-types.js").TreeShape} TreeShape */
 /** @typedef {import("./api-types.js").UsageReport} UsageReport */
 
@@ -78,7 +78,7 @@ export function errorBundleHref(params) {
  * A page of the session list, newest first; `before` is the last page's `next_before`.
  * @param {{ limit?: number, before?: string | null, origin?: string, model?: string, archived?: string, trash?: string }} params
  *   `archived` and `trash` are "true" or "" (left out)
- * @returns {Promise<SessionList>}
+ * @returns {Promise<SessionPage>}
  */
 export function listSessions(params) {
   return request("GET", "/sessions", { params });
@@ -229,7 +229,7 @@ export function recoverSession(id, action, onEvent) {
  * @param {string} id
  * @param {{ name: string, call_id?: string, response: object }} body
  * @param {EventHandler} onEvent
- * @returns {Promise<ToolOutcome>}
+ * @returns {Promise<ToolResultOutcome>}
  */
 export function sendToolResult(id, body, onEvent) {
   return stream(sessionPath(id, "/tool-results"), body, onEvent);
