@@ -2,13 +2,13 @@
 
 mod chat;
 mod cli;
-mod cli_logs;
-mod cli_sessions;
 mod commands;
+mod docs;
 mod error;
 mod import;
 mod output;
 mod render;
+mod session_arg;
 
 use std::process::ExitCode;
 
@@ -18,33 +18,37 @@ use crate::cli::{Cli, Command};
 use crate::error::CtlError;
 use crate::render::style::Style;
 
-/// Runs the parsed command line: `chat` here, as it sits above the other commands, and
-/// every other command through `commands`.
+/// Runs the parsed command line: `chat` here, as it sits above the other commands, the
+/// commands that need no daemon, and every other command through `commands`.
 async fn run(cli: Cli) -> Result<(), CtlError> {
-    if let Command::Chat {
-        session,
-        new,
-        model,
-        raw,
-        no_pager,
-    } = &cli.command
-    {
-        let options = chat::Options {
-            session: session.session.clone(),
-            new: *new,
-            model: model.clone(),
-            raw: *raw,
-            pager: !*no_pager,
-        };
-        let mut ctx = commands::Ctx::for_cli(&cli)?;
-        return chat::run(&mut ctx, options).await;
+    let globals = cli.globals;
+    match cli.command {
+        Command::Asks(command) => command.run(&mut globals.ctx()?).await,
+        Command::Chat {
+            session,
+            new,
+            model,
+            raw,
+            no_pager,
+        } => {
+            let options = chat::Options {
+                session: session.session,
+                new,
+                model,
+                raw,
+                pager: !no_pager,
+            };
+            chat::run(&mut globals.ctx()?, options).await
+        }
+        Command::Demo { keep, web } => commands::demo::run(keep || web, web, globals.json).await,
+        Command::Completions { shell } => docs::completions(shell),
+        Command::Man => docs::man(),
     }
-    commands::run(cli).await
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let json = cli.json;
+    let json = cli.globals.json;
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

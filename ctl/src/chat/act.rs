@@ -6,7 +6,6 @@ use omni_proto::{Branches, History, MoveOp, Role};
 use super::input::Input;
 use super::slash::{self, Slash};
 use super::{Chat, Flow, new_session, summary};
-use crate::cli::SessionArg;
 use crate::commands::{
     branches, compact, keep, logs, model, moves, resume, search, sessions, status,
 };
@@ -15,6 +14,7 @@ use crate::output;
 use crate::render::style::Style;
 use crate::render::transcript::{self, Detail};
 use crate::render::{pager, tree, width};
+use crate::session_arg::SessionArg;
 
 impl Chat<'_> {
     /// Carries out a line that starts with `/`.

@@ -9,12 +9,12 @@ use omni_proto::{
 use super::input::{Input, Line};
 use super::menu::{self, Choice};
 use super::{Chat, Flow, summary};
-use crate::cli::SessionArg;
 use crate::commands::stream::{Streams, footer, streamed_with};
 use crate::commands::{logs, moves};
 use crate::error::CtlError;
 use crate::render::live::Live;
 use crate::render::markdown::Markdown;
+use crate::session_arg::SessionArg;
 
 /// What to do with a prompt left pending by a failed send.
 enum Pending {

@@ -4,9 +4,9 @@
 use omni_proto::Attach;
 
 use super::Ctx;
-use crate::cli::SessionArg;
 use crate::error::{CtlError, exit};
 use crate::render::live::Live;
+use crate::session_arg::SessionArg;
 
 pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
     let mut live = Live::new(ctx.json, true);
@@ -24,4 +24,17 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
     live.end_line();
     // Following never ends in a reply (`Detached` has no value).
     match result? {}
+}
+
+/// `omnictl attach`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub session: SessionArg,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, &self.session).await
+    }
 }

@@ -3,11 +3,11 @@
 use omni_proto::{BranchList, Branches};
 
 use super::Ctx;
-use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
 use crate::render::style::Style;
 use crate::render::width;
+use crate::session_arg::SessionArg;
 
 pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
     let request = Branches {
@@ -75,4 +75,17 @@ pub fn render(list: &BranchList, style: &Style, columns: Option<usize>) -> Strin
         out.push('\n');
     }
     out
+}
+
+/// `omnictl branches`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub session: SessionArg,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, &self.session).await
+    }
 }

@@ -4,9 +4,9 @@
 use omni_proto::{Cancel, Cancelled};
 
 use super::Ctx;
-use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
+use crate::session_arg::SessionArg;
 
 pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
     let cancelled = ctx
@@ -27,4 +27,17 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
         "cancelled the answer to node {turn}; {kept}. The head stays on node {turn}."
     ));
     Ok(())
+}
+
+/// `omnictl cancel`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub session: SessionArg,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, &self.session).await
+    }
 }

@@ -6,11 +6,11 @@ use omni_proto::{Compact, Compacted, SessionRef};
 
 use super::Ctx;
 use super::stream::streamed_with;
-use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
 use crate::render::context;
 use crate::render::live::Live;
+use crate::session_arg::SessionArg;
 
 /// What to compact and how.
 pub struct Asked {
@@ -55,4 +55,28 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg, asked: Asked) -> Result<()
         output::line(&context::compacted(&compacted, "omnictl undo"));
     }
     Ok(())
+}
+
+/// `omnictl compact`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// Rounds (a prompt, its answer and tool calls) kept whole after the summary
+    /// [default: 2]
+    #[arg(long, value_name = "N")]
+    pub keep: Option<u32>,
+    /// What the summary should keep in mind (added to Omni's own instructions)
+    #[arg(long, value_name = "TEXT")]
+    pub instructions: Option<String>,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        let asked = Asked {
+            keep: self.keep,
+            instructions: self.instructions,
+        };
+        run(ctx, &self.session, asked).await
+    }
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use omni_proto::{Call, Client, ClientError, Event, SessionRef};
 
-use crate::cli::{Cli, SessionArg};
 use crate::error::{CtlError, exit};
+use crate::session_arg::SessionArg;
 
 /// What every command needs: where the daemon is, the output mode, and a connection made
 /// on first use.
@@ -94,11 +94,17 @@ impl Ctx {
         }
     }
 
-    /// A context for the daemon the command line names (`--socket`, `OMNI_SOCKET`, the
-    /// configuration file, else the default).
-    pub fn for_cli(cli: &Cli) -> Result<Self, CtlError> {
-        let socket = socket(cli.socket.clone(), cli.config.as_deref())?;
-        Ok(Self::new(socket, cli.json, cli.no_wait))
+    /// A context for the daemon the command line names: `--socket` (`flag`), else
+    /// `OMNI_SOCKET`, else the configuration file's (`config`, or where omnid finds it),
+    /// else the default.
+    pub fn named(
+        flag: Option<PathBuf>,
+        config: Option<&Path>,
+        json: bool,
+        no_wait: bool,
+    ) -> Result<Self, CtlError> {
+        let socket = socket(flag, config)?;
+        Ok(Self::new(socket, json, no_wait))
     }
 
     async fn client(&mut self) -> Result<&mut Client, CtlError> {

@@ -2,15 +2,15 @@
 //! omnictl writes it to standard output, or with `-o` to a file with this user's own
 //! permissions, never over an existing file without `--force`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use omni_proto::{Event, Export, ExportFormat, Exported};
 use serde_json::json;
 
 use super::{Ctx, outfile};
-use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
+use crate::session_arg::SessionArg;
 
 /// What `omnictl export` was asked for.
 pub struct Asked<'a> {
@@ -63,4 +63,47 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg, asked: Asked<'_>) -> Resul
         );
     }
     Ok(())
+}
+
+/// `omnictl export`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// md (a readable document), json (every node, move and the head; see
+    /// docs/export.schema.json) or jsonl (the session, then one node per line)
+    #[arg(long, value_name = "FORMAT", default_value = "md", value_parser = export_format)]
+    pub format: omni_proto::ExportFormat,
+    /// Write to FILE (with your permissions) instead of stdout
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Replace FILE if it exists
+    #[arg(long)]
+    pub force: bool,
+    /// Markdown: the turns out of the context too, struck through
+    #[arg(long)]
+    pub all: bool,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        let asked = Asked {
+            format: self.format,
+            all: self.all,
+            output: self.output.as_deref(),
+            force: self.force,
+        };
+        run(ctx, &self.session, asked).await
+    }
+}
+
+/// `export --format`'s parser.
+fn export_format(name: &str) -> Result<omni_proto::ExportFormat, String> {
+    omni_proto::ExportFormat::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = omni_proto::ExportFormat::ALL
+            .iter()
+            .map(|f| f.name())
+            .collect();
+        format!("unknown format '{name}'; one of {}", names.join(", "))
+    })
 }

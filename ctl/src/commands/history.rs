@@ -4,12 +4,12 @@
 use omni_proto::History;
 
 use super::{Ctx, around};
-use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
 use crate::render::style::Style;
 use crate::render::transcript::{self, Detail};
 use crate::render::{pager, tree, width};
+use crate::session_arg::SessionArg;
 
 /// How to show the history.
 pub struct Shape {
@@ -50,4 +50,46 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg, shape: Shape) -> Result<()
         pager::show(&text, shape.pager);
     }
     Ok(())
+}
+
+/// `omnictl history`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// Only what the model will see next (the path to the head)
+    #[arg(long)]
+    pub active: bool,
+    /// Also show the model's thought summaries
+    #[arg(long)]
+    pub thoughts: bool,
+    /// Draw the session as a tree: branches under their fork, why each node is out
+    #[arg(long, conflicts_with_all = ["active", "thoughts"])]
+    pub tree: bool,
+    /// Show every entry whole (a very long one is otherwise cut, with a note)
+    #[arg(long)]
+    pub full: bool,
+    /// Print long output directly instead of through $PAGER
+    #[arg(long)]
+    pub no_pager: bool,
+    /// Show only the nodes around node N (a search hit): its turns before and after
+    #[arg(long, value_name = "N", conflicts_with = "tree")]
+    pub around: Option<u64>,
+    /// With --around: how many nodes before and after it
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "around")]
+    pub context: u64,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        let shape = Shape {
+            active: self.active,
+            thoughts: self.thoughts,
+            tree: self.tree,
+            full: self.full,
+            pager: !self.no_pager,
+            around: self.around.map(|node| (node, self.context)),
+        };
+        run(ctx, &self.session, shape).await
+    }
 }

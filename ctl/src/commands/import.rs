@@ -173,3 +173,20 @@ fn report(ctx: &Ctx, tally: &Tally) {
         );
     }
 }
+
+/// `omnictl import`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Files or folders (walked for .json and .jsonl files)
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The files' format [default: recognised from each file]
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub from: Option<crate::import::Source>,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, &self.paths, self.from).await
+    }
+}

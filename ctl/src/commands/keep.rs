@@ -7,9 +7,9 @@ use omni_proto::{
 use serde_json::json;
 
 use super::Ctx;
-use crate::cli_sessions::KeepCommand;
 use crate::error::CtlError;
 use crate::output;
+use crate::session_arg::SessionArg;
 
 /// Names the session; returns its summary.
 pub async fn rename(
@@ -127,4 +127,53 @@ fn confirmed(ctx: &Ctx, found: &SessionSummary) -> bool {
         return false;
     }
     matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
+
+impl super::Run for KeepCommand {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, self).await
+    }
+}
+
+/// The commands that name and keep sessions.
+#[derive(Debug, clap::Subcommand)]
+pub enum KeepCommand {
+    /// Name a session (its first prompt no longer sets its title)
+    Rename {
+        #[command(flatten)]
+        session: SessionArg,
+        /// The title (several words are joined with spaces)
+        #[arg(required = true, value_name = "TITLE")]
+        title: Vec<String>,
+    },
+    /// Hide a session from `sessions` (still found with `sessions --archived`)
+    Archive {
+        #[command(flatten)]
+        session: SessionArg,
+    },
+    /// Show an archived session in `sessions` again
+    Unarchive {
+        #[command(flatten)]
+        session: SessionArg,
+    },
+    /// Move a session to the trash (restorable for trash.keep_days, then purged)
+    Delete {
+        #[command(flatten)]
+        session: SessionArg,
+    },
+    /// Take a session out of the trash
+    Restore {
+        #[command(flatten)]
+        session: SessionArg,
+    },
+    /// Erase a session for good (asks to confirm): from the store, the proxy's chains and
+    /// the diagnostic records; after omnid's next start no byte of it is left on disk
+    Purge {
+        /// The session to erase (required: purge never means the current one by default)
+        #[arg(short = 's', long = "session", value_name = "ID", required = true)]
+        session: String,
+        /// Do not ask
+        #[arg(long)]
+        yes: bool,
+    },
 }

@@ -6,9 +6,9 @@ use omni_proto::{Bundle, Event, ExportLogs, ListErrors, LogPath, SessionRef};
 use serde_json::json;
 
 use super::{Ctx, outfile};
-use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
+use crate::session_arg::SessionArg;
 
 pub async fn path(ctx: &mut Ctx) -> Result<(), CtlError> {
     let file = ctx.ask(LogPath).await?;
@@ -108,4 +108,55 @@ pub async fn export(
         );
     }
     Ok(())
+}
+
+/// `omnictl logs`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to do with them
+    #[command(subcommand)]
+    pub command: LogsCommand,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        match self.command {
+            LogsCommand::Path => path(ctx).await,
+            LogsCommand::List { session } => list(ctx, session).await,
+            LogsCommand::Export {
+                session,
+                error,
+                output,
+                force,
+            } => export(ctx, &session, error, output.as_deref(), force).await,
+        }
+    }
+}
+
+/// `omnictl logs ...`.
+#[derive(Debug, clap::Subcommand)]
+pub enum LogsCommand {
+    /// Print the path of api_errors.log
+    Path,
+    /// List the recorded errors (id, time, session, class, message), newest first
+    List {
+        /// Only this session's [default: all sessions]
+        #[arg(short = 's', long = "session", value_name = "ID")]
+        session: Option<String>,
+    },
+    /// Write one self-contained bundle (log entries, records, transcript, configuration)
+    Export {
+        #[command(flatten)]
+        session: SessionArg,
+        /// Only this error (and its session's transcript)
+        #[arg(long, value_name = "ERROR_ID")]
+        error: Option<String>,
+        /// Where to write it ("-" for stdout) [default: omni-bundle-<session>-<time>.json
+        /// in the current directory]
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Replace FILE if it exists
+        #[arg(long)]
+        force: bool,
+    },
 }

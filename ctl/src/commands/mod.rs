@@ -5,8 +5,7 @@ mod attach;
 pub mod branches;
 mod cancel;
 pub mod compact;
-mod demo;
-mod docs;
+pub mod demo;
 mod export;
 mod history;
 mod import;
@@ -32,185 +31,98 @@ mod ctx;
 
 pub use ctx::Ctx;
 
-use omni_proto::MoveOp;
-
-use crate::cli::{Cli, Command, LogsCommand, SessionArg};
 use crate::error::CtlError;
+use keep::KeepCommand;
+use sessions::ListArgs;
 
-/// Runs the parsed command line (all but `chat`, which sits above this module and is run
-/// from `main.rs`).
-pub async fn run(cli: Cli) -> Result<(), CtlError> {
-    // Commands that need no daemon.
-    match cli.command {
-        Command::Demo { keep, web } => return demo::run(keep || web, web, cli.json).await,
-        Command::Completions { shell } => return docs::completions(shell),
-        Command::Man => return docs::man(),
-        _ => {}
-    }
-    let mut ctx = Ctx::for_cli(&cli)?;
-    dispatch(&mut ctx, cli.command).await
+/// A command that talks to omnid: its arguments (clap), run against the daemon.
+pub trait Run {
+    /// Runs it.
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError>;
 }
 
-/// Runs a command that talks to the daemon: those that make or answer turns here, the
-/// rest further down the chain.
-async fn dispatch(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
-    match command {
-        Command::New {
-            tools,
-            model,
-            fallback,
-            system,
-        } => {
-            let asked = new::Asked {
-                tools: tools.as_deref(),
-                model,
-                fallback,
-                system,
-            };
-            new::run(ctx, asked).await
+/// The commands that talk to omnid, each `Variant(its arguments)` (the type runs it), in
+/// the order `--help` lists them: the enum and its dispatch.
+macro_rules! commands {
+    ($($(#[$meta:meta])* $variant:ident($args:ty),)*) => {
+        /// The subcommands that talk to omnid.
+        #[derive(Debug, clap::Subcommand)]
+        pub enum Command {
+            $($(#[$meta])* $variant($args),)*
         }
-        Command::Model { session, model } => model::run(ctx, &session, model).await,
-        Command::Send {
-            session,
-            text,
-            replace,
-        } => send::run(ctx, &session, &text, replace).await,
-        Command::Retry { session } => send::retry(ctx, &session).await,
-        Command::ToolResult {
-            session,
-            call_id,
-            name,
-            result,
-        } => tool_result::run(ctx, &session, call_id, name, &result).await,
-        Command::Cancel { session } => cancel::run(ctx, &session).await,
-        Command::Attach { session } => attach::run(ctx, &session).await,
-        other => dispatch_state(ctx, other).await,
-    }
+
+        impl Command {
+            /// Runs the command.
+            pub async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+                match self {
+                    $(Self::$variant(args) => args.run(ctx).await,)*
+                }
+            }
+        }
+    };
 }
 
-/// Moves in the tree, recovery and resuming: the commands that change a session's state.
-async fn dispatch_state(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
-    match command {
-        Command::Undo { session } => moves::run(ctx, &session, MoveOp::Undo).await,
-        Command::Redo { session } => moves::run(ctx, &session, MoveOp::Redo).await,
-        Command::Back { session } => moves::run(ctx, &session, MoveOp::Back).await,
-        Command::Checkout { session, node } => {
-            moves::run(ctx, &session, MoveOp::Checkout { node }).await
-        }
-        Command::Compact {
-            session,
-            keep,
-            instructions,
-        } => compact::run(ctx, &session, compact::Asked { keep, instructions }).await,
-        Command::Recover {
-            session,
-            compact,
-            deep,
-            clear,
-            ignore,
-            retry,
-        } => {
-            let action = recover::chosen([compact, deep, clear, ignore, retry]);
-            recover::run(ctx, &session, action).await
-        }
-        Command::Resume { id, session } => {
-            let session = SessionArg {
-                session: id.or(session.session),
-            };
-            resume::run(ctx, &session).await
-        }
-        other => dispatch_read(ctx, other).await,
-    }
-}
-
-/// The commands that only read: transcripts, listings, health and diagnostics.
-async fn dispatch_read(ctx: &mut Ctx, command: Command) -> Result<(), CtlError> {
-    match command {
-        Command::History {
-            session,
-            active,
-            thoughts,
-            tree,
-            full,
-            no_pager,
-            around,
-            context,
-        } => {
-            let shape = history::Shape {
-                active,
-                thoughts,
-                tree,
-                full,
-                pager: !no_pager,
-                around: around.map(|node| (node, context)),
-            };
-            history::run(ctx, &session, shape).await
-        }
-        Command::Branches { session } => branches::run(ctx, &session).await,
-        Command::Sessions(args) => sessions::run(ctx, &args).await,
-        Command::Keep(command) => keep::run(ctx, command).await,
-        Command::Status => status::run(ctx).await,
-        Command::Web { open } => web::run(ctx, open).await,
-        Command::Usage { since, by, session } => {
-            usage::run(ctx, since.as_deref(), by, session).await
-        }
-        Command::Logs { command } => logs_command(ctx, command).await,
-        Command::Replay { error } => replay::run(ctx, error).await,
-        Command::Export {
-            session,
-            format,
-            output,
-            force,
-            all,
-        } => {
-            let asked = export::Asked {
-                format,
-                all,
-                output: output.as_deref(),
-                force,
-            };
-            export::run(ctx, &session, asked).await
-        }
-        Command::Import { paths, from } => import::run(ctx, &paths, from).await,
-        Command::Search {
-            query,
-            session,
-            role,
-            since,
-            limit,
-            archived,
-        } => {
-            let asked = search::Asked {
-                words: query.join(" "),
-                session,
-                role,
-                since,
-                limit,
-                archived,
-            };
-            search::run(ctx, asked).await
-        }
-        // Run before a daemon is needed (`run`), or from `main.rs` (`chat`).
-        Command::Demo { .. }
-        | Command::Completions { .. }
-        | Command::Man
-        | Command::Chat { .. } => Ok(()),
-        other => Err(CtlError::failure(format!(
-            "omnictl has no handler for {other:?}"
-        ))),
-    }
-}
-
-/// `omnictl logs ...`.
-async fn logs_command(ctx: &mut Ctx, command: LogsCommand) -> Result<(), CtlError> {
-    match command {
-        LogsCommand::Path => logs::path(ctx).await,
-        LogsCommand::List { session } => logs::list(ctx, session).await,
-        LogsCommand::Export {
-            session,
-            error,
-            output,
-            force,
-        } => logs::export(ctx, &session, error, output.as_deref(), force).await,
-    }
+commands! {
+    /// Create a session and make it the current one; prints its id
+    New(new::Args),
+    /// Show the model a session asks and its fallbacks, or switch it (from the next send on)
+    Model(model::Args),
+    /// Send a prompt and stream the answer ("-" reads the prompt from stdin)
+    Send(send::Args),
+    /// Answer the prompt a failed send left pending again, as it is (nothing new is stored)
+    Retry(send::RetryArgs),
+    /// Show the transcript; reverted turns are crossed out with [ REVERTED ]
+    History(history::Args),
+    /// Find any sentence of any session, every branch included: ranked hits with the
+    /// session's title, the node (`checkout N`, `history --around N`), a snippet with the
+    /// matches in bold, and whether the node is reverted
+    Search(search::Args),
+    /// Drop the answer to the latest prompt, keep the prompt
+    Undo(moves::Undo),
+    /// Take the last undo or back move back
+    Redo(moves::Redo),
+    /// Drop the latest whole round: prompt, answer and any tool calls
+    Back(moves::Back),
+    /// Continue from node N (0 = the start of the conversation)
+    Checkout(moves::Checkout),
+    /// List every branch (leaf) with its last line and length
+    Branches(branches::Args),
+    /// List sessions, last active first: title, origin, model, turns, last activity
+    Sessions(ListArgs),
+    /// Name, archive, delete and restore sessions
+    #[command(flatten)]
+    Keep(KeepCommand),
+    /// Show the daemon's version, uptime, socket, store, sessions and circuit breakers
+    Status(status::Args),
+    /// Print a one-time link that logs a browser into the web app (omnid --web-listen)
+    Web(web::Args),
+    /// Sum stored answers' tokens (input, cached, output, thinking) and their cost, per
+    /// session, model or day (costs come from the `[prices."MODEL"]` tables of omnid's
+    /// configuration)
+    Usage(usage::Args),
+    /// Lift a session's suspension after repeated failed sends (the history is untouched)
+    Resume(resume::Args),
+    /// Submit the result of a function call the model made ("-" reads JSON from stdin);
+    /// with the last one, the model's continuation streams here
+    ToolResult(tool_result::Args),
+    /// Summarise the context up to its last rounds into one summary node: the model sees
+    /// the summary from then on, the covered nodes stay in the tree (history, search,
+    /// exports), and `omnictl undo` right after returns to the full context
+    Compact(compact::Args),
+    /// Choose how a session that needs recovery goes on (without a flag: a menu)
+    Recover(recover::Args),
+    /// Diagnostic logs: where they are, what they hold, and a bundle for a bug report
+    Logs(logs::Args),
+    /// Send a recorded failing request again (touching no session) and say if it still fails
+    Replay(replay::Args),
+    /// Cancel the session's answer in flight; the partial answer is kept out of the context
+    Cancel(cancel::Args),
+    /// Follow a session live (another client's answers, retries, moves) until Ctrl-C
+    Attach(attach::Args),
+    /// Write a session as Markdown (the path to the head), JSON (the whole tree) or JSON
+    /// lines, to stdout or a file
+    Export(export::Args),
+    /// Import sessions from files or folders: Omni's own exports, or other tools' session
+    /// files; the same content imported twice is added once
+    Import(import::Args),
 }

@@ -5,9 +5,9 @@ use omni_proto::{SessionRef, SessionSummary, SetModel, ShowSession};
 use serde_json::json;
 
 use super::Ctx;
-use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
+use crate::session_arg::SessionArg;
 
 /// Switches the session to `model`, or (without one) asks which it uses; returns its
 /// summary either way.
@@ -57,4 +57,20 @@ pub async fn run(
         output::line(&describe(&summary));
     }
     Ok(())
+}
+
+/// `omnictl model`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// The model to ask from now on: MODEL or PROVIDER/MODEL
+    #[arg(value_name = "REF")]
+    pub model: Option<String>,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, &self.session, self.model).await
+    }
 }

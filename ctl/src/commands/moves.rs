@@ -3,9 +3,9 @@
 use omni_proto::{Move, MoveOp, MoveOutcome, SessionRef};
 
 use super::Ctx;
-use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
+use crate::session_arg::SessionArg;
 
 /// Asks the daemon for a move.
 pub async fn request(
@@ -39,4 +39,67 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg, op: MoveOp) -> Result<(), 
         }
         Err(error) => Err(error),
     }
+}
+
+/// `omnictl undo`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Undo {
+    #[command(flatten)]
+    pub session: SessionArg,
+}
+
+impl super::Run for Undo {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, &self.session, MoveOp::Undo).await
+    }
+}
+
+/// `omnictl redo`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Redo {
+    #[command(flatten)]
+    pub session: SessionArg,
+}
+
+impl super::Run for Redo {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, &self.session, MoveOp::Redo).await
+    }
+}
+
+/// `omnictl back`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Back {
+    #[command(flatten)]
+    pub session: SessionArg,
+}
+
+impl super::Run for Back {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, &self.session, MoveOp::Back).await
+    }
+}
+
+/// `omnictl checkout`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Checkout {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// The node to continue from, as listings print it (`12` or `#12`)
+    #[arg(value_name = "N", value_parser = node_number)]
+    pub node: u64,
+}
+
+impl super::Run for Checkout {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, &self.session, MoveOp::Checkout { node: self.node }).await
+    }
+}
+
+/// A node number as every listing prints it: `12` or `#12`.
+fn node_number(text: &str) -> Result<u64, String> {
+    let digits = text.trim().strip_prefix('#').unwrap_or(text.trim());
+    digits
+        .parse()
+        .map_err(|_| format!("'{text}' is not a node number (such as 12 or #12)"))
 }

@@ -1,7 +1,7 @@
 //! `omnictl new [--tools FILE] [--model REF] [--fallback REF,...] [--system TEXT]`: create a
 //! session; print its id.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use omni_proto::NewSession;
 
@@ -56,4 +56,39 @@ pub async fn run(ctx: &mut Ctx, asked: Asked<'_>) -> Result<(), CtlError> {
         output::line(&created.session);
     }
     Ok(())
+}
+
+/// `omnictl new`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A JSON array of function declarations (name, description, parameters) the
+    /// model may call
+    #[arg(long, value_name = "FILE")]
+    pub tools: Option<PathBuf>,
+    /// The model it asks: MODEL (of omnid's default provider) or PROVIDER/MODEL
+    /// [default: omnid's --model]
+    #[arg(long, value_name = "REF")]
+    pub model: Option<String>,
+    /// Models asked in turn, with the same context, when its own cannot answer (quota
+    /// exhausted, circuit breaker open, overloaded) [default: omnid's --fallback]
+    #[arg(long, value_name = "REF,...", value_delimiter = ',')]
+    pub fallback: Vec<String>,
+    /// A system instruction sent with every request of the session
+    #[arg(long, value_name = "TEXT")]
+    pub system: Option<String>,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(
+            ctx,
+            Asked {
+                tools: self.tools.as_deref(),
+                model: self.model,
+                fallback: self.fallback,
+                system: self.system,
+            },
+        )
+        .await
+    }
 }

@@ -8,9 +8,9 @@ use omni_proto::{Recover, RecoverOutcome, RecoveryAction, ShowSession};
 
 use super::stream::{finish_answer, streamed};
 use super::{Ctx, logs};
-use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
+use crate::session_arg::SessionArg;
 
 /// The flags given, in [`RecoveryAction::ALL`]'s order (compact, deep, clear, ignore,
 /// retry), as an action.
@@ -174,6 +174,36 @@ pub async fn run(
             finish_answer(ctx, &answer);
             Ok(())
         }
+    }
+}
+
+/// `omnictl recover`'s arguments.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("action").args(["compact", "deep", "clear", "ignore", "retry"])))]
+pub struct Args {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// Compact: summarise the older turns (they stay in the tree), then send again
+    #[arg(long)]
+    pub compact: bool,
+    /// Deep rollback: drop the last prompt and its whole tool chain from the context
+    #[arg(long)]
+    pub deep: bool,
+    /// Clear turn: drop only the last node from the context
+    #[arg(long)]
+    pub clear: bool,
+    /// Keep the history as it is and clear the state
+    #[arg(long)]
+    pub ignore: bool,
+    /// Send the same context again
+    #[arg(long)]
+    pub retry: bool,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        let action = chosen([self.compact, self.deep, self.clear, self.ignore, self.retry]);
+        run(ctx, &self.session, action).await
     }
 }
 

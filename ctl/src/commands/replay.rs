@@ -33,3 +33,17 @@ pub async fn run(ctx: &mut Ctx, error: String) -> Result<(), CtlError> {
         Ok(())
     }
 }
+
+/// `omnictl replay`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The error's id (or a unique prefix), from `omnictl logs list`
+    #[arg(value_name = "ERROR_ID")]
+    pub error: String,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, self.error).await
+    }
+}

@@ -3,9 +3,9 @@
 use omni_proto::Resume;
 
 use super::Ctx;
-use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
+use crate::session_arg::SessionArg;
 
 pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
     let request = Resume {
@@ -25,4 +25,23 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
         ));
     }
     Ok(())
+}
+
+/// `omnictl resume`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The session to resume [default: -s, else the most recently used session]
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
+    #[command(flatten)]
+    pub session: SessionArg,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        let session = SessionArg {
+            session: self.id.or(self.session.session),
+        };
+        run(ctx, &session).await
+    }
 }

@@ -5,7 +5,6 @@
 use omni_proto::{SearchHit, SearchQuery, SearchResults, SessionRef};
 
 use super::Ctx;
-use crate::cli::SearchRole;
 use crate::error::CtlError;
 use crate::output;
 use crate::render::style::Style;
@@ -123,4 +122,52 @@ fn highlighted(hit: &SearchHit, style: &Style) -> String {
     }
     out.push_str(text.get(at..).unwrap_or_default());
     out
+}
+
+/// `omnictl search`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The words; every word must match ("a phrase", a OR b, -word work too)
+    #[arg(required = true, value_name = "QUERY")]
+    pub query: Vec<String>,
+    /// Only this session's nodes (an id or a unique prefix)
+    #[arg(short = 's', long = "session", value_name = "ID")]
+    pub session: Option<String>,
+    /// Only nodes of this role
+    #[arg(long, value_enum)]
+    pub role: Option<SearchRole>,
+    /// Only nodes made since: a date, today, yesterday, an age (7d, 3h) or ms since the epoch
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// At most this many hits (1 to 1000)
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub limit: u32,
+    /// Also search archived sessions
+    #[arg(long)]
+    pub archived: bool,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        let asked = Asked {
+            words: self.query.join(" "),
+            session: self.session,
+            role: self.role,
+            since: self.since,
+            limit: self.limit,
+            archived: self.archived,
+        };
+        run(ctx, asked).await
+    }
+}
+
+/// Whose nodes a search looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SearchRole {
+    /// The user's prompts.
+    User,
+    /// The model's answers.
+    Model,
+    /// Function results.
+    Tool,
 }

@@ -7,8 +7,8 @@ use omni_proto::{Answer, ErrorKind, Retry, SendPrompt, SessionRef};
 
 use super::Ctx;
 use super::stream::{Streams, finish_answer, streamed};
-use crate::cli::SessionArg;
 use crate::error::CtlError;
+use crate::session_arg::SessionArg;
 
 fn read_prompt(text: &[String]) -> Result<String, CtlError> {
     if text.len() == 1 && text[0] == "-" {
@@ -93,4 +93,37 @@ async fn answer<S: Streams<Reply = Answer>>(ctx: &mut Ctx, request: S) -> Result
     let answer = streamed(ctx, request).await?;
     finish_answer(ctx, &answer);
     Ok(())
+}
+
+/// `omnictl send`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// The prompt (several words are joined with spaces), or "-" for stdin
+    #[arg(required = true, value_name = "TEXT")]
+    pub text: Vec<String>,
+    /// Send it in place of a prompt a failed or cancelled send left pending (that one
+    /// stays in the tree, off the path); without it, both are sent
+    #[arg(long)]
+    pub replace: bool,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, &self.session, &self.text, self.replace).await
+    }
+}
+
+/// `omnictl retry`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct RetryArgs {
+    #[command(flatten)]
+    pub session: SessionArg,
+}
+
+impl super::Run for RetryArgs {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        retry(ctx, &self.session).await
+    }
 }

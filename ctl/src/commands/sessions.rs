@@ -7,7 +7,6 @@ use omni_proto::{
 use serde_json::json;
 
 use super::Ctx;
-use crate::cli_sessions::ListArgs;
 use crate::error::CtlError;
 use crate::output;
 use crate::render::{self, style::Style, width};
@@ -130,4 +129,52 @@ fn padded(text: &str, columns: usize) -> String {
     let cut = width::cut(text, columns);
     let pad = columns.saturating_sub(width::visible_width(&cut));
     format!("{cut}{}", " ".repeat(pad))
+}
+
+impl super::Run for ListArgs {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, &self).await
+    }
+}
+
+/// What `omnictl sessions` shows.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ListArgs {
+    /// At most this many sessions (newest first)
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub limit: u32,
+    /// Only sessions last active before this: a time as `--since` takes it, or the
+    /// place a previous page printed as its next page (`MS.ID`)
+    #[arg(long, value_name = "WHEN")]
+    pub before: Option<String>,
+    /// Only sessions active since this (2026-11-01, today, yesterday, 7d, 12h, ms)
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only sessions of this origin: own (made with omnictl or HTTP), proxy, import
+    #[arg(long, value_name = "KIND")]
+    pub origin: Option<String>,
+    /// Only sessions that ask or were answered by a model whose name contains this
+    #[arg(long, value_name = "TEXT")]
+    pub model: Option<String>,
+    /// Include archived sessions
+    #[arg(long, conflicts_with = "trash")]
+    pub archived: bool,
+    /// List the trash instead (sessions `delete` moved there)
+    #[arg(long)]
+    pub trash: bool,
+}
+
+impl Default for ListArgs {
+    /// The first page of the listed sessions (chat's `/sessions`).
+    fn default() -> Self {
+        Self {
+            limit: 50,
+            before: None,
+            since: None,
+            origin: None,
+            model: None,
+            archived: false,
+            trash: false,
+        }
+    }
 }

@@ -180,3 +180,13 @@ fn breaker(breaker: &BreakerStatus) -> String {
         breaker.endpoint
     )
 }
+
+/// `omnictl status` takes no arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx).await
+    }
+}

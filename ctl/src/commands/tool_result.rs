@@ -8,9 +8,9 @@ use serde_json::json;
 
 use super::Ctx;
 use super::stream::{finish_answer, streamed};
-use crate::cli::SessionArg;
 use crate::error::CtlError;
 use crate::output;
+use crate::session_arg::SessionArg;
 
 pub async fn run(
     ctx: &mut Ctx,
@@ -58,5 +58,27 @@ pub async fn run(
             finish_answer(ctx, &answer);
             Ok(())
         }
+    }
+}
+
+/// `omnictl tool-result`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// The call's id, to pick one of several calls of the same function
+    #[arg(long = "id", value_name = "CALL_ID")]
+    pub call_id: Option<String>,
+    /// The function's name
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// The result as JSON (an object such as '{"output": 21}', or any value)
+    #[arg(value_name = "JSON")]
+    pub result: String,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, &self.session, self.call_id, self.name, &self.result).await
     }
 }

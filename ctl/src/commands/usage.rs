@@ -3,7 +3,6 @@
 use omni_proto::{SessionRef, UsageGrouping, UsageQuery};
 
 use super::Ctx;
-use crate::cli::UsageBy;
 use crate::error::CtlError;
 use crate::output;
 use crate::render::{usage, width};
@@ -39,4 +38,36 @@ pub fn parse_since(text: &str) -> Result<u64, CtlError> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
     omni_proto::parse_since(text, now).map_err(|e| CtlError::usage(e.to_string()))
+}
+
+/// `omnictl usage`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Only answers from this time on: a date (2026-11-01), a date and time, `today`,
+    /// `yesterday`, or an age (30m, 24h, 7d, 2w)
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// One row per session, model or day
+    #[arg(long, value_enum, default_value = "session")]
+    pub by: UsageBy,
+    /// Only this session (an id, a unique prefix) [default: every session]
+    #[arg(short = 's', long = "session", value_name = "ID")]
+    pub session: Option<String>,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, self.since.as_deref(), self.by, self.session).await
+    }
+}
+
+/// How `omnictl usage` groups its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum UsageBy {
+    /// One row per session
+    Session,
+    /// One row per model (PROVIDER/MODEL)
+    Model,
+    /// One row per local calendar day
+    Day,
 }

@@ -29,3 +29,17 @@ pub async fn run(ctx: &mut Ctx, open: bool) -> Result<(), CtlError> {
     }
     Ok(())
 }
+
+/// `omnictl web`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Also open it in the default browser
+    #[arg(long)]
+    pub open: bool,
+}
+
+impl super::Run for Args {
+    async fn run(self, ctx: &mut Ctx) -> Result<(), CtlError> {
+        run(ctx, self.open).await
+    }
+}

@@ -113,3 +113,34 @@ fn read<B: DeserializeOwned>(input: &Input) -> Result<B, ErrorReply> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::http::bodies::{CheckoutBody, SendBody};
+
+    fn input(body: serde_json::Value) -> Input {
+        Input {
+            session: None,
+            error_id: None,
+            query: Default::default(),
+            body,
+        }
+    }
+
+    #[test]
+    fn a_body_that_does_not_fit_its_type_is_refused_naming_the_field() {
+        let wrong = read::<SendBody>(&input(json!({"prompt": "hi", "replace": "yes"})));
+        let why = wrong.expect_err("a string is not a bool").message;
+        assert!(why.starts_with("\"replace\": invalid type"), "{why}");
+        let negative = read::<CheckoutBody>(&input(json!({"node": -1})));
+        assert!(negative.expect_err("refused").message.contains("\"node\""));
+        let missing = read::<SendBody>(&input(serde_json::Value::Null));
+        let why = missing.expect_err("no prompt").message;
+        assert!(why.contains("missing field `prompt`"), "{why}");
+        let fits = read::<SendBody>(&input(json!({"prompt": "hi"}))).expect("fits");
+        assert_eq!((fits.prompt.as_str(), fits.replace), ("hi", false));
+    }
+}
