@@ -11,6 +11,7 @@ use omni_proto::{
 use serde_json::Value;
 
 use super::bodies::{CompactBody, ImportBody, NewSessionBody, SendBody, ToolResultBody};
+use super::queries::{ExportQuery, HistoryQuery, SearchParams, UsageParams};
 
 /// What a route's request carries, taken from the path, the query and the body.
 pub struct Input {
@@ -34,44 +35,17 @@ impl Input {
     pub fn session(&self) -> SessionRef {
         self.session.clone().unwrap_or(SessionRef::Current)
     }
+}
 
-    /// `?session=`.
-    pub fn query_session(&self) -> Option<SessionRef> {
-        self.query.get("session").map(|id| session_ref(id))
-    }
-
-    /// `?since=`: a date, a date and time, `today`, `yesterday`, an age (`7d`) or
-    /// milliseconds, as `--since` takes them.
-    pub fn since(&self) -> Result<Option<u64>, ErrorReply> {
-        let Some(text) = self.query.get("since") else {
-            return Ok(None);
-        };
-        omni_proto::parse_since(text, crate::time::now_ms())
-            .map(Some)
-            .map_err(|e| invalid(format!("?since=: {e}")))
-    }
-
-    /// A whole-number query parameter, if given.
-    pub fn number<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, ErrorReply> {
-        self.query
-            .get(name)
-            .map(|text| {
-                text.parse::<T>()
-                    .map_err(|_| invalid(format!("?{name}= takes a number, not {text:?}")))
-            })
-            .transpose()
-    }
-
-    /// A true/false query parameter.
-    pub fn flag(&self, name: &str) -> Result<bool, ErrorReply> {
-        match self.query.get(name).map(String::as_str) {
-            None | Some("false") | Some("0") => Ok(false),
-            Some("true") | Some("1") | Some("") => Ok(true),
-            Some(other) => Err(invalid(format!(
-                "?{name}= takes true or false, not {other:?}"
-            ))),
-        }
-    }
+/// `?NAME=` as a time: a date, a date and time, `today`, `yesterday`, an age (`7d`) or
+/// milliseconds, as `--since` takes them.
+pub fn time(name: &str, text: Option<&str>) -> Result<Option<u64>, ErrorReply> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    omni_proto::parse_since(text, crate::time::now_ms())
+        .map(Some)
+        .map_err(|e| invalid(format!("?{name}=: {e}")))
 }
 
 /// `current` names the current session; anything else is an id or a unique prefix.
@@ -83,8 +57,8 @@ pub fn session_ref(id: &str) -> SessionRef {
 }
 
 /// `GET /v1/usage`: `?by=session|model|day`, `?since=`, `?session=`.
-pub fn usage(input: &Input) -> Result<UsageQuery, ErrorReply> {
-    let by = match input.query.get("by").map(String::as_str) {
+pub fn usage(_: &Input, query: UsageParams) -> Result<UsageQuery, ErrorReply> {
+    let by = match query.by.as_deref() {
         None | Some("session") => UsageGrouping::Session,
         Some("model") => UsageGrouping::Model,
         Some("day") => UsageGrouping::Day,
@@ -95,9 +69,9 @@ pub fn usage(input: &Input) -> Result<UsageQuery, ErrorReply> {
         }
     };
     Ok(UsageQuery {
-        since_ms: input.since()?,
+        since_ms: time("since", query.since.as_deref())?,
         by,
-        session: input.query_session(),
+        session: query.session.as_deref().map(session_ref),
     })
 }
 
@@ -123,10 +97,13 @@ impl Call for HistoryAsked {
 }
 
 /// `GET .../history`: the whole transcript, or with `?limit=` a page of it.
-pub fn history(input: &Input) -> Result<HistoryAsked, ErrorReply> {
-    let active_only = input.flag("active")?;
-    let before = input.number::<u64>("before")?;
-    Ok(match input.number::<u32>("limit")? {
+pub fn history(input: &Input, query: HistoryQuery) -> Result<HistoryAsked, ErrorReply> {
+    let HistoryQuery {
+        active: active_only,
+        limit,
+        before,
+    } = query;
+    Ok(match limit {
         Some(limit) => HistoryAsked::Page(HistoryPage {
             session: input.session(),
             active_only,
@@ -205,14 +182,14 @@ pub fn compact(input: &Input, body: CompactBody) -> Result<Compact, ErrorReply> 
 }
 
 /// `GET /v1/sessions/{id}/export?format=&all=`.
-pub fn export(input: &Input) -> Result<Export, ErrorReply> {
-    let name = input.query.get("format").map_or("md", String::as_str);
+pub fn export(input: &Input, query: ExportQuery) -> Result<Export, ErrorReply> {
+    let name = query.format.as_deref().unwrap_or("md");
     let format = ExportFormat::parse(name)
         .ok_or_else(|| invalid(format!("unknown format {name:?}; one of md, json, jsonl")))?;
     Ok(Export {
         session: input.session(),
         format,
-        all: input.flag("all")?,
+        all: query.all,
     })
 }
 
@@ -228,14 +205,12 @@ pub fn import(_: &Input, body: ImportBody) -> Result<Import, ErrorReply> {
 }
 
 /// `GET /v1/search?q=...&session=&role=&since=&limit=&archived=`.
-pub fn search(input: &Input) -> Result<SearchQuery, ErrorReply> {
-    let text = input
-        .query
-        .get("q")
+pub fn search(_: &Input, query: SearchParams) -> Result<SearchQuery, ErrorReply> {
+    let text = query
+        .q
         .filter(|q| !q.trim().is_empty())
-        .ok_or_else(|| invalid("?q= needs some words to look for"))?
-        .clone();
-    let role = match input.query.get("role").map(String::as_str) {
+        .ok_or_else(|| invalid("?q= needs some words to look for"))?;
+    let role = match query.role.as_deref() {
         None => None,
         Some("user") => Some(omni_proto::Role::User),
         Some("model") => Some(omni_proto::Role::Model),
@@ -246,16 +221,13 @@ pub fn search(input: &Input) -> Result<SearchQuery, ErrorReply> {
             )));
         }
     };
-    let limit = input
-        .number::<u32>("limit")?
-        .unwrap_or(DEFAULT_SEARCH_LIMIT);
     Ok(SearchQuery {
         text,
-        session: input.query_session(),
+        session: query.session.as_deref().map(session_ref),
         role,
-        since_ms: input.since()?,
-        limit,
-        archived: input.flag("archived")?,
+        since_ms: time("since", query.since.as_deref())?,
+        limit: query.limit.unwrap_or(DEFAULT_SEARCH_LIMIT),
+        archived: query.archived,
     })
 }
 

@@ -9,6 +9,7 @@ mod body;
 mod history_routes;
 mod input;
 pub mod openapi;
+mod queries;
 mod respond;
 mod route;
 pub mod routes;

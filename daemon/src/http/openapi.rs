@@ -26,12 +26,46 @@ fn generator() -> SchemaGenerator {
     settings.into_generator()
 }
 
-/// The route's body schema, whole (not a reference): the fields it takes.
-pub fn body_schema(route: &Route) -> Option<Value> {
+/// Schemas written out whole, for reading a route's fields.
+fn inline_generator() -> SchemaGenerator {
     let mut settings = SchemaSettings::draft2020_12();
     settings.inline_subschemas = true;
-    let mut generator = settings.into_generator();
+    settings.into_generator()
+}
+
+/// The route's body schema, whole (not a reference): the fields it takes.
+pub fn body_schema(route: &Route) -> Option<Value> {
+    let mut generator = inline_generator();
     route.takes.body(&mut generator).map(Schema::to_value)
+}
+
+/// The route's query parameters, from its query type: each property one parameter, with
+/// its description and schema (a parameter is absent rather than null).
+fn query_parameters(route: &Route) -> Vec<Value> {
+    let mut generator = inline_generator();
+    let Some(query) = route.takes.query(&mut generator).map(Schema::to_value) else {
+        return Vec::new();
+    };
+    let required = query["required"].as_array().cloned().unwrap_or_default();
+    let properties = query["properties"].as_object().cloned().unwrap_or_default();
+    properties
+        .into_iter()
+        .map(|(name, mut schema)| {
+            let fields = schema.as_object_mut();
+            let description = fields.and_then(|fields| {
+                if fields.get("default").is_some_and(Value::is_null) {
+                    fields.remove("default");
+                }
+                fields.remove("description")
+            });
+            if let Some(types) = schema["type"].as_array() {
+                let present: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+                schema["type"] = present.first().cloned().unwrap_or(Value::Null);
+            }
+            let required = required.contains(&Value::String(name.clone()));
+            json!({"name": name, "in": "query", "required": required, "description": description.unwrap_or(Value::Null), "schema": schema})
+        })
+        .collect()
 }
 
 /// The error every route may answer with: `{"error": {"kind", "message", "options"?}}`.
@@ -42,6 +76,28 @@ fn error_schema(generator: &mut SchemaGenerator) -> Value {
         &["kind", "message"],
     );
     object(json!({ "error": error }), &["error"])
+}
+
+/// Descriptions as single paragraphs: a doc comment's line breaks are where the source
+/// wrapped it, not the text's.
+fn unwrap_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(fields) => {
+            for (name, field) in fields.iter_mut() {
+                match field {
+                    Value::String(text) if name == "description" => {
+                        *text = text
+                            .replace("\n\n", "\u{0}")
+                            .replace('\n', " ")
+                            .replace('\u{0}', "\n\n");
+                    }
+                    other => unwrap_descriptions(other),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(unwrap_descriptions),
+        _ => {}
+    }
 }
 
 /// A JSON Schema object with these properties.
@@ -85,9 +141,7 @@ fn operation(route: &Route, generator: &mut SchemaGenerator) -> Value {
             parameters.push(json!({"name": name, "in": "path", "required": true, "description": description, "schema": {"type": "string"}}));
         }
     }
-    for (name, description) in route.query {
-        parameters.push(json!({"name": name, "in": "query", "required": false, "description": description, "schema": {"type": "string"}}));
-    }
+    parameters.extend(query_parameters(route));
     let responses = responses(route, generator);
     let mut operation =
         json!({"summary": route.summary, "parameters": parameters, "responses": responses});
@@ -109,6 +163,12 @@ pub fn document() -> Value {
     let error = error_schema(&mut generator);
     let mut schemas = generator.take_definitions(true);
     schemas.insert("Error".into(), error);
+    for schema in schemas.values_mut() {
+        unwrap_descriptions(schema);
+    }
+    for operation in paths.values_mut() {
+        unwrap_descriptions(operation);
+    }
     paths.insert(
         OPENAPI_PATH.into(),
         json!({"get": {"summary": "This API's OpenAPI 3.1 document", "parameters": [], "responses": {"200": {"description": "This document", "content": json_content(json!({"type": "object"}))}}}}),

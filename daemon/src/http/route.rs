@@ -32,8 +32,6 @@ pub struct Route {
     pub path: &'static str,
     /// What it does, for the OpenAPI document.
     pub summary: &'static str,
-    /// Query parameters: name and meaning.
-    pub query: &'static [(&'static str, &'static str)],
     /// How it answers.
     pub answer: Answer,
     /// The request it becomes, and the types of its body and reply.
@@ -47,12 +45,20 @@ pub trait Takes: Sync {
     fn build(&self, input: &Input) -> Result<Request, ErrorReply>;
     /// The body's schema; `None` when the route takes no body.
     fn body(&self, generator: &mut SchemaGenerator) -> Option<Schema>;
+    /// The query parameters' schema (an object, each parameter a property); `None` when
+    /// the route takes none.
+    fn query(&self, _generator: &mut SchemaGenerator) -> Option<Schema> {
+        None
+    }
     /// The reply's schema (a reference to a component).
     fn reply(&self, generator: &mut SchemaGenerator) -> Schema;
 }
 
 /// A route whose request comes from its path and query alone.
 pub struct Plain<C>(pub fn(&Input) -> Result<C, ErrorReply>);
+
+/// A route whose request also takes query parameters, read into `Q`.
+pub struct WithQuery<Q, C>(pub fn(&Input, Q) -> Result<C, ErrorReply>);
 
 /// A route whose request also takes a JSON body, read into `B`.
 pub struct WithBody<B, C>(pub fn(&Input, B) -> Result<C, ErrorReply>);
@@ -68,6 +74,30 @@ where
 
     fn body(&self, _: &mut SchemaGenerator) -> Option<Schema> {
         None
+    }
+
+    fn reply(&self, generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<C::Reply>()
+    }
+}
+
+impl<Q, C> Takes for WithQuery<Q, C>
+where
+    Q: DeserializeOwned + JsonSchema,
+    C: Call,
+    C::Reply: JsonSchema,
+{
+    fn build(&self, input: &Input) -> Result<Request, ErrorReply> {
+        let query = read_query::<Q>(input)?;
+        (self.0)(input, query).map(Into::into)
+    }
+
+    fn body(&self, _: &mut SchemaGenerator) -> Option<Schema> {
+        None
+    }
+
+    fn query(&self, generator: &mut SchemaGenerator) -> Option<Schema> {
+        Some(generator.root_schema_for::<Q>())
     }
 
     fn reply(&self, generator: &mut SchemaGenerator) -> Schema {
@@ -93,6 +123,20 @@ where
     fn reply(&self, generator: &mut SchemaGenerator) -> Schema {
         generator.subschema_for::<C::Reply>()
     }
+}
+
+/// The query parameters as `Q`, refused naming the one that does not fit.
+fn read_query<Q: DeserializeOwned>(input: &Input) -> Result<Q, ErrorReply> {
+    let fields = input
+        .query
+        .iter()
+        .map(|(name, value)| (name.clone(), serde_json::Value::String(value.clone())))
+        .collect();
+    let query = serde_json::Value::Object(fields);
+    serde_path_to_error::deserialize(&query).map_err(|error| {
+        let path = error.path().to_string();
+        invalid(format!("?{path}= {}", error.into_inner()))
+    })
 }
 
 /// The body as `B`, refused naming the field that does not fit (no body reads as `{}`).

@@ -9,8 +9,9 @@ use omni_proto::{
 };
 
 use super::bodies::{CheckoutBody, ModelBody, RecoverBody};
-use super::input::{compact, history, new_session, send, tool_result};
-use super::route::{Answer, Plain, Route, WithBody};
+use super::input::{compact, history, new_session, send, session_ref, tool_result};
+use super::queries::{BundleQuery, ErrorsQuery};
+use super::route::{Answer, Plain, Route, WithBody, WithQuery};
 
 /// Every route of the API, in the order the OpenAPI document lists them.
 pub fn all() -> impl Iterator<Item = &'static Route> {
@@ -26,7 +27,6 @@ pub const ROUTES: &[Route] = &[
         method: "GET",
         path: "/v1/status",
         summary: "The daemon's health and configuration (what `omnictl --json status` prints)",
-        query: &[],
         answer: Answer::Json(200),
         takes: &Plain(|_| Ok(Status)),
     },
@@ -34,7 +34,6 @@ pub const ROUTES: &[Route] = &[
         method: "POST",
         path: "/v1/sessions",
         summary: "Create a session (it becomes the current one), optionally with tools, its own model and fallback chain, and a system instruction",
-        query: &[],
         answer: Answer::Json(201),
         takes: &WithBody(new_session),
     },
@@ -42,7 +41,6 @@ pub const ROUTES: &[Route] = &[
         method: "GET",
         path: "/v1/sessions/{id}",
         summary: "One session's summary and state",
-        query: &[],
         answer: Answer::Json(200),
         takes: &Plain(|i| {
             Ok(ShowSession {
@@ -54,28 +52,13 @@ pub const ROUTES: &[Route] = &[
         method: "GET",
         path: "/v1/sessions/{id}/history",
         summary: "The transcript (what `omnictl --json history` prints)",
-        query: &[
-            (
-                "active",
-                "true: only the nodes on the path to the head (the model's context)",
-            ),
-            (
-                "limit",
-                "a page: at most this many entries, the latest (at most 1000); the reply's `earlier` asks for the page before",
-            ),
-            (
-                "before",
-                "with limit: only entries of nodes numbered below this",
-            ),
-        ],
         answer: Answer::Json(200),
-        takes: &Plain(history),
+        takes: &WithQuery(history),
     },
     Route {
         method: "GET",
         path: "/v1/sessions/{id}/tree",
         summary: "The shape of the session's whole tree, without texts (each node's parent, role, and whether it is reverted or compacted)",
-        query: &[],
         answer: Answer::Json(200),
         takes: &Plain(|i| {
             Ok(Tree {
@@ -87,7 +70,6 @@ pub const ROUTES: &[Route] = &[
         method: "GET",
         path: "/v1/sessions/{id}/branches",
         summary: "Every leaf of the session's tree",
-        query: &[],
         answer: Answer::Json(200),
         takes: &Plain(|i| {
             Ok(Branches {
@@ -99,7 +81,6 @@ pub const ROUTES: &[Route] = &[
         method: "POST",
         path: "/v1/sessions/{id}/send",
         summary: "Send a prompt; the answer streams as server-sent events (or, with `Accept: application/json`, arrives whole)",
-        query: &[],
         answer: Answer::Streams,
         takes: &WithBody(send),
     },
@@ -107,7 +88,6 @@ pub const ROUTES: &[Route] = &[
         method: "POST",
         path: "/v1/sessions/{id}/retry",
         summary: "Answer the prompt a failed send left pending again, as it is; streams like send",
-        query: &[],
         answer: Answer::Streams,
         takes: &Plain(|i| {
             Ok(Retry {
@@ -119,7 +99,6 @@ pub const ROUTES: &[Route] = &[
         method: "PUT",
         path: "/v1/sessions/{id}/model",
         summary: "Switch the model the session asks, from its next send on",
-        query: &[],
         answer: Answer::Json(200),
         takes: &WithBody(|i, body: ModelBody| {
             Ok(SetModel {
@@ -132,7 +111,6 @@ pub const ROUTES: &[Route] = &[
         method: "POST",
         path: "/v1/sessions/{id}/cancel",
         summary: "Cancel the answer in flight; the partial answer is kept out of the context",
-        query: &[],
         answer: Answer::Json(200),
         takes: &Plain(|i| {
             Ok(Cancel {
@@ -144,7 +122,6 @@ pub const ROUTES: &[Route] = &[
         method: "GET",
         path: "/v1/sessions/{id}/events",
         summary: "Follow the session: server-sent events of everything it does, until you disconnect",
-        query: &[],
         answer: Answer::Follows,
         takes: &Plain(|i| {
             Ok(Attach {
@@ -156,7 +133,6 @@ pub const ROUTES: &[Route] = &[
         method: "POST",
         path: "/v1/sessions/{id}/undo",
         summary: "Take the last answer out of the context (redo brings it back)",
-        query: &[],
         answer: Answer::Json(200),
         takes: &Plain(|i| {
             Ok(Move {
@@ -169,7 +145,6 @@ pub const ROUTES: &[Route] = &[
         method: "POST",
         path: "/v1/sessions/{id}/back",
         summary: "Take the last whole round out of the context (redo brings it back)",
-        query: &[],
         answer: Answer::Json(200),
         takes: &Plain(|i| {
             Ok(Move {
@@ -182,7 +157,6 @@ pub const ROUTES: &[Route] = &[
         method: "POST",
         path: "/v1/sessions/{id}/redo",
         summary: "Take back the last undo or back",
-        query: &[],
         answer: Answer::Json(200),
         takes: &Plain(|i| {
             Ok(Move {
@@ -195,7 +169,6 @@ pub const ROUTES: &[Route] = &[
         method: "POST",
         path: "/v1/sessions/{id}/checkout",
         summary: "Continue from any node (a new prompt there forks a branch)",
-        query: &[],
         answer: Answer::Json(200),
         takes: &WithBody(|i, body: CheckoutBody| {
             Ok(Move {
@@ -208,7 +181,6 @@ pub const ROUTES: &[Route] = &[
         method: "POST",
         path: "/v1/sessions/{id}/tool-results",
         summary: "Submit one function call's result; with the last one the continuation streams",
-        query: &[],
         answer: Answer::Streams,
         takes: &WithBody(tool_result),
     },
@@ -216,7 +188,6 @@ pub const ROUTES: &[Route] = &[
         method: "POST",
         path: "/v1/sessions/{id}/recover",
         summary: "Choose a way out of needs-recovery; `retry` and `compact` stream the new answer",
-        query: &[],
         answer: Answer::Streams,
         takes: &WithBody(|i, body: RecoverBody| {
             Ok(Recover {
@@ -229,7 +200,6 @@ pub const ROUTES: &[Route] = &[
         method: "POST",
         path: "/v1/sessions/{id}/compact",
         summary: "Summarise the context up to its last rounds into one summary node: the model sees the summary from then on, the covered nodes stay in the tree, and `undo` right after returns to the full context. Streams `compacting` and any retries, then the result",
-        query: &[],
         answer: Answer::Streams,
         takes: &WithBody(compact),
     },
@@ -237,7 +207,6 @@ pub const ROUTES: &[Route] = &[
         method: "POST",
         path: "/v1/sessions/{id}/resume",
         summary: "Lift a suspension after repeated failed sends",
-        query: &[],
         answer: Answer::Json(200),
         takes: &Plain(|i| {
             Ok(Resume {
@@ -249,14 +218,10 @@ pub const ROUTES: &[Route] = &[
         method: "GET",
         path: "/v1/errors",
         summary: "Recorded API errors, newest first",
-        query: &[(
-            "session",
-            "only this session's (an id, a prefix or current)",
-        )],
         answer: Answer::Json(200),
-        takes: &Plain(|i| {
+        takes: &WithQuery(|_, query: ErrorsQuery| {
             Ok(ListErrors {
-                session: i.query_session(),
+                session: query.session.as_deref().map(session_ref),
             })
         }),
     },
@@ -264,15 +229,11 @@ pub const ROUTES: &[Route] = &[
         method: "GET",
         path: "/v1/errors/bundle",
         summary: "The diagnostic bundle (errors, requests, transcript) as a JSON download",
-        query: &[
-            ("session", "the session (default: the current one)"),
-            ("error", "only this error"),
-        ],
         answer: Answer::Download,
-        takes: &Plain(|i| {
+        takes: &WithQuery(|_, query: BundleQuery| {
             Ok(ExportLogs {
-                session: i.query_session(),
-                error: i.query.get("error").cloned(),
+                session: query.session.as_deref().map(session_ref),
+                error: query.error,
             })
         }),
     },
@@ -280,7 +241,6 @@ pub const ROUTES: &[Route] = &[
         method: "POST",
         path: "/v1/errors/{eid}/replay",
         summary: "Send a recorded failing request again, touching no session",
-        query: &[],
         answer: Answer::Json(200),
         takes: &Plain(|i| {
             Ok(Replay {

@@ -8,7 +8,8 @@ use omni_proto::{
 
 use super::bodies::TitleBody;
 use super::input::{Input, invalid};
-use super::route::{Answer, Plain, Route, Takes, WithBody};
+use super::queries::ListQuery;
+use super::route::{Answer, Plain, Route, Takes, WithBody, WithQuery};
 use crate::time::now_ms;
 
 /// The session routes.
@@ -18,32 +19,13 @@ pub const SESSION_ROUTES: &[Route] = &[
         path: "/v1/sessions",
         summary: "A page of sessions, last active first (what `omnictl --json sessions` prints); \
                   `next_before` asks for the next page",
-        query: &[
-            ("limit", "at most this many (default 50, at most 1000)"),
-            (
-                "before",
-                "where the page starts: a page's next_before (the sessions listed after it), or a time as since takes it (those last active before it)",
-            ),
-            (
-                "since",
-                "only sessions active since: a date, today, yesterday, an age (7d, 12h) or ms",
-            ),
-            ("origin", "own, proxy or import"),
-            (
-                "model",
-                "only sessions that ask or were answered by a model whose name contains this",
-            ),
-            ("archived", "true: archived sessions too"),
-            ("trash", "true: the trash instead"),
-        ],
         answer: Answer::Json(200),
-        takes: &Plain(list),
+        takes: &WithQuery(list),
     },
     Route {
         method: "PUT",
         path: "/v1/sessions/{id}/title",
         summary: "Name the session (its first prompt no longer sets the title)",
-        query: &[],
         answer: Answer::Json(200),
         takes: &WithBody(|i, body: TitleBody| {
             Ok(Rename {
@@ -78,7 +60,6 @@ pub const SESSION_ROUTES: &[Route] = &[
         summary: "Erase the session for good: from the store, the proxy's chains and the \
                   diagnostic records; after omnid's next start no byte of it is left in the \
                   data directory's files",
-        query: &[],
         answer: Answer::Json(200),
         takes: &Plain(|i| {
             Ok(Purge {
@@ -98,7 +79,6 @@ const fn place_route(
         method: "POST",
         path,
         summary,
-        query: &[],
         answer: Answer::Json(200),
         takes,
     }
@@ -128,46 +108,42 @@ fn restore(input: &Input) -> Result<Place, ErrorReply> {
 }
 
 /// `GET /v1/sessions?limit=&before=&since=&origin=&model=&archived=&trash=`.
-fn list(input: &Input) -> Result<SessionQuery, ErrorReply> {
+fn list(_: &Input, asked: ListQuery) -> Result<SessionQuery, ErrorReply> {
     let now = now_ms();
-    let time = |name: &str| {
-        input
-            .query
-            .get(name)
-            .map(|text| {
-                parse_since(text, now).map_err(|_| {
-                    invalid(format!(
-                        "?{name}={text:?} is not a time: give a date (2026-11-01), today, \
-                         yesterday, an age (7d, 12h) or ms since the epoch"
-                    ))
-                })
+    let time = |name: &str, text: Option<&String>| {
+        text.map(|text| {
+            parse_since(text, now).map_err(|_| {
+                invalid(format!(
+                    "?{name}={text:?} is not a time: give a date (2026-11-01), today, \
+                     yesterday, an age (7d, 12h) or ms since the epoch"
+                ))
             })
-            .transpose()
+        })
+        .transpose()
     };
-    let limit = input.number::<u32>("limit")?;
-    let origin = input
-        .query
-        .get("origin")
+    let origin = asked
+        .origin
+        .as_deref()
         .map(|text| OriginKind::parse(text).map_err(invalid))
         .transpose()?;
-    let shown = match (input.flag("archived")?, input.flag("trash")?) {
+    let shown = match (asked.archived, asked.trash) {
         (_, true) => Shown::Trash,
         (true, false) => Shown::WithArchived,
         (false, false) => Shown::Listed,
     };
-    let query = SessionQuery {
-        limit,
-        before: match input.query.get("before") {
-            Some(text) => match Before::parse_place(text) {
-                Some(place) => Some(place),
-                None => time("before")?.map(Before::Time),
-            },
-            None => None,
+    let before = match &asked.before {
+        Some(text) => match Before::parse_place(text) {
+            Some(place) => Some(place),
+            None => time("before", Some(text))?.map(Before::Time),
         },
-        since_ms: time("since")?,
-        origin,
-        model: input.query.get("model").cloned(),
-        shown,
+        None => None,
     };
-    Ok(query)
+    Ok(SessionQuery {
+        limit: asked.limit,
+        before,
+        since_ms: time("since", asked.since.as_ref())?,
+        origin,
+        model: asked.model,
+        shown,
+    })
 }
