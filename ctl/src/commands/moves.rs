@@ -103,3 +103,16 @@ fn node_number(text: &str) -> Result<u64, String> {
         .parse()
         .map_err(|_| format!("'{text}' is not a node number (such as 12 or #12)"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::node_number;
+
+    #[test]
+    fn node_numbers_are_read_as_listings_print_them() {
+        assert_eq!(node_number("12"), Ok(12));
+        assert_eq!(node_number("#12"), Ok(12));
+        assert!(node_number("#").is_err());
+        assert!(node_number("twelve").is_err());
+    }
+}
