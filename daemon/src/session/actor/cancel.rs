@@ -2,7 +2,7 @@
 //! arrived is kept as an *interrupted* node beside the turn, off the path to the head, so
 //! it is visible in the history but never sent to the model; the head stays on the turn.
 
-use super::{Actor, Reply};
+use super::{Actor, ActorHandle, Command, Reply, Run};
 use crate::model::ModelInfo;
 use crate::session::SessionError;
 use crate::session::answer::AnswerBuilder;
@@ -93,5 +93,24 @@ impl Actor {
                 "the answer was complete before the cancel took effect; it {ended}"
             ))));
         }
+    }
+}
+
+/// [`ActorHandle::cancel`]'s command.
+pub(super) struct CancelCommand {
+    reply: Reply<Cancelled>,
+}
+
+impl ActorHandle {
+    /// Cancels the answer in flight; answers once the partial answer is stored.
+    pub async fn cancel(&self) -> Result<Cancelled, SessionError> {
+        self.call(|reply| Command::Cancel(CancelCommand { reply }))
+            .await
+    }
+}
+
+impl Run for CancelCommand {
+    async fn run(self, actor: &mut Actor) {
+        actor.cancel(self.reply)
     }
 }

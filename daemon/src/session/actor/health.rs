@@ -3,9 +3,10 @@
 //! [`SUSPEND_AFTER`] the session is suspended (durably) and sends are refused until
 //! `omnictl resume`.
 
-use super::Actor;
+use super::{Actor, ActorHandle, Command, Reply, Run};
 use crate::model::Suspension;
 use crate::session::SessionError;
+use crate::session::outcome::SessionEvent;
 use crate::text::then;
 use crate::time::now_ms;
 
@@ -81,5 +82,28 @@ impl Actor {
             .map_err(|e| e.error("the resumption"))?;
         }
         Ok(was_suspended)
+    }
+}
+
+/// [`ActorHandle::resume`]'s command.
+pub(super) struct ResumeCommand {
+    reply: Reply<bool>,
+}
+
+impl ActorHandle {
+    /// Lifts a suspension; returns whether the session was suspended.
+    pub async fn resume(&self) -> Result<bool, SessionError> {
+        self.call(|reply| Command::Resume(ResumeCommand { reply }))
+            .await
+    }
+}
+
+impl Run for ResumeCommand {
+    async fn run(self, actor: &mut Actor) {
+        let result = actor.resume().await;
+        if result.is_ok() {
+            actor.announce(SessionEvent::Resumed(actor.record.id));
+        }
+        let _ = self.reply.send(result);
     }
 }

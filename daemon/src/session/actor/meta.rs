@@ -2,7 +2,7 @@
 //! its title (`rename`), the archive and the trash. They leave the session's last
 //! activity as it was, and do not make it the current session.
 
-use super::{Actor, Write};
+use super::{Actor, ActorHandle, Command, Reply, Run, Write};
 use crate::session::SessionError;
 use crate::time::now_ms;
 
@@ -78,5 +78,27 @@ impl Actor {
         self.write(None, None, update, how)
             .await
             .map_err(|e| e.error("the change"))
+    }
+}
+
+/// [`ActorHandle::change_meta`]'s command.
+pub(super) struct MetaCommand {
+    change: MetaChange,
+    reply: Reply<()>,
+}
+
+impl ActorHandle {
+    /// Renames the session, or moves it to or from the archive or the trash.
+    pub async fn change_meta(&self, change: MetaChange) -> Result<(), SessionError> {
+        self.call(|reply| Command::Meta(MetaCommand { change, reply }))
+            .await
+    }
+}
+
+impl Run for MetaCommand {
+    async fn run(self, actor: &mut Actor) {
+        let result = actor.change_meta(self.change).await;
+        actor.announce_change(&result);
+        let _ = self.reply.send(result);
     }
 }

@@ -4,6 +4,7 @@
 
 mod attempts;
 mod cancel;
+mod close;
 mod commit;
 mod compact;
 mod context;
@@ -22,16 +23,14 @@ mod recovery;
 mod requester;
 mod send;
 mod tools;
+mod watch;
 mod window;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
 use super::SessionError;
-use super::outcome::{
-    Answer, Cancelled, Compacted, HeadOp, MoveOutcome, PendingCall, Recovered, RecoveryChoice,
-    SessionEvent,
-};
+use super::outcome::{Answer, PendingCall, Recovered, SessionEvent};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
@@ -40,7 +39,6 @@ use crate::model::SessionRecord;
 use crate::services::Services;
 use crate::session::tree::NodeId;
 use commit::{HeadMove, RedoEffect, Write};
-pub use events::Following;
 use events::{Events, Watchers};
 use inflight::{InFlight, next_outcome};
 pub use meta::{MetaChange, checked_title};
@@ -69,64 +67,46 @@ pub enum RecoverOutcome {
     Answered(Box<Answer>),
 }
 
-enum Command {
-    Send {
-        prompt: String,
-        replace: bool,
-        events: mpsc::UnboundedSender<SessionEvent>,
-        reply: Reply<Answer>,
-    },
-    Retry {
-        events: mpsc::UnboundedSender<SessionEvent>,
-        reply: Reply<Answer>,
-    },
-    Move {
-        op: HeadOp,
-        reply: Reply<MoveOutcome>,
-    },
-    Resume {
-        reply: Reply<bool>,
-    },
-    ToolResult {
-        call_id: Option<String>,
-        name: String,
-        response_json: String,
-        events: mpsc::UnboundedSender<SessionEvent>,
-        reply: Reply<ToolOutcome>,
-    },
-    Recover {
-        action: RecoveryChoice,
-        events: mpsc::UnboundedSender<SessionEvent>,
-        reply: Reply<RecoverOutcome>,
-    },
-    Cancel {
-        reply: Reply<Cancelled>,
-    },
-    Record {
-        parent: NodeId,
-        turns: Vec<RecordedTurn>,
-        reply: Reply<Vec<NodeId>>,
-    },
-    Watch {
-        reply: Reply<events::Following>,
-    },
-    SetModel {
-        reference: String,
-        reply: Reply<()>,
-    },
-    Meta {
-        change: MetaChange,
-        reply: Reply<()>,
-    },
-    Close {
-        reply: Reply<()>,
-    },
-    Compact {
-        keep: Option<u32>,
-        instructions: Option<String>,
-        events: mpsc::UnboundedSender<SessionEvent>,
-        reply: Reply<Compacted>,
-    },
+/// A command the actor runs, one at a time, in order: its arguments and where its reply
+/// goes, and what the actor does with it. Each lives in the file of its work, with the
+/// [`ActorHandle`] method that sends it.
+trait Run {
+    /// Does it (and replies).
+    async fn run(self, actor: &mut Actor);
+}
+
+/// The actor's commands, each `Variant(its command struct)`: the mailbox's enum and its
+/// dispatch.
+macro_rules! commands {
+    ($($variant:ident($command:ty),)*) => {
+        enum Command {
+            $($variant($command),)*
+        }
+
+        impl Actor {
+            async fn handle(&mut self, command: Command) {
+                match command {
+                    $(Command::$variant(command) => command.run(self).await,)*
+                }
+            }
+        }
+    };
+}
+
+commands! {
+    Send(send::SendCommand),
+    Retry(send::RetryCommand),
+    Move(moves::MoveCommand),
+    Resume(health::ResumeCommand),
+    ToolResult(tools::ToolResultCommand),
+    Recover(recovery::RecoverCommand),
+    Cancel(cancel::CancelCommand),
+    Record(record::RecordCommand),
+    Watch(watch::WatchCommand),
+    SetModel(models::SetModelCommand),
+    Meta(meta::MetaCommand),
+    Close(close::CloseCommand),
+    Compact(compact::CompactCommand),
 }
 
 /// How long an actor with nothing to do stays loaded by default (`session_idle_secs`).
@@ -239,87 +219,6 @@ impl Actor {
                 .is_some_and(ActorHandle::is_closed)
             {
                 loaded.remove(&self.record.id);
-            }
-        }
-    }
-
-    async fn handle(&mut self, command: Command) {
-        match command {
-            Command::Send {
-                prompt,
-                replace,
-                events,
-                reply,
-            } => self.begin_send(prompt, replace, events, reply).await,
-            Command::Retry { events, reply } => self.begin_retry(events, reply).await,
-            Command::Move { op, reply } => {
-                let result = self.apply_move(op).await;
-                if let Ok(outcome) = &result {
-                    self.announce(SessionEvent::Moved(outcome.clone()));
-                }
-                let _ = reply.send(result);
-            }
-            Command::Resume { reply } => {
-                let result = self.resume().await;
-                if result.is_ok() {
-                    self.announce(SessionEvent::Resumed(self.record.id));
-                }
-                let _ = reply.send(result);
-            }
-            Command::Cancel { reply } => self.cancel(reply),
-            Command::Record {
-                parent,
-                turns,
-                reply,
-            } => {
-                let _ = reply.send(self.record_turns(parent, turns).await);
-            }
-            Command::Watch { reply } => {
-                let in_flight = self.inflight.is_some();
-                let _ = reply.send(Ok(self.watchers.subscribe(in_flight)));
-            }
-            Command::SetModel { reference, reply } => {
-                let result = self.set_model(reference).await;
-                self.announce_change(&result);
-                let _ = reply.send(result);
-            }
-            Command::Meta { change, reply } => {
-                let result = self.change_meta(change).await;
-                self.announce_change(&result);
-                let _ = reply.send(result);
-            }
-            Command::Close { reply } => {
-                let closed = self.refuse_if_busy();
-                if closed.is_ok() {
-                    // Takes nothing more: the session is about to be purged.
-                    self.retired = true;
-                    self.inbox.close();
-                }
-                let _ = reply.send(closed);
-            }
-            Command::ToolResult {
-                call_id,
-                name,
-                response_json,
-                events,
-                reply,
-            } => {
-                self.submit_tool_result(call_id, name, response_json, events, reply)
-                    .await
-            }
-            Command::Recover {
-                action,
-                events,
-                reply,
-            } => self.recover(action, events, reply).await,
-            Command::Compact {
-                keep,
-                instructions,
-                events,
-                reply,
-            } => {
-                let events = self.events(Some(events));
-                self.begin_compact(keep, instructions, events, reply).await
             }
         }
     }

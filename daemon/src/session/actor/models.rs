@@ -2,7 +2,7 @@
 //! daemon's), each resolved to an endpoint when a send starts; and switching the model
 //! between turns.
 
-use super::Actor;
+use super::{Actor, ActorHandle, Command, Reply, Run};
 use crate::services::{Endpoint, Live};
 use crate::session::SessionError;
 
@@ -56,5 +56,27 @@ impl Actor {
             .await
             .map_err(|e| e.error("the model choice"))?;
         Ok(())
+    }
+}
+
+/// [`ActorHandle::set_model`]'s command.
+pub(super) struct SetModelCommand {
+    reference: String,
+    reply: Reply<()>,
+}
+
+impl ActorHandle {
+    /// Switches the model the session asks, from its next send on.
+    pub async fn set_model(&self, reference: String) -> Result<(), SessionError> {
+        self.call(|reply| Command::SetModel(SetModelCommand { reference, reply }))
+            .await
+    }
+}
+
+impl Run for SetModelCommand {
+    async fn run(self, actor: &mut Actor) {
+        let result = actor.set_model(self.reference).await;
+        actor.announce_change(&result);
+        let _ = self.reply.send(result);
     }
 }

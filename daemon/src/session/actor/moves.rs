@@ -3,8 +3,9 @@
 use crate::session::SessionError;
 use crate::session::outcome::{HeadOp, MoveOutcome};
 
-use super::{Actor, HeadMove, RedoEffect};
+use super::{Actor, ActorHandle, Command, HeadMove, RedoEffect, Reply, Run};
 use crate::model::MoveKind;
+use crate::session::outcome::SessionEvent;
 use crate::session::tree::{NodeId, ROOT, TreeError};
 use crate::text::first_line;
 
@@ -86,5 +87,29 @@ impl Actor {
             ),
             Err(_) => format!("node {node}"),
         }
+    }
+}
+
+/// [`ActorHandle::apply_move`]'s command.
+pub(super) struct MoveCommand {
+    op: HeadOp,
+    reply: Reply<MoveOutcome>,
+}
+
+impl ActorHandle {
+    /// Moves the head (undo, redo, back, checkout).
+    pub async fn apply_move(&self, op: HeadOp) -> Result<MoveOutcome, SessionError> {
+        self.call(|reply| Command::Move(MoveCommand { op, reply }))
+            .await
+    }
+}
+
+impl Run for MoveCommand {
+    async fn run(self, actor: &mut Actor) {
+        let result = actor.apply_move(self.op).await;
+        if let Ok(outcome) = &result {
+            actor.announce(SessionEvent::Moved(outcome.clone()));
+        }
+        let _ = self.reply.send(result);
     }
 }

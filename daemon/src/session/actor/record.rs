@@ -13,7 +13,7 @@ use crate::session::tree::NodeId;
 use crate::time::now_ms;
 
 use super::commit::next_record;
-use super::{Actor, HeadMove, RedoEffect, Write};
+use super::{Actor, ActorHandle, Command, HeadMove, RedoEffect, Reply, Run, Write};
 use crate::store::{ChainHash, Recorded};
 
 /// A turn to record.
@@ -123,5 +123,39 @@ impl Actor {
             under = id;
         }
         Ok(recorded)
+    }
+}
+
+/// [`ActorHandle::record`]'s command.
+pub(super) struct RecordCommand {
+    parent: NodeId,
+    turns: Vec<RecordedTurn>,
+    reply: Reply<Vec<NodeId>>,
+}
+
+impl ActorHandle {
+    /// Records turns that happened elsewhere under `parent`, each with its conversation's
+    /// chain hash; returns their nodes once they are durable.
+    pub async fn record(
+        &self,
+        parent: NodeId,
+        turns: Vec<RecordedTurn>,
+    ) -> Result<Vec<NodeId>, SessionError> {
+        self.call(|reply| {
+            Command::Record(RecordCommand {
+                parent,
+                turns,
+                reply,
+            })
+        })
+        .await
+    }
+}
+
+impl Run for RecordCommand {
+    async fn run(self, actor: &mut Actor) {
+        let _ = self
+            .reply
+            .send(actor.record_turns(self.parent, self.turns).await);
     }
 }

@@ -8,7 +8,7 @@ use tokio::sync::mpsc;
 
 use super::compact::{DEFAULT_KEEP, Then, Why};
 use super::requester::done_with;
-use super::{Actor, HeadMove, RecoverOutcome, RedoEffect, Reply};
+use super::{Actor, ActorHandle, Command, HeadMove, RecoverOutcome, RedoEffect, Reply, Run};
 use crate::diag::{Cause, Report};
 use crate::model::{MoveKind, Recovery};
 use crate::services::Live;
@@ -217,5 +217,36 @@ impl Actor {
             to,
             head_summary: self.describe(to),
         })
+    }
+}
+
+/// [`ActorHandle::recover`]'s command.
+pub(super) struct RecoverCommand {
+    action: RecoveryChoice,
+    events: mpsc::UnboundedSender<SessionEvent>,
+    reply: Reply<RecoverOutcome>,
+}
+
+impl ActorHandle {
+    /// Applies a recovery choice; `--retry` streams its answer to `events`.
+    pub async fn recover(
+        &self,
+        action: RecoveryChoice,
+        events: mpsc::UnboundedSender<SessionEvent>,
+    ) -> Result<RecoverOutcome, SessionError> {
+        self.call(|reply| {
+            Command::Recover(RecoverCommand {
+                action,
+                events,
+                reply,
+            })
+        })
+        .await
+    }
+}
+
+impl Run for RecoverCommand {
+    async fn run(self, actor: &mut Actor) {
+        actor.recover(self.action, self.events, self.reply).await
     }
 }

@@ -11,7 +11,7 @@ use super::context::Context;
 use super::inflight::{Launch, Purpose};
 use super::recovery::Unsent;
 use super::requester::{Done, done_with};
-use super::{Actor, Events, HeadMove, RedoEffect, Reply};
+use super::{Actor, ActorHandle, Command, Events, HeadMove, RedoEffect, Reply, Run};
 use crate::diag::Cause;
 use crate::model::{MoveKind, NodeRecord};
 use crate::provider::{Extras, assemble};
@@ -278,5 +278,63 @@ impl Actor {
             Err(error) => SessionEvent::Failed(error.clone()),
         });
         done(result);
+    }
+}
+
+/// [`ActorHandle::send`]'s command.
+pub(super) struct SendCommand {
+    prompt: String,
+    replace: bool,
+    events: mpsc::UnboundedSender<SessionEvent>,
+    reply: Reply<Answer>,
+}
+
+/// [`ActorHandle::retry`]'s command.
+pub(super) struct RetryCommand {
+    events: mpsc::UnboundedSender<SessionEvent>,
+    reply: Reply<Answer>,
+}
+
+impl ActorHandle {
+    /// Sends a prompt (`replace`: in place of a pending one); events stream to `events`
+    /// until the answer is stored.
+    pub async fn send(
+        &self,
+        prompt: String,
+        replace: bool,
+        events: mpsc::UnboundedSender<SessionEvent>,
+    ) -> Result<Answer, SessionError> {
+        self.call(|reply| {
+            Command::Send(SendCommand {
+                prompt,
+                replace,
+                events,
+                reply,
+            })
+        })
+        .await
+    }
+
+    /// Answers the pending turn at the head again, as it is; events stream to `events`.
+    pub async fn retry(
+        &self,
+        events: mpsc::UnboundedSender<SessionEvent>,
+    ) -> Result<Answer, SessionError> {
+        self.call(|reply| Command::Retry(RetryCommand { events, reply }))
+            .await
+    }
+}
+
+impl Run for SendCommand {
+    async fn run(self, actor: &mut Actor) {
+        actor
+            .begin_send(self.prompt, self.replace, self.events, self.reply)
+            .await
+    }
+}
+
+impl Run for RetryCommand {
+    async fn run(self, actor: &mut Actor) {
+        actor.begin_retry(self.events, self.reply).await
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::requester::done_with;
-use super::{Actor, HeadMove, RedoEffect, Reply, ToolOutcome};
+use super::{Actor, ActorHandle, Command, HeadMove, RedoEffect, Reply, Run, ToolOutcome};
 use crate::model::{MoveKind, NodeRecord, ToolResults};
 use crate::session::calls::{Call, Waiting, waiting_at_head};
 use crate::time::now_ms;
@@ -204,6 +204,51 @@ impl Actor {
         results.push((index as u32, response));
         waiting.answered[index] = true;
         Ok((waiting, results))
+    }
+}
+
+/// [`ActorHandle::tool_result`]'s command.
+pub(super) struct ToolResultCommand {
+    call_id: Option<String>,
+    name: String,
+    response_json: String,
+    events: mpsc::UnboundedSender<SessionEvent>,
+    reply: Reply<ToolOutcome>,
+}
+
+impl ActorHandle {
+    /// Submits one function result; once all are in, the continuation streams to `events`.
+    pub async fn tool_result(
+        &self,
+        call_id: Option<String>,
+        name: String,
+        response_json: String,
+        events: mpsc::UnboundedSender<SessionEvent>,
+    ) -> Result<ToolOutcome, SessionError> {
+        self.call(|reply| {
+            Command::ToolResult(ToolResultCommand {
+                call_id,
+                name,
+                response_json,
+                events,
+                reply,
+            })
+        })
+        .await
+    }
+}
+
+impl Run for ToolResultCommand {
+    async fn run(self, actor: &mut Actor) {
+        actor
+            .submit_tool_result(
+                self.call_id,
+                self.name,
+                self.response_json,
+                self.events,
+                self.reply,
+            )
+            .await
     }
 }
 

@@ -12,7 +12,7 @@ mod step;
 use std::collections::VecDeque;
 
 use super::requester::Done;
-use super::{Actor, Events, Reply};
+use super::{Actor, ActorHandle, Command, Events, Reply, Run};
 use crate::model::ModelInfo;
 use crate::services::Endpoint;
 use crate::session::SessionError;
@@ -179,5 +179,43 @@ impl Actor {
         let windows = &self.ctx.windows;
         let window = windows.window(live, &endpoint.provider, endpoint.kind, &endpoint.model);
         Ok(split(&covered, window.map(|w| w.tokens / 2)))
+    }
+}
+
+/// [`ActorHandle::compact`]'s command.
+pub(in crate::session::actor) struct CompactCommand {
+    keep: Option<u32>,
+    instructions: Option<String>,
+    events: tokio::sync::mpsc::UnboundedSender<SessionEvent>,
+    reply: Reply<Compacted>,
+}
+
+impl ActorHandle {
+    /// Compacts the context up to its `keep` latest rounds; the summary request's retries
+    /// stream to `events`.
+    pub async fn compact(
+        &self,
+        keep: Option<u32>,
+        instructions: Option<String>,
+        events: tokio::sync::mpsc::UnboundedSender<SessionEvent>,
+    ) -> Result<Compacted, SessionError> {
+        self.call(|reply| {
+            Command::Compact(CompactCommand {
+                keep,
+                instructions,
+                events,
+                reply,
+            })
+        })
+        .await
+    }
+}
+
+impl Run for CompactCommand {
+    async fn run(self, actor: &mut Actor) {
+        let events = actor.events(Some(self.events));
+        actor
+            .begin_compact(self.keep, self.instructions, events, self.reply)
+            .await
     }
 }
