@@ -1,7 +1,7 @@
 //! What a send's request is made of, whichever model of its chain it goes to: the path,
 //! the fragments held for the session's own provider, and how to render the context for
-//! another. Shared by the attempts (`attempts.rs`) and the walk along the chain
-//! (`fallback.rs`), which both import it from here.
+//! another. Shared by the attempts (`turn/attempts.rs`) and the walk along the chain
+//! (`turn/fallback.rs`), which both import it from here.
 
 use std::sync::Arc;
 

@@ -2,19 +2,15 @@
 //! order. While an answer streams, the actor stays responsive: other changes are refused
 //! as busy rather than queued behind a long stream, and a shutdown interrupts the stream.
 
-mod attempts;
 mod cancel;
 mod close;
 mod commit;
 mod compact;
 mod context;
 mod events;
-mod fallback;
-mod finish;
 mod handle;
 mod health;
 mod held;
-mod inflight;
 mod meta;
 mod models;
 mod moves;
@@ -23,6 +19,7 @@ mod recovery;
 mod requester;
 mod send;
 mod tools;
+mod turn;
 mod watch;
 mod window;
 
@@ -40,9 +37,9 @@ use crate::services::Services;
 use crate::session::tree::NodeId;
 use commit::{HeadMove, RedoEffect, Write};
 use events::{Events, Watchers};
-use inflight::{InFlight, next_outcome};
 pub use meta::{MetaChange, checked_title};
 pub use record::{RecordedTurn, whole as recorded_whole};
+use turn::{Turn, next_outcome};
 
 type Reply<T> = oneshot::Sender<Result<T, SessionError>>;
 
@@ -130,7 +127,7 @@ struct Actor {
     held: held::Held,
     /// The last node whose context was measured, and its size (see `gauge::measure`).
     measured: Option<(NodeId, crate::session::gauge::ContextSize)>,
-    inflight: Option<InFlight>,
+    inflight: Option<Turn>,
     /// The store failed in a way that leaves memory and store possibly apart: the actor
     /// ends, and the session is loaded again from the store on its next request.
     retired: bool,

@@ -11,7 +11,7 @@ use crate::services::{Endpoint, Live};
 use crate::session::SessionError;
 use crate::session::actor::Actor;
 use crate::session::actor::context::Context;
-use crate::session::actor::inflight::{Launch, Purpose};
+use crate::session::actor::turn::{Launch, Stage};
 use crate::time::now_ms;
 
 /// What the model is asked, after the context it summarises.
@@ -55,7 +55,7 @@ impl Actor {
             body,
             events: compaction.events.clone(),
         };
-        self.launch(launch, Purpose::Compact(Box::new(compaction)));
+        self.launch(launch, Stage::Compacting(Box::new(compaction)));
     }
 
     /// The request for the first piece: the summary so far as a summary node, the piece's

@@ -4,15 +4,15 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::Actor;
+use super::Stage;
 use super::attempts::SendOutcome;
-use super::commit::{HeadMove, RedoEffect};
-use super::inflight::Purpose;
 use crate::exchange::Outcome;
 use crate::model::{ModelInfo, MoveKind, NodeRecord, Role};
 use crate::resilience::{Failure, GiveUp};
 use crate::services::Endpoint;
 use crate::session::SessionError;
+use crate::session::actor::Actor;
+use crate::session::actor::commit::{HeadMove, RedoEffect};
 use crate::session::answer::AnswerBuilder;
 use crate::session::outcome::Answer;
 use crate::session::tree::NodeId;
@@ -20,7 +20,7 @@ use crate::text::{count, then};
 use crate::time::now_ms;
 
 /// How a model node was produced: by whom, how, and at what cost.
-pub(super) fn model_info(
+pub(in crate::session::actor) fn model_info(
     asked: &Endpoint,
     answer: &AnswerBuilder,
     attempts: u32,
@@ -68,7 +68,7 @@ fn gave_up_because(gave_up: GiveUp, attempts: u32, deadline: Duration) -> String
 impl Actor {
     /// Stores what the attempts produced and tells whoever waits: an answer's requester,
     /// or a compaction's.
-    pub(super) async fn finish_send(
+    pub(in crate::session::actor) async fn finish_send(
         &mut self,
         outcome: Result<SendOutcome, tokio::task::JoinError>,
     ) {
@@ -81,8 +81,8 @@ impl Actor {
             .sends_in_flight
             .fetch_sub(1, Ordering::Relaxed);
         let latency_ms = send.started.elapsed().as_millis() as u64;
-        match send.purpose {
-            Purpose::Answer(done) => {
+        match send.stage {
+            Stage::Answering(done) => {
                 let ended = Ended {
                     turn: send.turn,
                     latency_ms,
@@ -92,7 +92,7 @@ impl Actor {
                 self.held.trim();
                 self.finish(done, result);
             }
-            Purpose::Compact(compaction) => {
+            Stage::Compacting(compaction) => {
                 self.finish_compaction(*compaction, outcome, latency_ms, cancellers)
                     .await;
             }
@@ -108,7 +108,7 @@ impl Actor {
             deadline,
         }: Ended,
         outcome: Result<SendOutcome, tokio::task::JoinError>,
-        mut cancellers: Vec<super::Reply<crate::session::outcome::Cancelled>>,
+        mut cancellers: Vec<crate::session::actor::Reply<crate::session::outcome::Cancelled>>,
     ) -> Result<Answer, SessionError> {
         let result = match outcome {
             Ok(SendOutcome { outcome, asked }) => match outcome {
@@ -183,7 +183,7 @@ impl Actor {
 
     /// Stores a model node under the turn. A complete answer becomes the head (and resets
     /// the failure count); an interrupted one stays beside it, out of the context.
-    pub(super) async fn store_answer(
+    pub(in crate::session::actor) async fn store_answer(
         &mut self,
         turn: NodeId,
         answer: AnswerBuilder,

@@ -13,7 +13,7 @@ use crate::session::answer::AnswerBuilder;
 use crate::session::outcome::RetryNotice;
 
 /// Whether a failure is the model's own trouble, so the next model may answer.
-pub(super) fn falls_back(failure: &Failure, gave_up: GiveUp) -> bool {
+pub(in crate::session::actor) fn falls_back(failure: &Failure, gave_up: GiveUp) -> bool {
     match failure.class {
         FailureClass::QuotaExhausted { .. } | FailureClass::CircuitOpen { .. } => true,
         FailureClass::Overloaded { .. } => gave_up != GiveUp::NotRetryable,
@@ -45,7 +45,7 @@ fn next_body(job: &AnswerJob, next: &Endpoint) -> Option<RequestBody> {
 
 /// Runs the send's attempts at each model of its chain in turn (see `crate::exchange::run`)
 /// until one answers or one fails in a way the next cannot help.
-pub(super) async fn answer_with_retries(mut job: AnswerJob) -> SendOutcome {
+pub(in crate::session::actor) async fn answer_with_retries(mut job: AnswerJob) -> SendOutcome {
     let chain = std::mem::take(&mut job.chain);
     let mut spent = 0;
     for (index, endpoint) in chain.iter().enumerate() {

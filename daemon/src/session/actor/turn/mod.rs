@@ -1,5 +1,19 @@
-//! A request in flight: what it is for (an answer, or a compaction's summary), and how
-//! it starts: its attempts in a task of their own, the actor staying responsive.
+//! The life of a turn: a prompt (or function results, or a retry) is answered in
+//! stages. The actor prepares it (`prepare.rs`: the wall seen coming, the context, the
+//! body, preflight); a compaction may come first ([`Stage::Compacting`], `compact/`);
+//! then the model chain is asked ([`Stage::Answering`]): the attempts run in a task of
+//! their own (`attempts.rs`, each streaming to the client; `fallback.rs`, the chain),
+//! the actor staying responsive; at their end the outcome is stored (`finish.rs`) before
+//! the requester hears. Preparing and storing run in the actor between two mailbox
+//! commands; the one stage it can be found in is the turn in flight, [`Turn`].
+
+mod attempts;
+mod fallback;
+mod finish;
+mod prepare;
+
+pub(super) use attempts::SendOutcome;
+pub(super) use finish::model_info;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -8,28 +22,30 @@ use std::time::Instant;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::attempts::{AnswerJob, SendOutcome};
 use super::context::Context;
-use super::fallback::answer_with_retries;
 use super::requester::Done;
 use super::{Actor, Events, Reply};
 use crate::provider::RequestBody;
 use crate::services::{Endpoint, Live};
 use crate::session::outcome::Cancelled;
 use crate::session::tree::NodeId;
+use attempts::AnswerJob;
+use fallback::answer_with_retries;
 
-/// What a request in flight is for.
-pub(super) enum Purpose {
-    /// Answering a turn; its requester hears through this.
-    Answer(Done),
-    /// Writing a compaction's summary.
-    Compact(Box<super::compact::Compaction>),
+/// Where a turn in flight is.
+pub(in crate::session::actor) enum Stage {
+    /// The model chain is asked for the answer; its requester hears through this.
+    Answering(Done),
+    /// A compaction's summary is being written (before the turn is answered, or on its
+    /// own: `omnictl compact`).
+    Compacting(Box<super::compact::Compaction>),
 }
 
-pub(super) struct InFlight {
+/// The turn in flight: the node it answers, its stage, its attempts' task, and who waits.
+pub(in crate::session::actor) struct Turn {
     pub(super) turn: NodeId,
     pub(super) task: JoinHandle<SendOutcome>,
-    pub(super) purpose: Purpose,
+    pub(super) stage: Stage,
     pub(super) started: Instant,
     /// The settings this send started with (a reload does not change them).
     pub(super) live: Arc<Live>,
@@ -40,8 +56,8 @@ pub(super) struct InFlight {
 }
 
 /// Resolves when the in-flight send (if any) ends; never, if there is none.
-pub(super) async fn next_outcome(
-    inflight: &mut Option<InFlight>,
+pub(in crate::session::actor) async fn next_outcome(
+    inflight: &mut Option<Turn>,
 ) -> Result<SendOutcome, tokio::task::JoinError> {
     match inflight {
         Some(send) => (&mut send.task).await,
@@ -50,7 +66,7 @@ pub(super) async fn next_outcome(
 }
 
 /// A request ready to go.
-pub(super) struct Launch {
+pub(in crate::session::actor) struct Launch {
     /// The turn it is for (a compaction's: the head it started at).
     pub turn: NodeId,
     /// The settings it starts with.
@@ -65,7 +81,7 @@ pub(super) struct Launch {
 impl Actor {
     /// Runs a request's attempts in their own task; the actor hears of their end through
     /// [`next_outcome`].
-    pub(super) fn launch(&mut self, launch: Launch, purpose: Purpose) {
+    pub(in crate::session::actor) fn launch(&mut self, launch: Launch, stage: Stage) {
         let Launch {
             turn,
             live,
@@ -93,10 +109,10 @@ impl Actor {
             .sends_in_flight
             .fetch_add(1, Ordering::Relaxed);
         let task = self.ctx.tracker.spawn(answer_with_retries(job));
-        self.inflight = Some(InFlight {
+        self.inflight = Some(Turn {
             turn,
             task,
-            purpose,
+            stage,
             started: Instant::now(),
             live,
             cancel,

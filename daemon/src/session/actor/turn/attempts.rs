@@ -11,8 +11,6 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use super::Events;
-use super::context::Context;
 use crate::diag::{AttemptTrace, Diagnostics, Report};
 use crate::exchange::{
     Attempt, Exchange, Outcome, Sent, attempt_report, deadline_passed, failure_of,
@@ -20,11 +18,13 @@ use crate::exchange::{
 use crate::provider::{ProviderError, RequestBody};
 use crate::resilience::Failure;
 use crate::services::{Endpoint, Live};
+use crate::session::actor::Events;
+use crate::session::actor::context::Context;
 use crate::session::answer::AnswerBuilder;
 use crate::session::tree::NodeId;
 
 /// Everything one send's attempts need.
-pub(super) struct AnswerJob {
+pub(in crate::session::actor) struct AnswerJob {
     /// The settings the send started with (a reload does not change them).
     pub live: Arc<Live>,
     pub diag: Arc<Diagnostics>,
@@ -112,7 +112,7 @@ impl Exchange for AnswerJob {
 
 /// How a send's attempts ended (a complete answer, a failure, or what a cancel cut
 /// short), and the model that was asked last: the one that answered, if one did.
-pub(super) struct SendOutcome {
+pub(in crate::session::actor) struct SendOutcome {
     pub outcome: Outcome<AnswerBuilder, AnswerBuilder>,
     pub asked: Endpoint,
 }
