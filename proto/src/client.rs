@@ -13,9 +13,10 @@ use crate::error::{ErrorReply, FrameError};
 use crate::frame;
 use crate::limits::{MAX_PIECED_REPLY_LEN, PROTOCOL_VERSION};
 use crate::message::{Hello, HelloReply, RequestFrame};
+use crate::replies::Reply;
 use crate::replies::ReplyKind;
 use crate::requests::{Call, Request};
-use crate::response::{Event, Reply, Response, ResponseFrame};
+use crate::response::{Event, Response, ResponseFrame};
 
 /// Why a client could not get an answer.
 #[derive(Debug, thiserror::Error)]

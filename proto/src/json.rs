@@ -9,7 +9,8 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::error::ErrorReply;
-use crate::response::{Event, Reply};
+use crate::replies::Reply;
+use crate::response::Event;
 use crate::view::PartContent;
 
 /// The event's name: the server-sent event's `event:` line and the JSON's `event` field.
@@ -94,37 +95,7 @@ pub fn event(event: &Event) -> Value {
 
 /// A final reply as the JSON object `omnictl --json` prints for it.
 pub fn reply(reply: &Reply) -> Value {
-    match reply {
-        Reply::Pong => json!({"pong": true}),
-        Reply::SessionCreated(created) => json!(created),
-        Reply::Answered(answer) => json!(answer),
-        Reply::History(view) => json!(view),
-        Reply::Tree(shape) => json!(shape),
-        Reply::Pieced { bytes } => json!({"pieced_bytes": bytes}),
-        Reply::Moved(outcome) => json!(outcome),
-        Reply::Branches(list) => json!(list),
-        Reply::Sessions(page) => {
-            json!({"sessions": page.sessions, "next_before": page.next_before})
-        }
-        Reply::Status(status) => json!(status),
-        Reply::Resumed(resumed) => json!(resumed),
-        Reply::ToolResultStored(stored) => json!(stored),
-        Reply::Recovered(recovered) => json!(recovered),
-        Reply::Session(summary) => json!(summary),
-        Reply::Errors(list) => json!(list),
-        Reply::Bundle(bundle) => json!(bundle),
-        Reply::LogPath(file) => json!(file),
-        Reply::Replayed(outcome) => json!(outcome),
-        Reply::Usage(report) => json!(report),
-        Reply::Search(results) => json!(results),
-        Reply::Cancelled(cancelled) => json!(cancelled),
-        Reply::Exported(exported) => json!(exported),
-        Reply::ImportStaged(staged) => json!(staged),
-        Reply::Imported(outcome) => json!(outcome),
-        Reply::Compacted(compacted) => json!(compacted),
-        Reply::WebLink(link) => json!(link),
-        Reply::Purged(purged) => json!(purged),
-    }
+    reply.json()
 }
 
 /// An error as `{"error": {"kind": ..., "message": ...}}`.

@@ -53,6 +53,7 @@ pub use origin::OriginKind;
 pub use recovery::{
     ErrorSummary, PendingCall, Recovered, RecoveryAction, RecoveryPreview, ReplayOutcome,
 };
+pub use replies::Reply;
 pub use replies::{
     Bundle, Cancelled, Detached, ErrorList, Exported, ImportStaged, LogFile, LoginLink, Purged,
     RecoverOutcome, ReplyKind, Resumed, SessionCreated, ToolResultOutcome, ToolResultStored,
@@ -63,7 +64,7 @@ pub use requests::{
     Request, Resume, Retry, SendPrompt, SetModel, ShowSession, Status, ToolResult, Tree,
     UsageQuery, WebLink,
 };
-pub use response::{Event, Reply, Response, ResponseFrame};
+pub use response::{Event, Response, ResponseFrame};
 pub use search::{Highlight, SearchHit, SearchQuery, SearchResults};
 pub use since::{SinceError, local_day, parse_since, start_of_local_day};
 pub use socket_path::{

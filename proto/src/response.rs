@@ -6,18 +6,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorReply;
-use crate::export::ImportOutcome;
-use crate::listing::SessionPage;
-use crate::recovery::{Recovered, ReplayOutcome};
-use crate::replies::{
-    Bundle, Cancelled, ErrorList, Exported, ImportStaged, LogFile, LoginLink, Purged, Resumed,
-    SessionCreated, ToolResultStored,
-};
-use crate::search::SearchResults;
-use crate::status::DaemonStatus;
-use crate::view::{
-    Answer, BranchList, HistoryView, MoveOutcome, Part, RetryNotice, SessionSummary,
-};
+use crate::recovery::Recovered;
+use crate::replies::Reply;
+use crate::view::{Answer, MoveOutcome, Part, RetryNotice, SessionSummary};
 
 /// One message from the daemon about a request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,68 +102,4 @@ pub enum Event {
     /// The next piece of a final response too large for one frame; the client joins them
     /// when [`Reply::Pieced`] arrives ([`crate::Client::call`] does, and never shows them).
     ReplyPiece(Vec<u8>),
-}
-
-/// The successful outcome of a request, as it goes on the wire: one variant per reply
-/// type (see [`crate::ReplyKind`] for the typed side).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Reply {
-    /// Answer to [`crate::Ping`].
-    Pong,
-    /// A session was created.
-    SessionCreated(SessionCreated),
-    /// The answer was stored durably.
-    Answered(Answer),
-    /// A transcript.
-    History(HistoryView),
-    /// The head moved.
-    Moved(MoveOutcome),
-    /// The leaves of a session.
-    Branches(BranchList),
-    /// All sessions, newest first.
-    Sessions(SessionPage),
-    /// The daemon's status.
-    Status(Box<DaemonStatus>),
-    /// A session was resumed.
-    Resumed(Resumed),
-    /// A tool result was stored; these calls still wait for theirs.
-    ToolResultStored(ToolResultStored),
-    /// A recovery move was made.
-    Recovered(Recovered),
-    /// One session.
-    Session(SessionSummary),
-    /// Recorded errors.
-    Errors(ErrorList),
-    /// A diagnostic bundle was sent (as [`Event::BundleData`] pieces).
-    Bundle(Bundle),
-    /// The log file's path.
-    LogPath(LogFile),
-    /// A replay's outcome.
-    Replayed(ReplayOutcome),
-    /// An answer was cancelled.
-    Cancelled(Cancelled),
-    /// Tokens and cost, summed as asked.
-    Usage(crate::usage::UsageReport),
-    /// An export was sent (as [`Event::ExportData`] pieces).
-    Exported(Exported),
-    /// A piece of an import was staged.
-    ImportStaged(ImportStaged),
-    /// A session was imported (or was there already).
-    Imported(ImportOutcome),
-    /// Search hits, best first.
-    Search(SearchResults),
-    /// A session was purged.
-    Purged(Purged),
-    /// A compaction was stored.
-    Compacted(Box<crate::context::Compacted>),
-    /// The web app's one-time login link.
-    WebLink(LoginLink),
-    /// The shape of a session's tree.
-    Tree(crate::view::TreeShape),
-    /// The final response came as [`Event::ReplyPiece`]s: `bytes` of them, together one
-    /// encoded [`crate::Response`].
-    Pieced {
-        /// The pieces' length, all together.
-        bytes: u64,
-    },
 }

@@ -1,76 +1,11 @@
-//! The typed side of replies: what each request's [`crate::Call::Reply`] is, and how it
-//! goes into and comes out of the wire's [`Reply`]. The structs here are the replies that
-//! have no type of their own elsewhere.
+//! The replies that have no type of their own elsewhere, and the replies of requests
+//! that answer in one of two ways.
 
 use serde::{Deserialize, Serialize};
 
+use super::{Reply, ReplyKind};
 use crate::recovery::{ErrorSummary, PendingCall, Recovered};
-use crate::response::Reply;
 use crate::view::Answer;
-
-/// A reply type: made into the wire's [`Reply`] by the daemon, taken out of it by the
-/// client. A reply of another kind is given back unchanged, so the caller can name it.
-pub trait ReplyKind: Sized {
-    /// The wire form.
-    fn into_reply(self) -> Reply;
-    /// This type, if `reply` is of its kind.
-    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>>;
-}
-
-/// Each type carried by exactly one [`Reply`] variant: `plain` as it is, `boxed` in a
-/// box on the wire.
-macro_rules! reply_kinds {
-    ($how:ident: $($variant:ident($kind:ty)),* $(,)?) => {$(
-        impl ReplyKind for $kind {
-            fn into_reply(self) -> Reply {
-                Reply::$variant(reply_kinds!(@wrap $how self))
-            }
-            fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
-                match reply {
-                    Reply::$variant(value) => Ok(reply_kinds!(@unwrap $how value)),
-                    other => Err(Box::new(other)),
-                }
-            }
-        }
-    )*};
-    (@wrap boxed $value:expr) => { Box::new($value) };
-    (@wrap plain $value:expr) => { $value };
-    (@unwrap boxed $value:expr) => { *$value };
-    (@unwrap plain $value:expr) => { $value };
-}
-
-reply_kinds! {
-    plain:
-    SessionCreated(SessionCreated),
-    Answered(Answer),
-    History(crate::view::HistoryView),
-    Moved(crate::view::MoveOutcome),
-    Branches(crate::view::BranchList),
-    Sessions(crate::listing::SessionPage),
-    Resumed(Resumed),
-    ToolResultStored(ToolResultStored),
-    Recovered(Recovered),
-    Session(crate::view::SessionSummary),
-    Errors(ErrorList),
-    Bundle(Bundle),
-    LogPath(LogFile),
-    Replayed(crate::recovery::ReplayOutcome),
-    Cancelled(Cancelled),
-    Usage(crate::usage::UsageReport),
-    Exported(Exported),
-    ImportStaged(ImportStaged),
-    Imported(crate::export::ImportOutcome),
-    Search(crate::search::SearchResults),
-    Purged(Purged),
-    WebLink(LoginLink),
-    Tree(crate::view::TreeShape),
-}
-
-reply_kinds! {
-    boxed:
-    Status(crate::status::DaemonStatus),
-    Compacted(crate::context::Compacted),
-}
 
 /// [`crate::Ping`]'s reply: [`Reply::Pong`].
 impl ReplyKind for () {
