@@ -53,6 +53,9 @@ pub enum Command {
     Asks(commands::Command),
     /// Chat: prompts, answers and every command in one place (/help lists them); piped,
     /// each line is a prompt or a /command
+    // Listed after `search`, where it always stood: clap numbers the flattened commands
+    // before it, and 10 falls between search and undo (a test holds the place).
+    #[command(display_order = 10)]
     Chat {
         #[command(flatten)]
         session: SessionArg,
@@ -106,6 +109,17 @@ mod tests {
     use clap::CommandFactory;
 
     use super::Cli;
+
+    #[test]
+    fn help_lists_chat_after_search_as_it_always_did() {
+        let help = Cli::command().render_help().to_string();
+        let place = |name: &str| help.find(&format!("\n  {name} ")).expect(name);
+        assert!(
+            place("search") < place("chat") && place("chat") < place("undo"),
+            "{help}"
+        );
+        assert!(place("branches") < place("checkout"), "{help}");
+    }
 
     /// clap checks the definitions (clashing ids, bad defaults) only when asked to.
     #[test]

@@ -7,6 +7,7 @@ use crate::cli::Cli;
 use crate::error::CtlError;
 use crate::output;
 
+/// `omnictl completions SHELL`: the shell's completion script.
 pub fn completions(shell: clap_complete::Shell) -> Result<(), CtlError> {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "omnictl", &mut script);
@@ -14,6 +15,7 @@ pub fn completions(shell: clap_complete::Shell) -> Result<(), CtlError> {
     Ok(())
 }
 
+/// `omnictl man`: the man page, in roff.
 pub fn man() -> Result<(), CtlError> {
     let mut page = Vec::new();
     clap_mangen::Man::new(Cli::command())

@@ -117,7 +117,7 @@ impl Client {
                     pieces.extend_from_slice(&piece);
                     continue;
                 }
-                Response::Reply(Reply::Pieced { .. }) => {
+                Response::Reply(Reply::Pieced(_)) => {
                     frame::decode_pieced::<Response>(&std::mem::take(&mut pieces))?
                 }
                 response => response,

@@ -217,6 +217,12 @@ mod tests {
             response: Response::Reply(Reply::Pong),
         };
         assert_eq!(hex(&encode(&pong).unwrap()), "070100");
+        // The closing frame of a pieced reply keeps its place (27th) as replies are added.
+        let pieced = ResponseFrame {
+            id: 7,
+            response: Response::Reply(Reply::Pieced(crate::Pieced { bytes: 5 })),
+        };
+        assert_eq!(hex(&encode(&pieced).unwrap()), "07011a05");
     }
 
     #[test]

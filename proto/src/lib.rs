@@ -53,17 +53,8 @@ pub use origin::OriginKind;
 pub use recovery::{
     ErrorSummary, PendingCall, Recovered, RecoveryAction, RecoveryPreview, ReplayOutcome,
 };
-pub use replies::Reply;
-pub use replies::{
-    Bundle, Cancelled, Detached, ErrorList, Exported, ImportStaged, LogFile, LoginLink, Purged,
-    RecoverOutcome, ReplyKind, Resumed, SessionCreated, ToolResultOutcome, ToolResultStored,
-};
-pub use requests::{
-    Attach, Branches, Call, Cancel, Compact, Export, ExportLogs, History, HistoryPage, Import,
-    ImportPart, ListErrors, LogPath, Move, NewSession, Ping, Place, Purge, Recover, Rename, Replay,
-    Request, Resume, Retry, SendPrompt, SetModel, ShowSession, Status, ToolResult, Tree,
-    UsageQuery, WebLink,
-};
+pub use replies::*;
+pub use requests::*;
 pub use response::{Event, Response, ResponseFrame};
 pub use search::{Highlight, SearchHit, SearchQuery, SearchResults};
 pub use since::{SinceError, local_day, parse_since, start_of_local_day};

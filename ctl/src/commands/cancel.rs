@@ -2,6 +2,7 @@
 //! as an interrupted node, out of the context; the head stays on the prompt.
 
 use omni_proto::{Cancel, Cancelled};
+use serde_json::json;
 
 use super::Ctx;
 use crate::error::CtlError;
@@ -15,7 +16,8 @@ pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
         })
         .await?;
     if ctx.json {
-        output::json(&cancelled);
+        // As a JSON value: its keys in order, as `--json` has always printed them.
+        output::json(&json!(cancelled));
         return Ok(());
     }
     let Cancelled { turn, kept, .. } = cancelled;

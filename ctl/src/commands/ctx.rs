@@ -5,10 +5,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use omni_proto::{Call, Client, ClientError, Event, SessionRef};
+use omni_proto::{Call, Client, ClientError, Event};
 
 use crate::error::{CtlError, exit};
-use crate::session_arg::SessionArg;
 
 /// What every command needs: where the daemon is, the output mode, and a connection made
 /// on first use.
@@ -128,16 +127,6 @@ impl Ctx {
     /// Sends a request that has no events.
     pub async fn ask<C: Call>(&mut self, request: C) -> Result<C::Reply, CtlError> {
         self.call(request, |_| {}).await
-    }
-}
-
-impl SessionArg {
-    /// The session reference to send.
-    pub fn to_ref(&self) -> SessionRef {
-        match &self.session {
-            Some(id) => SessionRef::Id(id.clone()),
-            None => SessionRef::Current,
-        }
     }
 }
 

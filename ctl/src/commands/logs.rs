@@ -26,7 +26,8 @@ pub async fn list(ctx: &mut Ctx, session: Option<String>) -> Result<(), CtlError
     };
     let list = ctx.ask(request).await?;
     if ctx.json {
-        output::json(&list);
+        // As a JSON value: its keys in order, as `--json` has always printed them.
+        output::json(&json!(list));
         return Ok(());
     }
     let errors = list.errors;

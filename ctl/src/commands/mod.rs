@@ -1,4 +1,6 @@
-//! One file per subcommand; this module connects and dispatches.
+//! One file per subcommand that talks to omnid: its arguments and the code that runs
+//! them; this module lists them (`commands!`), which makes the subcommand enum and its
+//! dispatch. `ctx.rs` is the connection they share.
 
 mod around;
 mod attach;
@@ -83,10 +85,10 @@ commands! {
     Redo(moves::Redo),
     /// Drop the latest whole round: prompt, answer and any tool calls
     Back(moves::Back),
-    /// Continue from node N (0 = the start of the conversation)
-    Checkout(moves::Checkout),
     /// List every branch (leaf) with its last line and length
     Branches(branches::Args),
+    /// Continue from node N (0 = the start of the conversation)
+    Checkout(moves::Checkout),
     /// List sessions, last active first: title, origin, model, turns, last activity
     Sessions(ListArgs),
     /// Name, archive, delete and restore sessions

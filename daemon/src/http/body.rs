@@ -45,19 +45,13 @@ pub async fn json(
 
 /// Says which field of `fields` the route does not take, and which it does.
 fn unknown_field(route: &Route, fields: &serde_json::Map<String, Value>) -> Option<String> {
-    let schema = super::openapi::body_schema(route);
-    let known = schema
-        .as_ref()
-        .and_then(|schema| schema["properties"].as_object());
-    let field = fields
-        .keys()
-        .find(|field| !known.is_some_and(|known| known.contains_key(*field)))?;
-    let takes = match known {
-        Some(known) if !known.is_empty() => {
-            let names: Vec<String> = known.keys().map(|name| format!("\"{name}\"")).collect();
-            format!("it takes {}", names.join(", "))
-        }
-        _ => "it takes no body".to_string(),
+    let known = route.body_fields().unwrap_or_default();
+    let field = fields.keys().find(|field| !known.contains(*field))?;
+    let takes = if known.is_empty() {
+        "it takes no body".to_string()
+    } else {
+        let names: Vec<String> = known.iter().map(|name| format!("\"{name}\"")).collect();
+        format!("it takes {}", names.join(", "))
     };
     Some(format!(
         "unknown field \"{field}\" in the body of {} {}; {takes}",

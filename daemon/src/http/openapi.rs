@@ -20,10 +20,61 @@ const EVENTS: &str = "prompt_stored, text, thought, function_call, retrying, com
 
 /// Schemas as the document keeps them: each named type once, under
 /// `#/components/schemas`.
-fn generator() -> SchemaGenerator {
-    let mut settings = SchemaSettings::draft2020_12();
+fn generator(settings: SchemaSettings) -> SchemaGenerator {
+    let mut settings = settings;
     settings.definitions_path = "/components/schemas".into();
     settings.into_generator()
+}
+
+/// The schemas of what the API reads (bodies, as serde reads them: a field with a
+/// default may be left out) and of what it writes (replies, as serde writes them: every
+/// field is there, `null` when empty).
+struct Generators {
+    reads: SchemaGenerator,
+    writes: SchemaGenerator,
+}
+
+impl Generators {
+    fn new() -> Self {
+        Self {
+            reads: generator(SchemaSettings::draft2020_12().for_deserialize()),
+            writes: generator(SchemaSettings::draft2020_12().for_serialize()),
+        }
+    }
+
+    /// Every named schema, once: a type both read and written shows its written schema
+    /// (every field there), and the names of those whose read schema is not that one
+    /// with fewer fields required (a test holds there are none).
+    fn definitions(mut self) -> (Map<String, Value>, Vec<String>) {
+        let mut schemas = self.writes.take_definitions(true);
+        let mut differing = Vec::new();
+        for (name, read) in self.reads.take_definitions(true) {
+            let written = schemas.entry(name.clone()).or_insert_with(|| read.clone());
+            if !reads_what_is_written(&read, written) {
+                differing.push(name);
+            }
+        }
+        (schemas, differing)
+    }
+}
+
+/// Whether a type's read schema is its written one but for which fields are required
+/// (serde's defaults let a reader leave out fields a writer always writes).
+fn reads_what_is_written(read: &Value, written: &Value) -> bool {
+    fn shape(schema: &Value) -> Value {
+        match schema {
+            Value::Object(fields) => Value::Object(
+                fields
+                    .iter()
+                    .filter(|(name, _)| *name != "required")
+                    .map(|(name, field)| (name.clone(), shape(field)))
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(shape).collect()),
+            other => other.clone(),
+        }
+    }
+    shape(read) == shape(written)
 }
 
 /// Schemas written out whole, for reading a route's fields.
@@ -31,12 +82,6 @@ fn inline_generator() -> SchemaGenerator {
     let mut settings = SchemaSettings::draft2020_12();
     settings.inline_subschemas = true;
     settings.into_generator()
-}
-
-/// The route's body schema, whole (not a reference): the fields it takes.
-pub fn body_schema(route: &Route) -> Option<Value> {
-    let mut generator = inline_generator();
-    route.takes.body(&mut generator).map(Schema::to_value)
 }
 
 /// The route's query parameters, from its query type: each property one parameter, with
@@ -89,7 +134,9 @@ fn unwrap_descriptions(value: &mut Value) {
                         *text = text
                             .replace("\n\n", "\u{0}")
                             .replace('\n', " ")
-                            .replace('\u{0}', "\n\n");
+                            .replace('\u{0}', "\n\n")
+                            .replace("[`", "`")
+                            .replace("`]", "`");
                     }
                     other => unwrap_descriptions(other),
                 }
@@ -131,7 +178,7 @@ fn responses(route: &Route, generator: &mut SchemaGenerator) -> Value {
     Value::Object(all)
 }
 
-fn operation(route: &Route, generator: &mut SchemaGenerator) -> Value {
+fn operation(route: &Route, generators: &mut Generators) -> Value {
     let mut parameters = Vec::new();
     for (name, description) in [
         ("id", "A session id, a unique prefix, or `current`"),
@@ -142,10 +189,10 @@ fn operation(route: &Route, generator: &mut SchemaGenerator) -> Value {
         }
     }
     parameters.extend(query_parameters(route));
-    let responses = responses(route, generator);
+    let responses = responses(route, &mut generators.writes);
     let mut operation =
         json!({"summary": route.summary, "parameters": parameters, "responses": responses});
-    if let Some(body) = route.takes.body(generator) {
+    if let Some(body) = route.takes.body(&mut generators.reads) {
         let content = json_content(body.to_value());
         operation["requestBody"] = json!({"required": true, "content": content});
     }
@@ -154,14 +201,14 @@ fn operation(route: &Route, generator: &mut SchemaGenerator) -> Value {
 
 /// The whole document.
 pub fn document() -> Value {
-    let mut generator = generator();
+    let mut generators = Generators::new();
     let mut paths = Map::new();
     for route in routes::all() {
         let entry = paths.entry(route.path).or_insert_with(|| json!({}));
-        entry[route.method.to_ascii_lowercase()] = operation(route, &mut generator);
+        entry[route.method.to_ascii_lowercase()] = operation(route, &mut generators);
     }
-    let error = error_schema(&mut generator);
-    let mut schemas = generator.take_definitions(true);
+    let error = error_schema(&mut generators.writes);
+    let (mut schemas, _differing) = generators.definitions();
     schemas.insert("Error".into(), error);
     for schema in schemas.values_mut() {
         unwrap_descriptions(schema);
@@ -207,6 +254,16 @@ mod tests {
             "docs/openapi.json differs from the API the code serves; run \
              `OMNI_WRITE_OPENAPI=1 cargo test -p omnid openapi` and commit the result"
         );
+    }
+
+    #[test]
+    fn what_omnid_writes_of_a_type_it_reads_back() {
+        let mut generators = Generators::new();
+        for route in routes::all() {
+            operation(route, &mut generators);
+        }
+        let (_, differing) = generators.definitions();
+        assert!(differing.is_empty(), "{differing:?}");
     }
 
     #[test]

@@ -38,6 +38,21 @@ pub struct Route {
     pub takes: &'static dyn Takes,
 }
 
+impl Route {
+    /// The fields its body takes, from its body type; `None` when it takes no body.
+    pub fn body_fields(&self) -> Option<Vec<String>> {
+        let mut settings = schemars::generate::SchemaSettings::draft2020_12();
+        settings.inline_subschemas = true;
+        let schema = self.takes.body(&mut settings.into_generator())?;
+        let fields = schema.as_value()["properties"].as_object();
+        Some(
+            fields
+                .map(|f| f.keys().cloned().collect())
+                .unwrap_or_default(),
+        )
+    }
+}
+
 /// What a route takes and makes: the protocol request, and the JSON Schemas of its body
 /// and of the request's reply, derived from their types.
 pub trait Takes: Sync {

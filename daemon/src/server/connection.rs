@@ -192,7 +192,7 @@ async fn write_pieced(stream: &mut Stream, id: u64, response: Response, len: usi
         }
     }
     let bytes = encoded.len() as u64;
-    let response = Response::Reply(omni_proto::Reply::Pieced { bytes });
+    let response = Response::Reply(omni_proto::Reply::Pieced(omni_proto::Pieced { bytes }));
     frame::write(stream, &ResponseFrame { id, response })
         .await
         .is_ok()

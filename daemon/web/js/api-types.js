@@ -25,7 +25,7 @@
  * One leaf of a session's tree.
  * @typedef {object} Branch
  * @property {boolean} contains_head The head is on this branch (the leaf or one of its ancestors).
- * @property {number | null} [forks_at] The node where this branch parts from the others (0 = the start); `None` when no other branch shares its path.
+ * @property {number | null} forks_at The node where this branch parts from the others (0 = the start); `None` when no other branch shares its path.
  * @property {string} last_line The last line of the leaf's text.
  * @property {number} leaf The leaf node.
  * @property {number} length Nodes on the path from the start to the leaf.
@@ -50,14 +50,14 @@
  * @typedef {object} BreakerStatus
  * @property {number} consecutive_failures Failed attempts in a row.
  * @property {string} endpoint The endpoint it guards.
- * @property {number | null} [next_probe_in_ms] While open: time until a probe is let through.
+ * @property {number | null} next_probe_in_ms While open: time until a probe is let through.
  * @property {BreakerState} state Its state.
  */
 
 /**
  * An answer was cancelled.
  * @typedef {object} Cancelled
- * @property {number | null} [kept] The interrupted node holding the partial answer, if anything had arrived.
+ * @property {number | null} kept The interrupted node holding the partial answer, if anything had arrived.
  * @property {string} session The session's id.
  * @property {number} turn The turn whose answer was cancelled; the head stays on it.
  */
@@ -84,7 +84,7 @@
  * @property {number} from The head before (where `undo` goes back to: the full context).
  * @property {ModelInfo} model The model that wrote it, with its usage.
  * @property {number} node The summary's node (the new head).
- * @property {number | null} [resumes_at] The first node kept after the summary, if any.
+ * @property {number | null} resumes_at The first node kept after the summary, if any.
  * @property {string} session The session's id.
  * @property {string} text The summary's text.
  */
@@ -93,8 +93,8 @@
  * What a summary node stands for (on a transcript entry whose role is `summary`).
  * @typedef {object} Compaction
  * @property {number[]} covers The nodes it covers, in the order the model saw them.
- * @property {string | null} [instructions] The instructions the summary was written with, if any.
- * @property {number | null} [resumes_at] The first node kept after it (the model's context goes on from there up to the summary's parent); `None`: nothing was kept.
+ * @property {string | null} instructions The instructions the summary was written with, if any.
+ * @property {number | null} resumes_at The first node kept after it (the model's context goes on from there up to the summary's parent); `None`: nothing was kept.
  */
 
 /**
@@ -102,11 +102,11 @@
  * @typedef {object} ContextGauge
  * @property {number} estimated Of those, how many are an estimate (0: exactly as the API counted them).
  * @property {string} model The model the gauge is measured against (`PROVIDER/MODEL`).
- * @property {number | null} [percent] `tokens` as a percentage of the window, when it is known.
+ * @property {number | null} percent `tokens` as a percentage of the window, when it is known.
  * @property {number} tokens Tokens the next request's context holds: the last answer's reported usage plus an estimate for what was added since (corrected by the next answer).
- * @property {string | null} [warning] Set once the context passes `context.warn_at`: what to do about it.
- * @property {number | null} [window] The model's input window in tokens; `None`: unknown (never guessed).
- * @property {WindowSource | null} [window_source] Where the window's size came from.
+ * @property {string | null} warning Set once the context passes `context.warn_at`: what to do about it.
+ * @property {number | null} window The model's input window in tokens; `None`: unknown (never guessed).
+ * @property {WindowSource | null} window_source Where the window's size came from.
  */
 
 /**
@@ -120,20 +120,20 @@
  * @property {string} api_socket The HTTP/JSON API's socket (`api.sock`).
  * @property {string} base_url The model API's base URL.
  * @property {BreakerStatus[]} breakers The circuit breaker of each model endpoint.
- * @property {string | null} [config_file] The configuration file in use, if any.
+ * @property {string | null} config_file The configuration file in use, if any.
  * @property {number} config_reload_failures Rejected configuration reloads since start-up.
  * @property {number} config_reloads Successful configuration reloads (SIGHUP) since start-up.
  * @property {number} connections Client connections open now (this one included).
- * @property {ContextGauge | null} [current_context] How full the current session's context is, when there is a current session.
+ * @property {ContextGauge | null} current_context How full the current session's context is, when there is a current session.
  * @property {DamagedSession[]} damaged_sessions Sessions found damaged (readable, but refusing changes).
  * @property {string} data_dir Its data directory (the sled store).
- * @property {string | null} [http_address] The HTTP/JSON API's loopback TCP address, when it listens there (bearer token).
+ * @property {string | null} http_address The HTTP/JSON API's loopback TCP address, when it listens there (bearer token).
  * @property {string} log_dir Its log directory.
  * @property {number} log_write_failures Diagnostic records that could not be written since start-up.
  * @property {string} model The model asked.
  * @property {number} pid Its process id.
  * @property {number} protocol_version Its protocol version.
- * @property {ProxyStatus | null} [proxy] The model APIs' proxy, when it listens.
+ * @property {ProxyStatus | null} proxy The model APIs' proxy, when it listens.
  * @property {number} sends_in_flight Prompts being answered now.
  * @property {number} sessions Sessions in the store.
  * @property {number} sessions_loaded Sessions loaded in memory now; one idle for `session_idle_secs` is unloaded.
@@ -145,7 +145,7 @@
  * @property {number} uptime_ms Time since it started.
  * @property {UsageTotals} usage_today Tokens and cost of the answers stored today (local time), proxied ones included.
  * @property {string} version The daemon's package version.
- * @property {string | null} [web_address] The web app's loopback address, when it is served (`--web-listen`).
+ * @property {string | null} web_address The web app's loopback address, when it is served (`--web-listen`).
  */
 
 /**
@@ -160,16 +160,16 @@
  * @typedef {object} Entry
  * @property {boolean} client_compaction A recorded prompt that is another client's own compaction (its summary of an earlier conversation): the conversation it continues lives on elsewhere.
  * @property {boolean} compacted On the path to the head but covered by a compaction's summary: kept, searchable, one `undo` away, but not in the model's context.
- * @property {Compaction | null} [compaction] For a summary: what it stands for.
+ * @property {Compaction | null} compaction For a summary: what it stands for.
  * @property {number} created_at_ms Creation time, milliseconds since the Unix epoch.
  * @property {number} id The node's number within its session.
- * @property {ModelInfo | null} [model] How a model node was produced.
- * @property {number | null} [parent] The parent node, or `None` at the start of the conversation.
+ * @property {ModelInfo | null} model How a model node was produced.
+ * @property {number | null} parent The parent node, or `None` at the start of the conversation.
  * @property {Part[]} parts Every part, as stored.
  * @property {boolean} reverted Not on the path to the head, so not part of the model's context.
  * @property {Role} role Who produced it.
  * @property {string} text The visible text (thoughts and calls excluded).
- * @property {RevertReason | null} [why_reverted] Why a reverted node is out of the context (the latest move that took it out).
+ * @property {RevertReason | null} why_reverted Why a reverted node is out of the context (the latest move that took it out).
  */
 
 /**
@@ -231,7 +231,7 @@
  * @typedef {object} ExportedSession
  * @property {number} created_at_ms Creation time, ms since the epoch.
  * @property {string[]} [fallback] Models asked in turn when that one cannot answer.
- * @property {string} format Always [`EXPORT_FORMAT`].
+ * @property {string} format Always `EXPORT_FORMAT`.
  * @property {number} head The node the conversation continues from (0 = the empty start).
  * @property {string} id The session's id (a UUID) in the store it came from; a foreign file's own id, if any.
  * @property {string | null} [model] The model the session asks (`PROVIDER/MODEL`), when it has its own.
@@ -244,7 +244,7 @@
  * @property {boolean} [title_set] The title was set by the user rather than taken from the first prompt.
  * @property {string | null} [tools_json] Function declarations (a JSON array, as text) sent with every request, if any.
  * @property {number} updated_at_ms Last change, ms since the epoch.
- * @property {number} version [`EXPORT_VERSION`] of the writer.
+ * @property {number} version `EXPORT_VERSION` of the writer.
  */
 
 /**
@@ -263,8 +263,8 @@
  * A session's transcript.
  * @typedef {object} HistoryView
  * @property {ContextGauge} context How full the context at the head is.
- * @property {string | null} [damaged] Set when the session's records disagree: what is wrong. It is shown as stored, and takes no changes.
- * @property {number | null} [earlier] When this is a page with entries before it: the `before` that asks for the page before it (its first entry's node).
+ * @property {string | null} damaged Set when the session's records disagree: what is wrong. It is shown as stored, and takes no changes.
+ * @property {number | null} earlier When this is a page with entries before it: the `before` that asks for the page before it (its first entry's node).
  * @property {Entry[]} entries Nodes in creation order.
  * @property {number} head The node the conversation continues from (0 = the empty start).
  * @property {string} session The session's id.
@@ -298,13 +298,13 @@
  * What Omni knows about how a model node was produced.
  * @typedef {object} ModelInfo
  * @property {number} attempts HTTP attempts it took.
- * @property {string | null} [finish_reason] Why the model stopped (`STOP`, `MAX_TOKENS`, ...).
+ * @property {string | null} finish_reason Why the model stopped (`STOP`, `MAX_TOKENS`, ...).
  * @property {boolean} interrupted The stream was cut short (a cancel or a shutdown); the node is kept but not in the context.
  * @property {number} latency_ms Time from the first request to the end of the stream.
  * @property {string} model The model asked.
- * @property {string | null} [model_version] The model version the API reported.
+ * @property {string | null} model_version The model version the API reported.
  * @property {string} provider The provider that answered (`gemini`, `openai`, or a `[providers.NAME]`).
- * @property {Usage | null} [usage] Token counts, when reported.
+ * @property {Usage | null} usage Token counts, when reported.
  */
 
 /**
@@ -340,12 +340,12 @@
  * One part of a node's content, stored exactly as it arrived from the model so it can be sent back unchanged (Gemini rejects function calls whose thought signature was dropped).
  * @typedef {object} Part
  * @property {PartContent} content What the part holds.
- * @property {string | null} [thought_signature] The opaque `thoughtSignature` that arrived on this very part, if any.
+ * @property {string | null} thought_signature The opaque `thoughtSignature` that arrived on this very part, if any.
  */
 
 /**
  * The kinds of content a part can carry.
- * @typedef {{ text: string } | { thought: string } | { function_call: { args_json: string, id?: string | null, name: string } } | { function_response: { id?: string | null, name: string, response_json: string } } | { other: { json: string } } | { compaction: { instructions?: string | null, resumes_at?: number | null } }} PartContent
+ * @typedef {{ text: string } | { thought: string } | { function_call: { args_json: string, id: string | null, name: string } } | { function_response: { id: string | null, name: string, response_json: string } } | { other: { json: string } } | { compaction: { instructions: string | null, resumes_at: number | null } }} PartContent
  */
 
 /**
@@ -353,7 +353,7 @@
  * @typedef {object} PendingCall
  * @property {boolean} answered A result was already submitted for it.
  * @property {string} args_json Its arguments, as JSON text.
- * @property {string | null} [id] The call's id, when the model gave one.
+ * @property {string | null} id The call's id, when the model gave one.
  * @property {string} name The function's name.
  */
 
@@ -424,7 +424,7 @@
 /**
  * What happened when a recorded request was sent again.
  * @typedef {object} ReplayOutcome
- * @property {string | null} [class] The failure's class, if it still fails.
+ * @property {string | null} class The failure's class, if it still fails.
  * @property {string} error The replayed error.
  * @property {boolean} still_fails The request still fails.
  * @property {string} summary The failure, or the start of the answer it now gets.
@@ -458,7 +458,7 @@
  * @property {string} session The session's full id.
  * @property {string} snippet A piece of the node's text around the best match.
  * @property {string} title The session's title.
- * @property {RevertReason | null} [why_reverted] Why it is out of the context, when it is.
+ * @property {RevertReason | null} why_reverted Why it is out of the context, when it is.
  */
 
 /**
@@ -484,29 +484,29 @@
 /**
  * One page of a listing.
  * @typedef {object} SessionPage
- * @property {string | null} [next_before] When more match: the `before` that asks for the next page (a [`Before::Place`] written as text).
+ * @property {string | null} next_before When more match: the `before` that asks for the next page (a `Before::Place` written as text).
  * @property {SessionSummary[]} sessions The sessions, last active first.
  */
 
 /**
  * One line of `omnictl sessions`.
  * @typedef {object} SessionSummary
- * @property {number | null} [archived_at_ms] When it was archived (hidden from listings), ms since the epoch.
- * @property {boolean} [can_redo] Whether `redo` would take a move back now (an undo, back or rollback since the last prompt or checkout, the head still where it left it).
+ * @property {number | null} archived_at_ms When it was archived (hidden from listings), ms since the epoch.
+ * @property {boolean} can_redo Whether `redo` would take a move back now (an undo, back or rollback since the last prompt or checkout, the head still where it left it).
  * @property {number} consecutive_failures Sends that failed in a row (reset by any success).
  * @property {ContextGauge} context How full the context at the head is.
  * @property {number} created_at_ms Creation time, ms since the epoch.
  * @property {boolean} current This is the most recently used session (the default for `-s`).
- * @property {string | null} [damaged] Set when the session's records disagree: what is wrong (it takes no changes).
- * @property {number | null} [deleted_at_ms] When it was moved to the trash, ms since the epoch.
+ * @property {string | null} damaged Set when the session's records disagree: what is wrong (it takes no changes).
+ * @property {number | null} deleted_at_ms When it was moved to the trash, ms since the epoch.
  * @property {string[]} fallback The models asked in turn when that one cannot answer.
  * @property {boolean} has_tools The session declares tools.
  * @property {number} head The current head.
  * @property {string} id The session's id.
  * @property {string} model The model its next send asks, `PROVIDER/MODEL` (its own, else the daemon's).
- * @property {string | null} [needs_recovery] Why the session needs recovery, if it does (sends are refused until `omnictl recover`).
+ * @property {string | null} needs_recovery Why the session needs recovery, if it does (sends are refused until `omnictl recover`).
  * @property {number} nodes Nodes in the tree.
- * @property {string | null} [origin] Where a session recorded from elsewhere came from (`proxy (USER-AGENT)`); `None` for one a client of omnid made.
+ * @property {string | null} origin Where a session recorded from elsewhere came from (`proxy (USER-AGENT)`); `None` for one a client of omnid made.
  * @property {OriginKind} origin_kind Where it came from, as a kind: own, proxy or import.
  * @property {PendingCall[]} pending_calls Function calls waiting for results at the head.
  * @property {RecoveryPreview[]} recovery_choices When the session needs recovery: what each way out would take out of the context.
@@ -520,8 +520,8 @@
 /**
  * The store's health for `omnictl status`.
  * @typedef {object} StoreHealth
- * @property {string | null} [reason] While failing: the latest failure.
- * @property {number | null} [since_ms] While failing: since when, ms since the epoch.
+ * @property {string | null} reason While failing: the latest failure.
+ * @property {number | null} since_ms While failing: since when, ms since the epoch.
  * @property {HealthState} state Ok or failing.
  */
 
@@ -552,11 +552,11 @@
  */
 
 /**
- * One node of a [`TreeShape`].
+ * One node of a `TreeShape`.
  * @typedef {object} TreeNode
  * @property {boolean} compacted On the path but covered by a compaction's summary.
  * @property {number} id The node's number.
- * @property {number | null} [parent] Its parent (`None` at the start of the conversation).
+ * @property {number | null} parent Its parent (`None` at the start of the conversation).
  * @property {boolean} reverted Off the path to the head.
  * @property {Role} role Who produced it.
  */
@@ -573,7 +573,7 @@
  * Token counts the API reported for one answer.
  * @typedef {object} Usage
  * @property {number} answer_tokens Tokens in the answer.
- * @property {number} [cached_tokens] Tokens of the context read from the provider's prompt cache (part of `prompt_tokens`).
+ * @property {number} cached_tokens Tokens of the context read from the provider's prompt cache (part of `prompt_tokens`).
  * @property {number} prompt_tokens Tokens in the context sent.
  * @property {number} thought_tokens Tokens spent thinking.
  * @property {number} total_tokens All tokens billed.
@@ -589,7 +589,7 @@
  * @typedef {object} UsageReport
  * @property {UsageGrouping} by How the rows are grouped.
  * @property {UsageRow[]} rows The rows (days in date order, newest first).
- * @property {number | null} [since_ms] Only answers from this time on (ms since the epoch), if asked.
+ * @property {number | null} since_ms Only answers from this time on (ms since the epoch), if asked.
  * @property {UsageTotals} total Every row together.
  */
 
@@ -606,7 +606,7 @@
  * @typedef {object} UsageTotals
  * @property {number} answers Answers counted.
  * @property {number} cached Of those, tokens read from the provider's prompt cache.
- * @property {Cost | null} [cost] What the priced models' tokens cost; `None` when no model counted has a price.
+ * @property {Cost | null} cost What the priced models' tokens cost; `None` when no model counted has a price.
  * @property {number} input Tokens of the contexts sent (cached ones included).
  * @property {number} output Tokens of the answers (thinking not included).
  * @property {number} thinking Tokens spent thinking.

@@ -164,7 +164,7 @@ export function mount(root) {
       const rows = page.sessions.map(sessionRow);
       if (append) list.append(...rows);
       else list.replaceChildren(...rows);
-      nextBefore = page.next_before ?? null;
+      nextBefore = page.next_before;
       showMore();
       if (list.childElementCount === 0) showEmpty();
       if (append) rows[0]?.focus();

@@ -1,7 +1,8 @@
 //! Replies: the wire's [`Reply`], one variant per reply type, and the typed side, what
 //! each request's [`crate::Call::Reply`] is and how it goes into and out of [`Reply`].
 //! Both, and the JSON form of a reply, are made from one list (`replies!`); a new reply
-//! type is its struct (here in `structs.rs`, or beside its kin) and one line in it.
+//! type is its struct (here in `structs.rs`, or beside its kin) and one line at the end
+//! of it.
 //!
 //! The wire encodes [`Reply`]'s variants by index: append new ones at the end of the
 //! list, never reorder.
@@ -11,10 +12,7 @@ mod structs;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-pub use structs::{
-    Bundle, Cancelled, Detached, ErrorList, Exported, ImportStaged, LogFile, LoginLink, Purged,
-    RecoverOutcome, Resumed, SessionCreated, ToolResultOutcome, ToolResultStored,
-};
+pub use structs::*;
 
 use crate::context::Compacted;
 use crate::export::ImportOutcome;
@@ -44,8 +42,8 @@ macro_rules! carried {
     (@unwrap boxed $value:expr) => { *$value };
 }
 
-/// The wire's `Reply` (after `Pong`, before `Pieced`), each reply type's `ReplyKind`, and
-/// a reply's JSON.
+/// The wire's `Reply` (after `Pong`, in the list's order), each reply type's `ReplyKind`,
+/// and a reply's JSON.
 macro_rules! replies {
     ($($(#[$doc:meta])* $variant:ident: $how:ident $kind:ty,)*) => {
         /// The successful outcome of a request, as it goes on the wire: one variant per
@@ -55,12 +53,6 @@ macro_rules! replies {
             /// Answer to [`crate::Ping`].
             Pong,
             $($(#[$doc])* $variant(carried!($how $kind)),)*
-            /// The final response came as [`crate::Event::ReplyPiece`]s: `bytes` of them,
-            /// together one encoded [`crate::Response`].
-            Pieced {
-                /// The pieces' length, all together.
-                bytes: u64,
-            },
         }
 
         $(impl ReplyKind for $kind {
@@ -82,7 +74,6 @@ macro_rules! replies {
                 match self {
                     Reply::Pong => json!({"pong": true}),
                     $(Reply::$variant(value) => json!(value),)*
-                    Reply::Pieced { bytes } => json!({"pieced_bytes": bytes}),
                 }
             }
         }
@@ -140,4 +131,60 @@ replies! {
     WebLink: plain LoginLink,
     /// The shape of a session's tree.
     Tree: plain TreeShape,
+    /// The final response came in pieces (see [`Pieced`]).
+    Pieced: plain Pieced,
+}
+
+/// [`crate::Ping`]'s reply: [`Reply::Pong`].
+impl ReplyKind for () {
+    fn into_reply(self) -> Reply {
+        Reply::Pong
+    }
+    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
+        match reply {
+            Reply::Pong => Ok(()),
+            other => Err(Box::new(other)),
+        }
+    }
+}
+
+impl ReplyKind for Detached {
+    fn into_reply(self) -> Reply {
+        match self {}
+    }
+    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
+        Err(Box::new(reply))
+    }
+}
+
+impl ReplyKind for ToolResultOutcome {
+    fn into_reply(self) -> Reply {
+        match self {
+            Self::Stored(stored) => stored.into_reply(),
+            Self::Answered(answer) => (*answer).into_reply(),
+        }
+    }
+    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
+        match reply {
+            Reply::ToolResultStored(stored) => Ok(Self::Stored(stored)),
+            Reply::Answered(answer) => Ok(Self::Answered(Box::new(answer))),
+            other => Err(Box::new(other)),
+        }
+    }
+}
+
+impl ReplyKind for RecoverOutcome {
+    fn into_reply(self) -> Reply {
+        match self {
+            Self::Recovered(recovered) => recovered.into_reply(),
+            Self::Answered(answer) => (*answer).into_reply(),
+        }
+    }
+    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
+        match reply {
+            Reply::Recovered(recovered) => Ok(Self::Recovered(recovered)),
+            Reply::Answered(answer) => Ok(Self::Answered(Box::new(answer))),
+            other => Err(Box::new(other)),
+        }
+    }
 }

@@ -3,22 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Reply, ReplyKind};
 use crate::recovery::{ErrorSummary, PendingCall, Recovered};
 use crate::view::Answer;
-
-/// [`crate::Ping`]'s reply: [`Reply::Pong`].
-impl ReplyKind for () {
-    fn into_reply(self) -> Reply {
-        Reply::Pong
-    }
-    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
-        match reply {
-            Reply::Pong => Ok(()),
-            other => Err(Box::new(other)),
-        }
-    }
-}
 
 /// [`crate::Attach`] never ends in a reply: it follows the session until the client
 /// leaves (then it ends in an error nobody reads) or the daemon stops.
@@ -35,15 +21,6 @@ impl schemars::JsonSchema for Detached {
     }
 }
 
-impl ReplyKind for Detached {
-    fn into_reply(self) -> Reply {
-        match self {}
-    }
-    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
-        Err(Box::new(reply))
-    }
-}
-
 /// What a function result did: stored while other calls still wait, or the last one,
 /// answered. Its JSON is the one or the other.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -53,22 +30,6 @@ pub enum ToolResultOutcome {
     Stored(ToolResultStored),
     /// Every call had its result: they were sent and this is the answer.
     Answered(Box<Answer>),
-}
-
-impl ReplyKind for ToolResultOutcome {
-    fn into_reply(self) -> Reply {
-        match self {
-            Self::Stored(stored) => stored.into_reply(),
-            Self::Answered(answer) => (*answer).into_reply(),
-        }
-    }
-    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
-        match reply {
-            Reply::ToolResultStored(stored) => Ok(Self::Stored(stored)),
-            Reply::Answered(answer) => Ok(Self::Answered(Box::new(answer))),
-            other => Err(Box::new(other)),
-        }
-    }
 }
 
 /// What a recovery did: moved the head, or (retry) answered the turn again. Its JSON is
@@ -82,27 +43,20 @@ pub enum RecoverOutcome {
     Answered(Box<Answer>),
 }
 
-impl ReplyKind for RecoverOutcome {
-    fn into_reply(self) -> Reply {
-        match self {
-            Self::Recovered(recovered) => recovered.into_reply(),
-            Self::Answered(answer) => (*answer).into_reply(),
-        }
-    }
-    fn from_reply(reply: Reply) -> Result<Self, Box<Reply>> {
-        match reply {
-            Reply::Recovered(recovered) => Ok(Self::Recovered(recovered)),
-            Reply::Answered(answer) => Ok(Self::Answered(Box::new(answer))),
-            other => Err(Box::new(other)),
-        }
-    }
-}
-
 /// Recorded errors, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorList {
     /// One line per error.
     pub errors: Vec<ErrorSummary>,
+}
+
+/// The final response came as [`crate::Event::ReplyPiece`]s: `bytes` of them, together
+/// one encoded [`crate::Response`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Pieced {
+    /// The pieces' length, all together.
+    #[serde(rename = "pieced_bytes")]
+    pub bytes: u64,
 }
 
 /// A session was created.

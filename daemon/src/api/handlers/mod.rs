@@ -1,4 +1,5 @@
-//! Request handlers: one file per request kind, each a function from a request to a reply.
+//! Request handlers: one file per request kind, each the request struct's `Handle`, from
+//! the request to its reply type.
 //! Reads go straight to the store (they never wait behind a streaming answer); changes go
 //! through the session's actor.
 

@@ -127,6 +127,7 @@ struct Actor {
     held: held::Held,
     /// The last node whose context was measured, and its size (see `gauge::measure`).
     measured: Option<(NodeId, crate::session::gauge::ContextSize)>,
+    /// The turn in flight, if any: while there is one, changes are refused as busy.
     inflight: Option<Turn>,
     /// The store failed in a way that leaves memory and store possibly apart: the actor
     /// ends, and the session is loaded again from the store on its next request.

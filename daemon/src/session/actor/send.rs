@@ -1,6 +1,6 @@
-//! Answering a turn: a prompt, a set of function results, or `recover --retry` all end
-//! here. The context is validated (preflight), the attempts run in their own task, and what
-//! they produce is stored before the requester hears back.
+//! `Send` and `Retry`: a prompt stored durably (in place of pending ones, if asked) and
+//! answered, or the turn pending at the head answered again. Answering itself is the
+//! turn's (`turn/`).
 
 use crate::model::{Part, Role};
 use crate::session::SessionError;

@@ -43,11 +43,15 @@ pub(in crate::session::actor) enum Stage {
 
 /// The turn in flight: the node it answers, its stage, its attempts' task, and who waits.
 pub(in crate::session::actor) struct Turn {
+    /// The node it answers (a compaction's: the head it started at).
     pub(super) turn: NodeId,
+    /// Its attempts, in a task of their own.
     pub(super) task: JoinHandle<SendOutcome>,
+    /// What it is for, and who hears of its end.
     pub(super) stage: Stage,
+    /// When its attempts began.
     pub(super) started: Instant,
-    /// The settings this send started with (a reload does not change them).
+    /// The settings this turn started with (a reload does not change them).
     pub(super) live: Arc<Live>,
     /// Stops the attempts: a client's cancel, or shutdown (its parent).
     pub(super) cancel: CancellationToken,
@@ -55,7 +59,7 @@ pub(in crate::session::actor) struct Turn {
     pub(super) cancellers: Vec<Reply<Cancelled>>,
 }
 
-/// Resolves when the in-flight send (if any) ends; never, if there is none.
+/// Resolves when the turn in flight (if any) ends; never, if there is none.
 pub(in crate::session::actor) async fn next_outcome(
     inflight: &mut Option<Turn>,
 ) -> Result<SendOutcome, tokio::task::JoinError> {
@@ -71,10 +75,13 @@ pub(in crate::session::actor) struct Launch {
     pub turn: NodeId,
     /// The settings it starts with.
     pub live: Arc<Live>,
+    /// What the request is made of, for any model of the chain.
     pub context: Context,
     /// The models to ask, in order; the body is for the first.
     pub chain: Vec<Endpoint>,
+    /// The request body for the first model.
     pub body: RequestBody,
+    /// Where its progress goes: the requester and the session's followers.
     pub events: Events,
 }
 
