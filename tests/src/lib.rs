@@ -31,6 +31,7 @@ pub mod harness;
 pub mod http;
 pub mod local;
 pub mod openai_proxy;
+pub mod postgres;
 pub mod proxy;
 pub mod python;
 pub mod raw;

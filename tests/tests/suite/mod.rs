@@ -34,6 +34,7 @@ mod models;
 mod operations;
 mod pending_prompt;
 mod permissions;
+mod postgres_cluster;
 mod protocol;
 mod provider;
 mod providers;
