@@ -31,8 +31,7 @@ pub struct SendBody {
     /// default) keeps it and sends both (the reply's `prompts` and a `prompts_merged` event
     /// name them); true sends this prompt in its place (the old one stays in the tree, off
     /// the path).
-    #[serde(default)]
-    pub replace: bool,
+    pub replace: Option<bool>,
 }
 
 /// `PUT /v1/sessions/{id}/model`.

@@ -141,7 +141,7 @@ pub fn send(input: &Input, body: SendBody) -> Result<SendPrompt, ErrorReply> {
     Ok(SendPrompt {
         session: input.session(),
         prompt: body.prompt,
-        replace: body.replace,
+        replace: body.replace.unwrap_or(false),
     })
 }
 

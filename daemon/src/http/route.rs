@@ -200,6 +200,8 @@ mod tests {
         let why = missing.expect_err("no prompt").message;
         assert!(why.contains("missing field `prompt`"), "{why}");
         let fits = read::<SendBody>(&input(json!({"prompt": "hi"}))).expect("fits");
-        assert_eq!((fits.prompt.as_str(), fits.replace), ("hi", false));
+        assert_eq!((fits.prompt.as_str(), fits.replace), ("hi", None));
+        let null = read::<SendBody>(&input(json!({"prompt": "hi", "replace": null})));
+        assert_eq!(null.expect("null is no choice, as before").replace, None);
     }
 }

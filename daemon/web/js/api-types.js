@@ -472,7 +472,7 @@
  * `POST /v1/sessions/{id}/send`.
  * @typedef {object} SendBody
  * @property {string} prompt The prompt.
- * @property {boolean} [replace] What to do with a prompt a failed or cancelled send left pending: false (the default) keeps it and sends both (the reply's `prompts` and a `prompts_merged` event name them); true sends this prompt in its place (the old one stays in the tree, off the path).
+ * @property {boolean | null} [replace] What to do with a prompt a failed or cancelled send left pending: false (the default) keeps it and sends both (the reply's `prompts` and a `prompts_merged` event name them); true sends this prompt in its place (the old one stays in the tree, off the path).
  */
 
 /**
