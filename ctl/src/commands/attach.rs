@@ -8,7 +8,7 @@ use crate::error::{CtlError, exit};
 use crate::render::live::Live;
 use crate::session_arg::SessionArg;
 
-pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
     let mut live = Live::new(ctx.json, true);
     let request = Attach {
         session: session.to_ref(),

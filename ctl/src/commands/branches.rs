@@ -9,7 +9,7 @@ use crate::render::style::Style;
 use crate::render::width;
 use crate::session_arg::SessionArg;
 
-pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
     let request = Branches {
         session: session.to_ref(),
     };

@@ -9,7 +9,7 @@ use crate::error::CtlError;
 use crate::output;
 use crate::session_arg::SessionArg;
 
-pub async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
     let cancelled = ctx
         .ask(Cancel {
             session: session.to_ref(),

@@ -37,7 +37,7 @@ pub async fn request(
 }
 
 /// `omnictl compact`.
-pub async fn run(ctx: &mut Ctx, session: &SessionArg, asked: Asked) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, session: &SessionArg, asked: Asked) -> Result<(), CtlError> {
     if asked
         .instructions
         .as_deref()

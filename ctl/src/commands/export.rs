@@ -20,7 +20,7 @@ pub struct Asked<'a> {
     pub force: bool,
 }
 
-pub async fn run(ctx: &mut Ctx, session: &SessionArg, asked: Asked<'_>) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, session: &SessionArg, asked: Asked<'_>) -> Result<(), CtlError> {
     let target = asked.output.filter(|p| p.as_os_str() != "-");
     if let Some(path) = target {
         outfile::check(ctx, path, asked.force).await?;

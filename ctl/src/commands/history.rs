@@ -27,7 +27,7 @@ pub struct Shape {
     pub around: Option<(u64, u64)>,
 }
 
-pub async fn run(ctx: &mut Ctx, session: &SessionArg, shape: Shape) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, session: &SessionArg, shape: Shape) -> Result<(), CtlError> {
     let request = History {
         session: session.to_ref(),
         active_only: shape.active,

@@ -28,7 +28,7 @@ struct Tally {
     problems: Vec<String>,
 }
 
-pub async fn run(ctx: &mut Ctx, paths: &[PathBuf], from: Option<Source>) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, paths: &[PathBuf], from: Option<Source>) -> Result<(), CtlError> {
     let (files, unreadable) = import::files(paths);
     let mut tally = Tally::default();
     for problem in &unreadable {

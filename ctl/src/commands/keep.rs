@@ -27,7 +27,7 @@ async fn summary<C: Call<Reply = SessionSummary>>(
     ctx.ask(request).await
 }
 
-pub async fn run(ctx: &mut Ctx, command: KeepCommand) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, command: KeepCommand) -> Result<(), CtlError> {
     let (session, change) = match command {
         KeepCommand::Rename { session, title } => {
             let summary = rename(ctx, session.to_ref(), title.join(" ")).await?;

@@ -35,11 +35,7 @@ pub fn describe(summary: &SessionSummary) -> String {
     }
 }
 
-pub async fn run(
-    ctx: &mut Ctx,
-    session: &SessionArg,
-    model: Option<String>,
-) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, session: &SessionArg, model: Option<String>) -> Result<(), CtlError> {
     let switching = model.is_some();
     let summary = request(ctx, session.to_ref(), model).await?;
     if ctx.json {

@@ -16,7 +16,7 @@ pub async fn request(
     ctx.ask(Move { session, op }).await
 }
 
-pub async fn run(ctx: &mut Ctx, session: &SessionArg, op: MoveOp) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, session: &SessionArg, op: MoveOp) -> Result<(), CtlError> {
     match request(ctx, session.to_ref(), op).await {
         Ok(outcome) => {
             if ctx.json {

@@ -31,7 +31,7 @@ pub fn plain() -> NewSession {
     }
 }
 
-pub async fn run(ctx: &mut Ctx, asked: Asked<'_>) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, asked: Asked<'_>) -> Result<(), CtlError> {
     let tools_json = asked
         .tools
         .map(|path| {

@@ -140,7 +140,7 @@ async fn ask(ctx: &mut Ctx, session: &SessionArg) -> Result<Option<RecoveryActio
     }
 }
 
-pub async fn run(
+async fn run(
     ctx: &mut Ctx,
     session: &SessionArg,
     action: Option<RecoveryAction>,

@@ -7,7 +7,7 @@ use super::Ctx;
 use crate::error::CtlError;
 use crate::output;
 
-pub async fn run(ctx: &mut Ctx, error: String) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, error: String) -> Result<(), CtlError> {
     let outcome = ctx.ask(Replay { error }).await?;
     if ctx.json {
         output::json(&outcome);

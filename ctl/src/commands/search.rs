@@ -20,7 +20,7 @@ pub struct Asked {
     pub archived: bool,
 }
 
-pub async fn run(ctx: &mut Ctx, asked: Asked) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, asked: Asked) -> Result<(), CtlError> {
     let results = search(ctx, asked).await?;
     if ctx.json {
         output::json(&results);

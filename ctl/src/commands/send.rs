@@ -25,7 +25,7 @@ fn read_prompt(text: &[String]) -> Result<String, CtlError> {
 }
 
 /// `omnictl send [--replace] TEXT | -`.
-pub async fn run(
+async fn run(
     ctx: &mut Ctx,
     session: &SessionArg,
     text: &[String],
@@ -64,7 +64,7 @@ fn ask_for_new_session(problem: &str) -> bool {
 }
 
 /// `omnictl retry`: answers the prompt a failed send left pending again, as it is.
-pub async fn retry(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
+async fn retry(ctx: &mut Ctx, session: &SessionArg) -> Result<(), CtlError> {
     answer(
         ctx,
         Retry {

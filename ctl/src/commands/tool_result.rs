@@ -12,7 +12,7 @@ use crate::error::CtlError;
 use crate::output;
 use crate::session_arg::SessionArg;
 
-pub async fn run(
+async fn run(
     ctx: &mut Ctx,
     session: &SessionArg,
     call_id: Option<String>,

@@ -7,7 +7,7 @@ use crate::error::CtlError;
 use crate::output;
 use crate::render::{usage, width};
 
-pub async fn run(
+async fn run(
     ctx: &mut Ctx,
     since: Option<&str>,
     by: UsageBy,

@@ -9,7 +9,7 @@ use super::Ctx;
 use crate::error::CtlError;
 use crate::output;
 
-pub async fn run(ctx: &mut Ctx, open: bool) -> Result<(), CtlError> {
+async fn run(ctx: &mut Ctx, open: bool) -> Result<(), CtlError> {
     let LoginLink { url, expires_in_s } = ctx.ask(WebLink).await?;
     if ctx.json {
         output::json(&json!({ "url": url, "expires_in_s": expires_in_s }));
