@@ -12,10 +12,10 @@ use interprocess::local_socket::{GenericFilePath, ToFsName};
 use crate::error::{ErrorReply, FrameError};
 use crate::frame;
 use crate::limits::{MAX_PIECED_REPLY_LEN, PROTOCOL_VERSION};
-use crate::message::{Hello, HelloReply, RequestFrame};
+use crate::message::{Hello, HelloReply};
 use crate::replies::Reply;
 use crate::replies::ReplyKind;
-use crate::requests::{Call, Request};
+use crate::requests::{Call, Request, RequestFrame};
 use crate::response::{Event, Response, ResponseFrame};
 
 /// Why a client could not get an answer.

@@ -45,7 +45,7 @@ pub use export::{
 };
 pub use limits::{MAX_FRAME_LEN, MAX_PIECED_REPLY_LEN, PROTOCOL_VERSION, REPLY_PIECE_LEN};
 pub use listing::{Before, MAX_PAGE, SessionPage, SessionQuery, Shown};
-pub use message::{Hello, HelloReply, RequestFrame, SessionRef};
+pub use message::{Hello, HelloReply, SessionRef};
 pub use model_info::{ModelInfo, Usage};
 pub use numbers::thousands;
 pub use ops::{MoveOp, PlaceChange};

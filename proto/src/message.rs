@@ -1,12 +1,10 @@
 //! The messages a client and the daemon exchange.
 //!
-//! The handshake, and the frame a request travels in (the requests themselves are in
-//! `requests.rs`). Variants are encoded by index: append new variants at the end, never
-//! reorder.
+//! The handshake, and how a request names its session (the requests themselves, and
+//! the frame they travel in, are in `requests.rs`). Variants are encoded by index: append
+//! new variants at the end, never reorder.
 
 use serde::{Deserialize, Serialize};
-
-use crate::requests::Request;
 
 /// First frame a client sends. Its layout is frozen across protocol versions so that a
 /// mismatch is always reported clearly instead of failing to decode.
@@ -44,13 +42,4 @@ pub enum SessionRef {
     Current,
     /// A session id, a unique prefix of one, or a unique prefix of its title.
     Id(String),
-}
-
-/// A request and the id its events and reply will carry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RequestFrame {
-    /// Chosen by the client; echoed in every [`ResponseFrame`] for this request.
-    pub id: u64,
-    /// What the client asks for.
-    pub request: Request,
 }

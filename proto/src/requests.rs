@@ -92,6 +92,15 @@ macro_rules! define_requests {
 
 with_requests!(define_requests);
 
+/// A request and the id its events and reply will carry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestFrame {
+    /// Chosen by the client; echoed in every [`crate::ResponseFrame`] for this request.
+    pub id: u64,
+    /// What the client asks for.
+    pub request: Request,
+}
+
 /// Liveness check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ping;

@@ -1,6 +1,9 @@
 //! A request's JSON body: read within the size and time limits, parsed, and held to the
 //! route's schema's fields, so a mistyped optional field is refused rather than ignored.
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 use axum::body::Body;
 use axum::http::StatusCode;
 use omni_proto::{ErrorReply, MAX_FRAME_LEN};
@@ -43,9 +46,27 @@ pub async fn json(
     }
 }
 
+/// The fields each route's body takes, worked out from the body types once (not on every
+/// request).
+static KNOWN: LazyLock<HashMap<(&str, &str), Vec<String>>> = LazyLock::new(|| {
+    super::routes::all()
+        .map(|route| {
+            let fields = route.body_fields().unwrap_or_default();
+            ((route.method, route.path), fields)
+        })
+        .collect()
+});
+
+/// The fields `route`'s body takes (none for a route without a body).
+fn known_fields(route: &Route) -> &'static [String] {
+    KNOWN
+        .get(&(route.method, route.path))
+        .map_or(&[], Vec::as_slice)
+}
+
 /// Says which field of `fields` the route does not take, and which it does.
 fn unknown_field(route: &Route, fields: &serde_json::Map<String, Value>) -> Option<String> {
-    let known = route.body_fields().unwrap_or_default();
+    let known = known_fields(route);
     let field = fields.keys().find(|field| !known.contains(*field))?;
     let takes = if known.is_empty() {
         "it takes no body".to_string()

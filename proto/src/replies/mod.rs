@@ -188,3 +188,35 @@ impl ReplyKind for RecoverOutcome {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_type_comes_back_out_of_its_variant_and_no_other() {
+        let created = SessionCreated {
+            session: "s".into(),
+        };
+        let wire = created.clone().into_reply();
+        assert_eq!(wire, Reply::SessionCreated(created.clone()));
+        assert_eq!(SessionCreated::from_reply(wire), Ok(created));
+        assert_eq!(<()>::from_reply(Reply::Pong), Ok(()));
+        let other = SessionCreated::from_reply(Reply::Pong).expect_err("a Pong is not one");
+        assert_eq!(
+            *other,
+            Reply::Pong,
+            "the other reply is given back as it was"
+        );
+        assert!(
+            Detached::from_reply(Reply::Pong).is_err(),
+            "following never ends in one"
+        );
+        let stored = ToolResultStored {
+            session: "s".into(),
+            calls: Vec::new(),
+        };
+        let outcome = ToolResultOutcome::from_reply(stored.clone().into_reply());
+        assert_eq!(outcome, Ok(ToolResultOutcome::Stored(stored)));
+    }
+}

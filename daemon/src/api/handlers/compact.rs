@@ -2,10 +2,8 @@
 //! progress streams as events.
 
 use omni_proto::{Compact, Compacted, ErrorReply};
-use tokio::sync::mpsc;
 
-use super::stream::with_events;
-use crate::api::convert::session_ref;
+use super::stream::on_actor;
 use crate::api::dispatch::Handle;
 use crate::api::responder::Responder;
 use crate::api::state::Daemon;
@@ -32,16 +30,9 @@ impl Handle for Compact {
             ));
         }
         let instructions = instructions.filter(|text| !text.trim().is_empty());
-        let id = daemon.sessions.resolve(session_ref(&session))?;
-        let actor = daemon.sessions.actor(id)?;
-        let (events, incoming) = mpsc::unbounded_channel();
-        let prices = &daemon.services.live.get().config.prices;
-        let done = with_events(
-            responder,
-            prices,
-            incoming,
-            actor.compact(keep, instructions, events),
-        )
+        let (_, done) = on_actor(daemon, &session, responder, |actor, events| async move {
+            actor.compact(keep, instructions, events).await
+        })
         .await?;
         Ok(compacted(done))
     }

@@ -1,10 +1,9 @@
 //! `Recover`: apply one way out of *needs recovery*; `--retry` streams its answer.
 
 use omni_proto::{ErrorReply, Recover, RecoverOutcome};
-use tokio::sync::mpsc;
 
-use super::stream::with_events;
-use crate::api::convert::session_ref;
+use super::stream::on_actor;
+use crate::api::convert::answer;
 use crate::api::dispatch::Handle;
 use crate::api::responder::Responder;
 use crate::api::state::Daemon;
@@ -16,18 +15,19 @@ impl Handle for Recover {
         daemon: &Daemon,
         responder: &mut Responder<'_>,
     ) -> Result<RecoverOutcome, ErrorReply> {
-        let Recover { session, action } = self;
-        let id = daemon.sessions.resolve(session_ref(&session))?;
-        let actor = daemon.sessions.actor(id)?;
-        let (events, incoming) = mpsc::unbounded_channel();
-        let live = daemon.services.live.get();
-        let prices = &live.config.prices;
-        let work = actor.recover(action.into(), events);
-        match with_events(responder, prices, incoming, work).await? {
-            Outcome::Moved(recovered) => Ok(RecoverOutcome::Recovered(recovered.into())),
-            Outcome::Answered(answer) => Ok(RecoverOutcome::Answered(Box::new(
-                crate::api::convert::answer(*answer, prices),
-            ))),
+        let action = self.action.into();
+        let recovered = on_actor(
+            daemon,
+            &self.session,
+            responder,
+            |actor, events| async move { actor.recover(action, events).await },
+        );
+        match recovered.await? {
+            (_, Outcome::Moved(recovered)) => Ok(RecoverOutcome::Recovered(recovered.into())),
+            (_, Outcome::Answered(done)) => {
+                let prices = &daemon.services.live.get().config.prices;
+                Ok(RecoverOutcome::Answered(Box::new(answer(*done, prices))))
+            }
         }
     }
 }

@@ -2,10 +2,9 @@
 //! the same for the prompt already pending at the head.
 
 use omni_proto::{Answer, ErrorReply, Retry, SendPrompt};
-use tokio::sync::mpsc;
 
-use super::stream::with_events;
-use crate::api::convert::session_ref;
+use super::stream::on_actor;
+use crate::api::convert::answer;
 use crate::api::dispatch::Handle;
 use crate::api::responder::Responder;
 use crate::api::state::Daemon;
@@ -16,14 +15,16 @@ impl Handle for SendPrompt {
         daemon: &Daemon,
         responder: &mut Responder<'_>,
     ) -> Result<Answer, ErrorReply> {
-        let id = daemon.sessions.resolve(session_ref(&self.session))?;
-        let actor = daemon.sessions.actor(id)?;
-        let (events, incoming) = mpsc::unbounded_channel();
-        let sent = actor.send(self.prompt, self.replace, events);
-        let live = daemon.services.live.get();
-        let prices = &live.config.prices;
-        let answer = with_events(responder, prices, incoming, sent).await?;
-        Ok(crate::api::convert::answer(answer, prices))
+        let SendPrompt {
+            session,
+            prompt,
+            replace,
+        } = self;
+        let (_, done) = on_actor(daemon, &session, responder, |actor, events| async move {
+            actor.send(prompt, replace, events).await
+        })
+        .await?;
+        Ok(answer(done, &daemon.services.live.get().config.prices))
     }
 }
 
@@ -33,12 +34,13 @@ impl Handle for Retry {
         daemon: &Daemon,
         responder: &mut Responder<'_>,
     ) -> Result<Answer, ErrorReply> {
-        let id = daemon.sessions.resolve(session_ref(&self.session))?;
-        let actor = daemon.sessions.actor(id)?;
-        let (events, incoming) = mpsc::unbounded_channel();
-        let live = daemon.services.live.get();
-        let prices = &live.config.prices;
-        let answer = with_events(responder, prices, incoming, actor.retry(events)).await?;
-        Ok(crate::api::convert::answer(answer, prices))
+        let (_, done) = on_actor(
+            daemon,
+            &self.session,
+            responder,
+            |actor, events| async move { actor.retry(events).await },
+        )
+        .await?;
+        Ok(answer(done, &daemon.services.live.get().config.prices))
     }
 }

@@ -1,10 +1,9 @@
 //! `ToolResult`: store one function result; with the last one, stream the continuation.
 
 use omni_proto::{ErrorReply, ToolResult, ToolResultOutcome, ToolResultStored};
-use tokio::sync::mpsc;
 
-use super::stream::with_events;
-use crate::api::convert::session_ref;
+use super::stream::on_actor;
+use crate::api::convert::answer;
 use crate::api::dispatch::Handle;
 use crate::api::responder::Responder;
 use crate::api::state::Daemon;
@@ -16,20 +15,26 @@ impl Handle for ToolResult {
         daemon: &Daemon,
         responder: &mut Responder<'_>,
     ) -> Result<ToolResultOutcome, ErrorReply> {
-        let id = daemon.sessions.resolve(session_ref(&self.session))?;
-        let actor = daemon.sessions.actor(id)?;
-        let (events, incoming) = mpsc::unbounded_channel();
-        let work = actor.tool_result(self.call_id, self.name, self.response_json, events);
-        let live = daemon.services.live.get();
-        let prices = &live.config.prices;
-        match with_events(responder, prices, incoming, work).await? {
-            ToolOutcome::Stored(calls) => Ok(ToolResultOutcome::Stored(ToolResultStored {
+        let ToolResult {
+            session,
+            call_id,
+            name,
+            response_json,
+        } = self;
+        let submitted = on_actor(daemon, &session, responder, |actor, events| async move {
+            actor
+                .tool_result(call_id, name, response_json, events)
+                .await
+        });
+        match submitted.await? {
+            (id, ToolOutcome::Stored(calls)) => Ok(ToolResultOutcome::Stored(ToolResultStored {
                 session: id.to_string(),
                 calls: calls.into_iter().map(Into::into).collect(),
             })),
-            ToolOutcome::Answered(answer) => Ok(ToolResultOutcome::Answered(Box::new(
-                crate::api::convert::answer(*answer, prices),
-            ))),
+            (_, ToolOutcome::Answered(done)) => {
+                let prices = &daemon.services.live.get().config.prices;
+                Ok(ToolResultOutcome::Answered(Box::new(answer(*done, prices))))
+            }
         }
     }
 }
