@@ -41,6 +41,7 @@ impl ActorHandle {
             held: Default::default(),
             measured: None,
             inflight: None,
+            life: Default::default(),
             retired: false,
             client_made: ctx.store.origin(&id).is_none(),
             loaded,

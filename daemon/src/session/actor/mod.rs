@@ -39,7 +39,7 @@ use commit::{HeadMove, RedoEffect, Write};
 use events::{Events, Watchers};
 pub use meta::{MetaChange, checked_title};
 pub use record::{RecordedTurn, whole as recorded_whole};
-use turn::{Turn, next_outcome};
+use turn::{Life, Turn, next_outcome};
 
 type Reply<T> = oneshot::Sender<Result<T, SessionError>>;
 
@@ -75,15 +75,15 @@ trait Run {
 /// The actor's commands, each `Variant(its command struct)`: the mailbox's enum and its
 /// dispatch.
 macro_rules! commands {
-    ($($variant:ident($command:ty),)*) => {
+    ($($(#[cfg($cfg:meta)])? $variant:ident($command:ty),)*) => {
         enum Command {
-            $($variant($command),)*
+            $($(#[cfg($cfg)])? $variant($command),)*
         }
 
         impl Actor {
             async fn handle(&mut self, command: Command) {
                 match command {
-                    $(Command::$variant(command) => command.run(self).await,)*
+                    $($(#[cfg($cfg)])? Command::$variant(command) => command.run(self).await,)*
                 }
             }
         }
@@ -104,6 +104,9 @@ commands! {
     Meta(meta::MetaCommand),
     Close(close::CloseCommand),
     Compact(compact::CompactCommand),
+    // The tests' look at the last turn's life.
+    #[cfg(test)]
+    LastLife(tests::LastLifeCommand),
 }
 
 /// How long an actor with nothing to do stays loaded by default (`session_idle_secs`).
@@ -129,6 +132,8 @@ struct Actor {
     measured: Option<(NodeId, crate::session::gauge::ContextSize)>,
     /// The turn in flight, if any: while there is one, changes are refused as busy.
     inflight: Option<Turn>,
+    /// The phases of the turn under way (prepared, compacted, asked, stored), in order.
+    life: Life,
     /// The store failed in a way that leaves memory and store possibly apart: the actor
     /// ends, and the session is loaded again from the store on its next request.
     retired: bool,

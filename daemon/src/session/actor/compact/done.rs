@@ -7,7 +7,7 @@ use crate::model::{ModelInfo, MoveKind, NodeRecord, Part, PartContent, Role, Usa
 use crate::resilience::FailureClass;
 use crate::session::SessionError;
 use crate::session::actor::commit::{HeadMove, RedoEffect};
-use crate::session::actor::turn::SendOutcome;
+use crate::session::actor::turn::{Phase, SendOutcome};
 use crate::session::actor::turn::model_info;
 use crate::session::actor::{Actor, Reply};
 use crate::session::outcome::{Cancelled, Compacted, SessionEvent};
@@ -136,6 +136,7 @@ impl Actor {
         summary: String,
         model: ModelInfo,
     ) {
+        self.life.enter(self.record.id, Phase::Storing);
         let Compaction {
             plan,
             instructions,
@@ -193,6 +194,7 @@ impl Actor {
         let event = SessionEvent::Compacted(Box::new(compacted.clone()));
         match then {
             Then::Reply(reply) => {
+                self.life.end(self.record.id, "compacted");
                 self.announce(event);
                 let _ = reply.send(Ok(compacted));
             }
@@ -206,6 +208,7 @@ impl Actor {
     /// What a compaction that did not complete means: nothing changed.
     pub(super) fn compaction_failed(&self, compaction: Compaction, why: String) {
         tracing::warn!(session = %self.record.id, "compaction failed: {why}");
+        self.life.end(self.record.id, "not compacted");
         let message = format!(
             "the compaction did not happen: {why}. Nothing changed: the session is as it was"
         );

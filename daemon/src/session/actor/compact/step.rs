@@ -11,7 +11,7 @@ use crate::services::{Endpoint, Live};
 use crate::session::SessionError;
 use crate::session::actor::Actor;
 use crate::session::actor::context::Context;
-use crate::session::actor::turn::{Launch, Stage};
+use crate::session::actor::turn::{Launch, Phase, Stage};
 use crate::time::now_ms;
 
 /// What the model is asked, after the context it summarises.
@@ -47,6 +47,9 @@ impl Actor {
             Ok(body) => body,
             Err(error) => return self.compaction_failed(compaction, error.to_string()),
         };
+        let pieces_left = compaction.pieces.len();
+        self.life
+            .enter(self.record.id, Phase::Compacting { pieces_left });
         let launch = Launch {
             turn: compaction.from,
             live,

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use tokio::sync::{Notify, mpsc};
 
-use super::{Step, World};
+use super::{Step, World, asking};
+use crate::session::actor::turn::Phase;
 use crate::model::Role;
 use crate::provider::ProviderError;
 use crate::session::SessionError;
@@ -154,6 +155,18 @@ async fn nothing_to_cover_is_refused_and_a_context_too_long_recovers_by_compacti
         panic!("compaction then an answer");
     };
     assert_eq!(answer.text, "the answer to q3");
+    assert_eq!(
+        actor.last_life().await,
+        [
+            Phase::Compacting { pieces_left: 1 },
+            asking("gemini/gemini-2.5-flash", 1),
+            Phase::Storing,
+            Phase::Preparing,
+            asking("gemini/gemini-2.5-flash", 1),
+            Phase::Storing,
+        ],
+        "the compaction is a step of the turn it makes room for"
+    );
     let (record, _) = world.stored(id);
     assert!(record.needs_recovery.is_none());
     assert_eq!(

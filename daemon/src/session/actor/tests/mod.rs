@@ -23,7 +23,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
-use super::ActorHandle;
+use super::turn::Phase;
+use super::{Actor, ActorHandle, Command, Reply, Run};
 use crate::config::{Args, Config, Env, FileValues, SettingFlags};
 use crate::diag::Diagnostics;
 use crate::model::{NodeRecord, Part, PartContent};
@@ -231,5 +232,31 @@ impl World {
             .into_iter()
             .map(|n| nodes[n as usize - 1].text())
             .collect()
+    }
+}
+
+/// [`ActorHandle::last_life`]'s command.
+pub struct LastLifeCommand(Reply<Vec<Phase>>);
+
+impl Run for LastLifeCommand {
+    async fn run(self, actor: &mut Actor) {
+        let _ = self.0.send(Ok(actor.life.last()));
+    }
+}
+
+impl ActorHandle {
+    /// The phases of the session's last turn that ended, as its actor kept them.
+    pub(in crate::session::actor) async fn last_life(&self) -> Vec<Phase> {
+        self.call(|reply| Command::LastLife(LastLifeCommand(reply)))
+            .await
+            .unwrap()
+    }
+}
+
+/// `model`'s attempt `attempt`.
+pub(in crate::session::actor) fn asking(model: &str, attempt: u32) -> Phase {
+    Phase::Asking {
+        model: model.into(),
+        attempt,
     }
 }

@@ -1,7 +1,8 @@
 //! Which model answers: the session's own, a fallback when its own cannot, another after
 //! `model REF`; and what never falls back.
 
-use super::{Step, World};
+use super::{Step, World, asking};
+use crate::session::actor::turn::Phase;
 use crate::config::{ModelList, SettingFlags};
 use crate::provider::ProviderError;
 use crate::session::SessionError;
@@ -56,6 +57,29 @@ async fn an_exhausted_quota_sends_the_same_context_to_the_next_model() {
     // The next send asks the session's own model first again.
     let (answer, _) = world.send(&actor, "again").await;
     assert_eq!(answer.unwrap().model.model, "gemini-2.5-flash");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_turns_life_names_each_attempt_and_the_fallback_in_order() {
+    let world = World::with(with_fallback());
+    let (_, actor) = world.session(None).await;
+    world.model.push([failing(503, "overloaded"), daily_quota()]);
+    world.send(&actor, "hello").await.0.unwrap();
+    let own = "gemini/gemini-2.5-flash";
+    assert_eq!(
+        actor.last_life().await,
+        [
+            Phase::Preparing,
+            asking(own, 1),
+            asking(own, 2),
+            Phase::FallingBack {
+                from: own.into(),
+                to: "gemini/backup".into()
+            },
+            asking("gemini/backup", 1),
+            Phase::Storing,
+        ]
+    );
 }
 
 #[tokio::test(start_paused = true)]

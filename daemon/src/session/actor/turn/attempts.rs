@@ -18,6 +18,7 @@ use crate::exchange::{
 use crate::provider::{ProviderError, RequestBody};
 use crate::resilience::Failure;
 use crate::services::{Endpoint, Live};
+use super::{Life, Phase};
 use crate::session::actor::Events;
 use crate::session::actor::context::Context;
 use crate::session::answer::AnswerBuilder;
@@ -41,6 +42,10 @@ pub(in crate::session::actor) struct AnswerJob {
     pub cancel: CancellationToken,
     /// The last attempt failed after some of its answer reached the client.
     pub streamed_partial: bool,
+    /// The turn's phases, which each attempt moves on.
+    pub life: Life,
+    /// Attempts made at `endpoint` so far.
+    pub attempt: u32,
 }
 
 impl Exchange for AnswerJob {
@@ -54,6 +59,12 @@ impl Exchange for AnswerJob {
         deadline: Instant,
         cancel: &CancellationToken,
     ) -> Attempt<AnswerBuilder, AnswerBuilder> {
+        self.attempt += 1;
+        let asking = Phase::Asking {
+            model: self.endpoint.reference.clone(),
+            attempt: self.attempt,
+        };
+        self.life.enter(self.session, asking);
         let mut answer = AnswerBuilder::default();
         let result = {
             let events = &self.events;

@@ -4,6 +4,7 @@
 //! told which. A request the API rejects (a 400) never moves on: the context is at fault,
 //! not the model.
 
+use super::Phase;
 use super::attempts::{AnswerJob, SendOutcome};
 use crate::exchange::{self, Exchange, Outcome, Setup};
 use crate::provider::RequestBody;
@@ -83,7 +84,11 @@ pub(in crate::session::actor) async fn answer_with_retries(mut job: AnswerJob) -
                         discarded_partial: job.streamed_partial,
                         fallback_to: Some(next.reference.clone()),
                     });
+                    let from = endpoint.reference.clone();
+                    let to = next.reference.clone();
+                    job.life.enter(job.session, Phase::FallingBack { from, to });
                     job.streamed_partial = false;
+                    job.attempt = 0;
                     job.body = body;
                     job.endpoint = next.clone();
                     continue;

@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::Stage;
+use super::{Phase, Stage};
 use super::attempts::SendOutcome;
 use crate::exchange::Outcome;
 use crate::model::{ModelInfo, MoveKind, NodeRecord, Role};
@@ -83,6 +83,7 @@ impl Actor {
         let latency_ms = send.started.elapsed().as_millis() as u64;
         match send.stage {
             Stage::Answering(done) => {
+                self.life.enter(self.record.id, Phase::Storing);
                 let ended = Ended {
                     turn: send.turn,
                     latency_ms,

@@ -1,19 +1,22 @@
 //! The life of a turn: a prompt (or function results, or a retry) is answered in
-//! stages. The actor prepares it (`prepare.rs`: the wall seen coming, the context, the
-//! body, preflight); a compaction may come first ([`Stage::Compacting`], `compact/`);
-//! then the model chain is asked ([`Stage::Answering`]): the attempts run in a task of
-//! their own (`attempts.rs`, each streaming to the client; `fallback.rs`, the chain),
-//! the actor staying responsive; at their end the outcome is stored (`finish.rs`) before
-//! the requester hears. Preparing and storing run in the actor between two mailbox
-//! commands; the one stage it can be found in is the turn in flight, [`Turn`].
+//! named phases ([`Phase`], kept in order by [`Life`]): *preparing* (`prepare.rs`: the
+//! wall seen coming, the context, the body, preflight); perhaps *compacting* first
+//! (`compact/`, one summary request per piece); *attempt n at a model*, streaming to the
+//! client (`attempts.rs`), and *falling back* to the next model of the chain
+//! (`fallback.rs`); and *storing* (`finish.rs`) before the requester hears. Preparing and
+//! storing run in the actor between two mailbox commands; the attempts run in a task of
+//! their own, the actor staying responsive, as the turn in flight, [`Turn`], whose
+//! [`Stage`] says who waits for it.
 
 mod attempts;
 mod fallback;
 mod finish;
+mod phase;
 mod prepare;
 
 pub(super) use attempts::SendOutcome;
 pub(super) use finish::model_info;
+pub(super) use phase::{Life, Phase};
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -110,6 +113,8 @@ impl Actor {
             events,
             cancel: cancel.clone(),
             streamed_partial: false,
+            life: self.life.clone(),
+            attempt: 0,
         };
         self.ctx
             .counters

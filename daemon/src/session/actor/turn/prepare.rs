@@ -3,7 +3,7 @@
 //! validated (preflight), then the attempts launched; and, at the end, telling the
 //! session's watchers and the requester how the turn ended.
 
-use super::{Launch, Stage};
+use super::{Launch, Phase, Stage};
 use crate::diag::Cause;
 use crate::provider::{Extras, assemble};
 use crate::services::Live;
@@ -68,6 +68,7 @@ impl Actor {
         done: Done,
         over_window: Option<Gauge>,
     ) {
+        self.life.enter(self.record.id, Phase::Preparing);
         let live = self.ctx.live.get();
         let chain = match self.model_chain(&live) {
             Ok(chain) => chain,
@@ -165,6 +166,8 @@ impl Actor {
         done: Done,
         result: Result<Answer, SessionError>,
     ) {
+        let how = if result.is_ok() { "answered" } else { "failed" };
+        self.life.end(self.record.id, how);
         self.announce(match &result {
             Ok(answer) => SessionEvent::Answered(Box::new(answer.clone())),
             Err(error) => SessionEvent::Failed(error.clone()),
