@@ -7,8 +7,8 @@ use crate::model::{ModelInfo, MoveKind, NodeRecord, Part, PartContent, Role, Usa
 use crate::resilience::FailureClass;
 use crate::session::SessionError;
 use crate::session::actor::commit::{HeadMove, RedoEffect};
-use crate::session::actor::turn::{Phase, SendOutcome};
 use crate::session::actor::turn::model_info;
+use crate::session::actor::turn::{Phase, SendOutcome};
 use crate::session::actor::{Actor, Reply};
 use crate::session::outcome::{Cancelled, Compacted, SessionEvent};
 use crate::session::pieces::halve;

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use tokio::sync::{Notify, mpsc};
 
 use super::{Step, World, asking};
-use crate::session::actor::turn::Phase;
 use crate::model::Role;
 use crate::provider::ProviderError;
 use crate::session::SessionError;
+use crate::session::actor::turn::Phase;
 use crate::session::actor::{ActorHandle, RecoverOutcome};
 use crate::session::outcome::{HeadOp, RecoveryChoice, SessionEvent};
 

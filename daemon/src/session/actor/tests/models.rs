@@ -2,10 +2,10 @@
 //! `model REF`; and what never falls back.
 
 use super::{Step, World, asking};
-use crate::session::actor::turn::Phase;
 use crate::config::{ModelList, SettingFlags};
 use crate::provider::ProviderError;
 use crate::session::SessionError;
+use crate::session::actor::turn::Phase;
 use crate::session::outcome::SessionEvent;
 
 fn with_fallback() -> SettingFlags {
@@ -63,7 +63,9 @@ async fn an_exhausted_quota_sends_the_same_context_to_the_next_model() {
 async fn a_turns_life_names_each_attempt_and_the_fallback_in_order() {
     let world = World::with(with_fallback());
     let (_, actor) = world.session(None).await;
-    world.model.push([failing(503, "overloaded"), daily_quota()]);
+    world
+        .model
+        .push([failing(503, "overloaded"), daily_quota()]);
     world.send(&actor, "hello").await.0.unwrap();
     let own = "gemini/gemini-2.5-flash";
     assert_eq!(

@@ -11,6 +11,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use super::{Life, Phase};
 use crate::diag::{AttemptTrace, Diagnostics, Report};
 use crate::exchange::{
     Attempt, Exchange, Outcome, Sent, attempt_report, deadline_passed, failure_of,
@@ -18,7 +19,6 @@ use crate::exchange::{
 use crate::provider::{ProviderError, RequestBody};
 use crate::resilience::Failure;
 use crate::services::{Endpoint, Live};
-use super::{Life, Phase};
 use crate::session::actor::Events;
 use crate::session::actor::context::Context;
 use crate::session::answer::AnswerBuilder;

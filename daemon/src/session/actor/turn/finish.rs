@@ -4,8 +4,8 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::{Phase, Stage};
 use super::attempts::SendOutcome;
+use super::{Phase, Stage};
 use crate::exchange::Outcome;
 use crate::model::{ModelInfo, MoveKind, NodeRecord, Role};
 use crate::resilience::{Failure, GiveUp};

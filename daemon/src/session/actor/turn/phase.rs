@@ -43,10 +43,11 @@ impl fmt::Display for Phase {
 #[derive(Clone, Default)]
 pub(in crate::session::actor) struct Life(Arc<Mutex<Phases>>);
 
-/// The turn under way's phases, and the last ended turn's.
+/// The turn under way's phases (and, for the tests' look, the last ended turn's).
 #[derive(Default)]
 struct Phases {
     now: Vec<Phase>,
+    #[cfg(test)]
     last: Vec<Phase>,
 }
 
@@ -63,18 +64,25 @@ impl Life {
         if phases.now.is_empty() {
             return;
         }
-        let path: Vec<String> = phases.now.iter().map(Phase::to_string).collect();
+        let ended = std::mem::take(&mut phases.now);
+        let path: Vec<String> = ended.iter().map(Phase::to_string).collect();
         tracing::debug!(%session, life = %path.join(" → "), "turn {how}");
-        phases.last = std::mem::take(&mut phases.now);
+        #[cfg(test)]
+        {
+            phases.last = ended;
+        }
     }
 
     /// The phases of the last turn that ended.
+    #[cfg(test)]
     pub(in crate::session::actor) fn last(&self) -> Vec<Phase> {
         self.phases().last.clone()
     }
 
     fn phases(&self) -> std::sync::MutexGuard<'_, Phases> {
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -101,6 +109,10 @@ mod tests {
         assert_eq!(names, ["preparing", "attempt 1 at gemini/a", "storing"]);
         life.enter(session, Phase::Preparing);
         life.end(session, "failed");
-        assert_eq!(other.last(), [Phase::Preparing], "the next turn starts anew");
+        assert_eq!(
+            other.last(),
+            [Phase::Preparing],
+            "the next turn starts anew"
+        );
     }
 }
