@@ -2,34 +2,8 @@
 //! them; this module lists them (`commands!`), which makes the subcommand enum and its
 //! dispatch. `ctx.rs` is the connection they share.
 
-mod around;
-mod attach;
-pub mod branches;
-mod cancel;
-pub mod compact;
-pub mod demo;
-mod export;
-mod history;
-mod import;
-pub mod keep;
-pub mod logs;
-pub mod model;
-pub mod moves;
-pub mod new;
-mod outfile;
-mod recover;
-mod replay;
-pub mod resume;
-pub mod search;
-mod send;
-pub mod sessions;
-pub mod status;
-pub mod stream;
-mod tool_result;
-pub mod usage;
-mod web;
-
-mod ctx;
+// Every file here is a module (a new command needs no line here).
+automod::dir!(pub "src/commands");
 
 pub use ctx::Ctx;
 
