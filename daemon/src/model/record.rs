@@ -1,6 +1,6 @@
 //! What the store keeps for a session: its record, its nodes and its move log.
 //!
-//! These are encoded with bincode behind a format-version byte (see `store/codec.rs`).
+//! These are encoded with bincode behind a format-version byte (see `store/sled/codec.rs`).
 //! bincode is not self-describing: changing a field here changes the stored bytes (the
 //! store's golden-bytes tests say so), so bump the store's format version and add a
 //! migration when you do.

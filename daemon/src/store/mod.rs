@@ -1,101 +1,27 @@
-//! The store: one sled database holding sessions, nodes and move logs.
-//!
-//! This module is the only place that knows sled. Trees:
-//!
-//! | tree       | key                                | value            |
-//! |------------|------------------------------------|------------------|
-//! | `sessions` | session id (16 bytes)              | [`SessionRecord`] |
-//! | `nodes`    | session id ‖ node number (u64 BE)  | [`NodeRecord`]    |
-//! | `moves`    | session id ‖ move seq (u64 BE)     | [`MoveRecord`]    |
-//! | `links`    | session id ‖ chunk (u64 BE)        | parents and roles |
-//! | `chains`   | sha-256 of a conversation to a turn | (session, node) |
-//! | `origins`  | session id (16 bytes)              | where it came from |
-//! | `imports`  | sha-256 of an imported session's content | its session id |
-//! | `activity` | last activity (u64 BE) ‖ session id | nothing (see `activity.rs`) |
-//!
-//! Big-endian numbers keep each session's nodes and moves in order under its prefix. Every
-//! value starts with a format-version byte; sled's default tree holds the store's marker
-//! (see `open.rs`). A change (a node, the move that points the head at it, and the session
-//! record) is written record last, so a crash never leaves a record that counts what is
-//! not there (see [`Store::apply`]); [`Store::commit`] returns only once it is durable. A write that would leave the disk nearly full is refused before sled sees it
-//! (see `space.rs`), and a write sled fails makes the store open itself again (see
-//! `handles.rs`), so a full disk never breaks reads and never needs a restart.
+//! The store: where sessions, nodes, moves and the indexes beside them are kept, behind one
+//! type, [`Store`], whatever holds them. Each backend is a folder of its own (`sled/`, the
+//! embedded default); nothing outside this module knows which one runs. What a backend
+//! promises: every [`Change`] is one atomic commit, durable when [`Store::commit`]
+//! returns; a reader never sees a record that counts what is not there; who observes
+//! durable changes (the search index) hears of each once it is durable.
 
-mod acknowledged;
-mod activity;
-mod apart;
-mod chains;
-mod clean_close;
-mod codec;
-mod count;
-mod disk_sync;
 mod error;
-mod formats;
-mod group_sync;
-mod handles;
 mod health;
-mod import;
-mod legacy;
-mod links;
 mod observe;
-mod open;
-mod purge;
-mod read;
-mod rewrite;
-mod sled_file;
-mod space;
+mod sled;
+mod types;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
 use uuid::Uuid;
 
-use formats::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT};
-use handles::{Db, Reopenable};
-use health::Health;
-
-pub use chains::ChainHash;
 pub use error::StoreError;
 pub use health::Failing;
-pub use import::{ContentHash, Import};
-pub use links::Link;
 pub use observe::{Applied, Observer};
-pub use open::STORE_FORMAT;
-pub use purge::Purged;
+pub use types::{ChainHash, Change, ContentHash, Import, Link, Purged, Recorded, StoredSession};
 
-use crate::model::{MoveRecord, NodeRecord, SessionRecord};
-
-/// One atomic change to a session: its new record, and optionally a node, a move and an
-/// index entry of a recorded conversation.
-pub struct Change<'a> {
-    /// The session's record after the change.
-    pub session: &'a SessionRecord,
-    /// A node to add.
-    pub node: Option<&'a NodeRecord>,
-    /// A move to append.
-    pub mv: Option<&'a MoveRecord>,
-    /// An entry of the proxy's indexes that comes with the change, if any.
-    pub recorded: Option<Recorded>,
-}
-
-/// What a conversation recorded through the proxy adds to the indexes
-/// beside the session trees (see `chains.rs`), in the same ordered change as its session.
-#[derive(Debug, Clone, Copy)]
-pub enum Recorded {
-    /// The hash of the conversation up to the change's node: written after the record, so
-    /// it never points at a node the store does not hold.
-    Chain(ChainHash),
-}
-
-/// A session record as stored: decoded, or why it cannot be.
-#[derive(Debug)]
-pub struct StoredSession {
-    /// The session's id (its key).
-    pub id: Uuid,
-    /// The record.
-    pub record: Result<SessionRecord, StoreError>,
-}
+use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
+use sled::SledStore;
 
 /// How the store behaves.
 #[derive(Debug, Clone)]
@@ -103,263 +29,162 @@ pub struct StoreOptions {
     /// Writes that would leave less than this free on the data directory's file system
     /// are refused.
     pub min_free_bytes: u64,
-    /// The most memory sled keeps for pages it has read or written (`store.cache_mb`).
+    /// The most memory the embedded store keeps for pages it has read or written
+    /// (`store.cache_mb`).
     pub cache_bytes: u64,
 }
 
-/// The default free-space reserve: room for sled to compact and snapshot.
+/// The default free-space reserve: room for the embedded store to compact and snapshot.
 pub const DEFAULT_MIN_FREE_BYTES: u64 = 64 * 1024 * 1024;
 
 impl Default for StoreOptions {
     fn default() -> Self {
         Self {
             min_free_bytes: DEFAULT_MIN_FREE_BYTES,
-            cache_bytes: open::SLED_CACHE_BYTES,
+            cache_bytes: sled::SLED_CACHE_BYTES,
         }
     }
 }
 
-/// The sled database and the durability machinery around it.
+/// Sessions' (last activity, id) places, newest first (see [`Store::by_activity`]).
+pub type ByActivity<'a> = Box<dyn Iterator<Item = Result<(u64, Uuid), StoreError>> + 'a>;
+
+/// The store the daemon runs on.
 pub struct Store {
-    dir: PathBuf,
-    options: StoreOptions,
-    db: Reopenable,
-    health: Health,
-    /// Changes applied since the store was opened.
-    commits: AtomicU64,
-    /// How many sessions it holds, once counted.
-    count: count::SessionCount,
-    /// The last counts of the sessions changed most recently, kept apart from the store.
-    acknowledged: acknowledged::Acknowledged,
-    /// Who hears of durable changes (the search index).
-    observers: observe::Observers,
+    backend: Backend,
 }
 
-fn child_key(session: &Uuid, number: u64) -> [u8; 24] {
-    let mut key = [0u8; 24];
-    key[..16].copy_from_slice(session.as_bytes());
-    key[16..].copy_from_slice(&number.to_be_bytes());
-    key
+/// Which backend holds the store.
+enum Backend {
+    /// sled in the data directory.
+    Sled(SledStore),
 }
 
-fn key_number(key: &[u8]) -> Option<u64> {
-    Some(u64::from_be_bytes(key.get(16..24)?.try_into().ok()?))
+/// Forwards each method to the backend that runs.
+macro_rules! forward {
+    ($(
+        $(#[$doc:meta])*
+        fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;
+    )*) => {$(
+        $(#[$doc])*
+        pub fn $name(&self $(, $arg: $ty)*) -> $ret {
+            match &self.backend {
+                Backend::Sled(store) => store.$name($($arg),*),
+            }
+        }
+    )*};
+    ($(
+        $(#[$doc:meta])*
+        async fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;
+    )*) => {$(
+        $(#[$doc])*
+        pub async fn $name(&self $(, $arg: $ty)*) -> $ret {
+            match &self.backend {
+                Backend::Sled(store) => store.$name($($arg),*).await,
+            }
+        }
+    )*};
 }
 
 impl Store {
-    /// Opens (or creates) the store in `dir` with the default options.
+    /// Opens (or creates) the embedded store in `dir` with the default options.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
         Self::open_with(dir, StoreOptions::default())
     }
 
-    /// Opens (or creates) the store in `dir`. [`Store::commit`] and [`Store::sync`] need a
-    /// tokio runtime (the sync runs on its blocking pool).
+    /// Opens (or creates) the embedded store in `dir`. [`Store::commit`] and
+    /// [`Store::sync`] need a tokio runtime (the sync runs on its blocking pool).
     pub fn open_with(dir: &Path, options: StoreOptions) -> Result<Self, StoreError> {
-        rewrite::if_pending(dir)?;
-        let closed_cleanly = clean_close::holds(dir);
-        if closed_cleanly {
-            tracing::debug!(
-                "the store is as its last clean shutdown left it; not compared with what it acknowledged"
-            );
-        } else {
-            acknowledged::check_before_opening(dir)?;
-        }
-        let db = Reopenable::open(dir, options.cache_bytes, closed_cleanly)?;
-        clean_close::clear(dir);
-        Ok(Self {
-            dir: dir.to_path_buf(),
-            options,
-            db,
-            health: Health::default(),
-            commits: AtomicU64::new(0),
-            count: count::SessionCount::default(),
-            acknowledged: acknowledged::Acknowledged::start(dir),
-            observers: observe::Observers::default(),
-        })
+        let backend = Backend::Sled(SledStore::open_with(dir, options)?);
+        Ok(Self { backend })
     }
 
-    /// Closes the store, returning once its directory may be opened again (sled lets go of
-    /// its lock a moment after the last handle drops).
+    /// Closes the store, returning once it may be opened again.
     pub fn close(self) -> Result<(), StoreError> {
-        let dir = self.dir.clone();
-        drop(self);
-        open::wait_unlocked(&dir, open::LOCK_PATIENCE)
-    }
-
-    /// Notes a failure (and retires the database if sled failed); passes it on.
-    fn failed(&self, db: &Arc<Db>, error: StoreError) -> StoreError {
-        self.health.failed(error.to_string(), false);
-        if error.breaks_the_database() {
-            self.db.retire(db);
-        }
-        error
-    }
-
-    /// Stamps the store as shut down cleanly, once its last change is durable and nothing
-    /// writes any more: the next start need not compare it with what it acknowledged.
-    pub fn mark_closed_cleanly(&self) {
-        clean_close::mark(&self.dir);
-    }
-
-    /// Applies a change (see [`Store::apply`]) and waits until it is durable.
-    pub async fn commit(&self, change: &Change<'_>) -> Result<(), StoreError> {
-        self.apply(change)?;
-        self.made_durable(change).await
-    }
-
-    /// Waits until an applied change is durable, then notes it as acknowledged.
-    async fn made_durable(&self, change: &Change<'_>) -> Result<(), StoreError> {
-        self.sync().await?;
-        self.acknowledged.note(change.session);
-        Ok(())
-    }
-
-    /// Applies a change without waiting for durability. Use [`Store::commit`] unless many
-    /// changes are followed by one [`Store::sync`].
-    ///
-    /// The node, the move and the node's index entry are written first and the session
-    /// record last, in this order: sled recovers a prefix of its log after a crash, so the
-    /// record (which counts the nodes and moves) never names a node or move that is not
-    /// there. What a crash cut short before the record is invisible (readers go by the
-    /// record's counts) and is written over by the next change. Plain writes, not a sled
-    /// transaction: a transaction costs sled about ten times the time and three times the
-    /// space of the same writes.
-    pub fn apply(&self, change: &Change<'_>) -> Result<(), StoreError> {
-        let id = change.session.id;
-        let session_value = codec::encode(change.session, SESSION_FORMAT)?;
-        let node = change
-            .node
-            .map(|n| Ok::<_, StoreError>((child_key(&id, n.id), self.node_value(&id, n)?)))
-            .transpose()?;
-        let mv = change
-            .mv
-            .map(|m| Ok::<_, StoreError>((child_key(&id, m.seq), codec::encode(m, MOVE_FORMAT)?)))
-            .transpose()?;
-        let index = change
-            .recorded
-            .map(|entry| chains::entry(&entry, &id, change.node))
-            .transpose()?;
-        let size = session_value.len()
-            + node.as_ref().map_or(0, |n| n.1.len())
-            + mv.as_ref().map_or(0, |m| m.1.len())
-            + index.as_ref().map_or(0, |i| i.value.len());
-        self.make_room(size)?;
-        let db = self.db.get()?;
-        let link = match change.node {
-            Some(node) => links::with_node(&db, &id, node)?,
-            None => None,
-        };
-        let was_active =
-            activity::stored_activity(&db.sessions, &id).map_err(|e| self.failed(&db, e))?;
-        let active = change.session.updated_at_ms;
-        let write = || -> Result<(), sled::Error> {
-            if let Some((key, value)) = &node {
-                db.nodes.insert(&key[..], &value[..])?;
-            }
-            if let Some((key, value)) = link {
-                db.links.insert(&key[..], value)?;
-            }
-            if let Some((key, value)) = &mv {
-                db.moves.insert(&key[..], &value[..])?;
-            }
-            db.activity
-                .insert(activity::key(active, &id), sled::IVec::default())?;
-            db.sessions.insert(&id.as_bytes()[..], session_value)?;
-            if let Some(old) = was_active.filter(|old| *old != active) {
-                db.activity.remove(activity::key(old, &id))?;
-            }
-            if let Some(chain) = &index {
-                db.chains.insert(&chain.key[..], &chain.value[..])?;
-            }
-            Ok(())
-        };
-        write().map_err(|e| self.failed(&db, StoreError::Sled(e)))?;
-        let gained = change.node.map(std::slice::from_ref).unwrap_or_default();
-        self.observers.applied(id, gained);
-        self.commits.fetch_add(1, Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// What the nodes tree holds for `node`: its encoding, or (a big one) a pointer to
-    /// where it was written apart, durably (see `apart.rs`).
-    fn node_value(&self, session: &Uuid, node: &NodeRecord) -> Result<Vec<u8>, StoreError> {
-        let encoded = codec::encode(node, NODE_FORMAT)?;
-        if encoded.len() > apart::APART_OVER {
-            self.make_room(encoded.len())?;
-        }
-        apart::stored(&self.dir, session, node.id, encoded)
-    }
-
-    /// Refuses a write of `size` bytes that would leave less than the reserve free (and
-    /// says the store is failing for a full disk until there is room again).
-    fn make_room(&self, size: usize) -> Result<(), StoreError> {
-        let Err(free) = space::check(&self.dir, self.options.min_free_bytes, size as u64) else {
-            return Ok(());
-        };
-        let error = StoreError::DiskFull {
-            dir: self.dir.clone(),
-            free,
-            reserve: self.options.min_free_bytes,
-        };
-        self.health.failed(error.to_string(), true);
-        Err(error)
-    }
-
-    /// How many changes have been applied since the store was opened.
-    pub fn commits(&self) -> u64 {
-        self.commits.load(Ordering::Relaxed)
-    }
-
-    /// Waits until every change applied so far is durable (shared with concurrent callers).
-    pub async fn sync(&self) -> Result<(), StoreError> {
-        let db = self.db.get()?;
-        let changed = self.observers.before_sync();
-        let synced = db.syncer.sync().await;
-        self.observers.after_sync(changed, synced.is_ok()).await;
-        match synced {
-            Ok(()) => {
-                self.health.recovered();
-                Ok(())
-            }
-            Err(error) => Err(self.failed(&db, StoreError::Sync(error))),
+        match self.backend {
+            Backend::Sled(store) => store.close(),
         }
     }
 
-    /// Sets the one observer told which sessions changed, once their changes are durable
-    /// (see `observe.rs`). Returns false (and keeps the first) when one is already set.
-    pub fn observe(&self, observer: Observer) -> bool {
-        self.observers.set(observer).is_ok()
-    }
-
-    /// The data directory the store lives in.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// How many syncs have run since the store was opened.
-    pub fn sync_runs(&self) -> u64 {
-        self.db.sync_runs()
-    }
-
-    /// Whether writes fail now, since when and why. A refusal for lack of space ends as
-    /// soon as there is space again.
-    pub fn health(&self) -> Option<Failing> {
-        let failing = self.health.get()?;
-        let headroom = self.options.min_free_bytes.saturating_add(space::HEADROOM);
-        if failing.disk_full && space::check(&self.dir, headroom, 0).is_ok() {
-            self.health.recovered();
-            return None;
+    /// Sessions by last activity, newest first, starting strictly before `before` (an
+    /// entry's (time, id) place; all when `None`): (last activity, id) pairs. Entries
+    /// whose time is not the record's (left by a crash) may appear: check the record's
+    /// `updated_at_ms`.
+    pub fn by_activity(&self, before: Option<(u64, Uuid)>) -> Result<ByActivity<'_>, StoreError> {
+        match &self.backend {
+            Backend::Sled(store) => Ok(Box::new(store.by_activity(before)?)),
         }
-        Some(failing)
     }
 
-    /// Bytes the database occupies on disk.
-    pub fn size_on_disk(&self) -> u64 {
-        self.db
-            .get()
-            .ok()
-            .and_then(|db| db.db.size_on_disk().ok())
-            .unwrap_or(0)
+    forward! {
+        /// Stamps the store as shut down cleanly, once its last change is durable and
+        /// nothing writes any more.
+        fn mark_closed_cleanly(&self) -> ();
+        /// Applies a change without waiting for durability: use [`Store::commit`] unless
+        /// many changes are followed by one [`Store::sync`].
+        fn apply(&self, change: &Change<'_>) -> Result<(), StoreError>;
+        /// How many changes have been applied since the store was opened.
+        fn commits(&self) -> u64;
+        /// Sets the one observer told which sessions changed, once their changes are
+        /// durable. Returns false (and keeps the first) when one is already set.
+        fn observe(&self, observer: Observer) -> bool;
+        /// The data directory the store keeps its files in.
+        fn dir(&self) -> &Path;
+        /// How many syncs have run since the store was opened.
+        fn sync_runs(&self) -> u64;
+        /// Whether writes fail now, since when and why.
+        fn health(&self) -> Option<Failing>;
+        /// Bytes the store occupies on disk.
+        fn size_on_disk(&self) -> u64;
+        /// A session's record, if it exists.
+        fn session(&self, id: &Uuid) -> Result<Option<SessionRecord>, StoreError>;
+        /// Whether the session's record was written before usage was kept.
+        fn session_predates_usage(&self, id: &Uuid) -> Result<bool, StoreError>;
+        /// Every session record, decoded or why it cannot be.
+        fn sessions(&self) -> Result<Vec<StoredSession>, StoreError>;
+        /// Every node of a session, in order.
+        fn nodes(&self, session: &Uuid) -> Result<Vec<NodeRecord>, StoreError>;
+        /// Every node of a session that can be read, and what is wrong with those that
+        /// cannot.
+        fn readable_nodes(
+            &self,
+            session: &Uuid
+        ) -> Result<(Vec<NodeRecord>, Vec<String>), StoreError>;
+        /// One node of a session.
+        fn node(&self, session: &Uuid, id: NodeId) -> Result<NodeRecord, StoreError>;
+        /// Whether the store holds the node and the move (0: nothing to hold).
+        fn holds(&self, session: &Uuid, node: NodeId, mv: u64) -> Result<(bool, bool), StoreError>;
+        /// One move of a session's log, if it exists.
+        fn move_record(&self, session: &Uuid, seq: u64) -> Result<Option<MoveRecord>, StoreError>;
+        /// A session's move log, in order.
+        fn moves(&self, session: &Uuid) -> Result<Vec<MoveRecord>, StoreError>;
+        /// The sessions whose purge began and is not finished everywhere yet.
+        fn unfinished_purges(&self) -> Vec<Uuid>;
+        /// Notes that a session's purge is finished everywhere.
+        fn purge_finished(&self, id: &Uuid) -> Result<(), StoreError>;
+        /// The session and node where a recorded conversation's turn is, if it is.
+        fn chain(&self, hash: &ChainHash) -> Result<Option<(Uuid, NodeId)>, StoreError>;
+        /// Where a session recorded from the proxy came from.
+        fn origin(&self, session: &Uuid) -> Option<String>;
+        /// Every node's parent and role, without reading the nodes.
+        fn links(&self, session: &Uuid, count: u64) -> Result<Vec<Link>, StoreError>;
+        /// The session an earlier import of this content created, if any.
+        fn imported(&self, hash: &ContentHash) -> Result<Option<Uuid>, StoreError>;
+        /// How many sessions the store holds.
+        fn session_count(&self) -> usize;
+    }
+
+    forward! {
+        /// Applies a change and waits until it is durable.
+        async fn commit(&self, change: &Change<'_>) -> Result<(), StoreError>;
+        /// Commits a change that creates a session, counting it.
+        async fn commit_new(&self, change: &Change<'_>) -> Result<(), StoreError>;
+        /// Waits until every change applied so far is durable.
+        async fn sync(&self) -> Result<(), StoreError>;
+        /// Removes a session and everything of it; what was removed, if it existed.
+        async fn purge(&self, id: &Uuid) -> Result<Option<Purged>, StoreError>;
+        /// Writes a whole session (an import, or a recorded conversation) in one commit.
+        async fn import(&self, import: &Import<'_>) -> Result<(), StoreError>;
     }
 }
 
@@ -368,21 +193,8 @@ impl Store {
     /// Overwrites a session's stored record with `bytes`, as damage would (for tests
     /// above the store that need a record it cannot read).
     pub fn damage_record(&self, id: &Uuid, bytes: &[u8]) {
-        let db = self.db.get().expect("the store is open");
-        db.sessions
-            .insert(id.as_bytes(), bytes)
-            .expect("the record is written");
+        match &self.backend {
+            Backend::Sled(store) => store.damage_record(id, bytes),
+        }
     }
 }
-
-#[cfg(test)]
-mod activity_tests;
-#[cfg(test)]
-mod apart_tests;
-#[cfg(test)]
-mod index_tests;
-#[cfg(test)]
-mod tests;
-
-#[cfg(test)]
-mod golden;

@@ -1,6 +1,6 @@
 //! `Purge`: a session erased for good: its actor ended, every store tree cleared of it
 //! (the record first), its diagnostic records and live log entries removed, and sled's
-//! files rewritten without it at the next start (see `store/purge.rs`).
+//! files rewritten without it at the next start (see `store/sled/purge.rs`).
 
 use omni_proto::{ErrorKind, ErrorReply, Purge, Purged};
 use uuid::Uuid;

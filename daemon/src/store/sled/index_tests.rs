@@ -8,7 +8,7 @@ use super::*;
 use crate::model::Role;
 
 /// A store with one linear session of `count` prompts, committed one by one.
-async fn session_of(store: &Store, count: u64) -> SessionRecord {
+async fn session_of(store: &SledStore, count: u64) -> SessionRecord {
     let mut record = SessionRecord::new(Uuid::new_v4(), 1);
     for id in 1..=count {
         let node = prompt(id, "hello");
@@ -37,7 +37,7 @@ fn linear(count: u64) -> Vec<Link> {
 #[tokio::test]
 async fn a_session_s_shape_is_read_from_its_index_across_chunks() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     let count = PER_CHUNK * 2 + 3;
     let record = session_of(&store, count).await;
     assert_eq!(store.links(&record.id, count).unwrap(), linear(count));
@@ -56,7 +56,7 @@ async fn a_session_s_shape_is_read_from_its_index_across_chunks() {
 #[tokio::test]
 async fn a_store_without_the_index_has_it_rebuilt_from_the_nodes() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     let count = PER_CHUNK + 10;
     let record = session_of(&store, count).await;
     store.db.get().unwrap().links.clear().unwrap();
@@ -82,7 +82,7 @@ async fn a_store_without_the_index_has_it_rebuilt_from_the_nodes() {
 #[tokio::test]
 async fn a_change_cut_short_before_its_record_is_invisible_and_written_over() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     let record = session_of(&store, 3).await;
     // A node, its index entry and its move reached the store; the record did not (the
     // record written is the old one, as after a crash between the writes).
@@ -125,7 +125,7 @@ async fn a_change_cut_short_before_its_record_is_invisible_and_written_over() {
 #[tokio::test]
 async fn a_recorded_conversation_s_entries_come_with_its_change() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     // A new conversation is written whole, with its origin and each node's chain entry.
     let mut record = SessionRecord::new(Uuid::new_v4(), 1);
     let first = prompt(1, "hi");

@@ -3,7 +3,7 @@
 
 use super::*;
 
-async fn put(store: &Store, id: Uuid, updated_at_ms: u64) {
+async fn put(store: &SledStore, id: Uuid, updated_at_ms: u64) {
     let mut record = SessionRecord::new(id, 1);
     record.updated_at_ms = updated_at_ms;
     let change = Change {
@@ -15,7 +15,7 @@ async fn put(store: &Store, id: Uuid, updated_at_ms: u64) {
     store.commit(&change).await.unwrap();
 }
 
-fn order(store: &Store, before: Option<(u64, Uuid)>) -> Vec<(u64, Uuid)> {
+fn order(store: &SledStore, before: Option<(u64, Uuid)>) -> Vec<(u64, Uuid)> {
     store
         .by_activity(before)
         .unwrap()
@@ -26,7 +26,7 @@ fn order(store: &Store, before: Option<(u64, Uuid)>) -> Vec<(u64, Uuid)> {
 #[tokio::test]
 async fn sessions_come_newest_first_and_a_change_moves_its_entry() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     let (a, b, c) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
     put(&store, a, 10).await;
     put(&store, b, 30).await;
@@ -40,7 +40,7 @@ async fn sessions_come_newest_first_and_a_change_moves_its_entry() {
 #[tokio::test]
 async fn sessions_of_one_millisecond_are_paged_by_id_and_none_is_skipped() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     let mut ids: Vec<Uuid> = (0..5).map(|_| Uuid::new_v4()).collect();
     for id in &ids {
         put(&store, *id, 7).await;
@@ -56,7 +56,7 @@ async fn sessions_of_one_millisecond_are_paged_by_id_and_none_is_skipped() {
 #[tokio::test]
 async fn a_store_without_the_index_gets_it_and_stale_entries_go_at_the_next_start() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
     put(&store, a, 10).await;
     put(&store, b, 20).await;
@@ -67,7 +67,7 @@ async fn a_store_without_the_index_gets_it_and_stale_entries_go_at_the_next_star
         db.db.remove(b"activity-index-built").unwrap();
     }
     store.close().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     assert_eq!(order(&store, None), vec![(20, b), (10, a)]);
     {
         // What a crash between a record's new entry and the old one's removal leaves.
@@ -78,14 +78,14 @@ async fn a_store_without_the_index_gets_it_and_stale_entries_go_at_the_next_star
     }
     assert_eq!(order(&store, None).len(), 3, "readers see it (and skip it)");
     store.close().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     assert_eq!(order(&store, None), vec![(20, b), (10, a)]);
 }
 
 #[tokio::test]
 async fn after_a_clean_shutdown_the_start_skips_the_pass_and_a_later_unclean_one_cleans() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     let a = Uuid::new_v4();
     put(&store, a, 10).await;
     {
@@ -100,7 +100,7 @@ async fn after_a_clean_shutdown_the_start_skips_the_pass_and_a_later_unclean_one
     store.close().unwrap();
     // A clean shutdown left it: the start looks up no record (the entry stays; readers
     // skip it by the record's time).
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     assert_eq!(
         order(&store, None).len(),
         2,
@@ -108,6 +108,6 @@ async fn after_a_clean_shutdown_the_start_skips_the_pass_and_a_later_unclean_one
     );
     store.close().unwrap();
     // Not stamped this time: the next start makes the pass.
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     assert_eq!(order(&store, None), vec![(10, a)]);
 }

@@ -37,7 +37,7 @@ pub(super) fn change_with_node(record: &mut SessionRecord, node: &NodeRecord) ->
 }
 
 /// Commits a prompt of `text` as the session's next node (and the move to it).
-pub(super) async fn commit_prompt(store: &Store, record: &mut SessionRecord, text: &str) {
+pub(super) async fn commit_prompt(store: &SledStore, record: &mut SessionRecord, text: &str) {
     let node = prompt(record.nodes + 1, text);
     let mv = change_with_node(record, &node);
     let change = Change {
@@ -57,7 +57,7 @@ async fn a_committed_change_is_there_after_reopening() {
     let big = "x".repeat(300 * 1024);
     let nodes = [prompt(1, "hello"), prompt(2, &big)];
     {
-        let store = Store::open(dir.path()).unwrap();
+        let store = SledStore::open(dir.path()).unwrap();
         for node in &nodes {
             let mv = change_with_node(&mut record, node);
             let change = Change {
@@ -71,7 +71,7 @@ async fn a_committed_change_is_there_after_reopening() {
         assert!(store.sync_runs() >= 2);
         store.close().unwrap();
     }
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     assert_eq!(store.session(&record.id).unwrap(), Some(record.clone()));
     let all = store.sessions().unwrap();
     assert_eq!(all.len(), 1);
@@ -90,8 +90,8 @@ async fn a_committed_change_is_there_after_reopening() {
 #[tokio::test]
 async fn a_second_open_of_the_same_directory_is_refused_clearly() {
     let dir = tempfile::tempdir().unwrap();
-    let _first = Store::open(dir.path()).unwrap();
-    match Store::open(dir.path()) {
+    let _first = SledStore::open(dir.path()).unwrap();
+    match SledStore::open(dir.path()) {
         Err(StoreError::Locked(path)) => assert_eq!(path, dir.path()),
         Err(other) => panic!("expected Locked, got {other}"),
         Ok(_) => panic!("a second open must fail"),
@@ -101,7 +101,7 @@ async fn a_second_open_of_the_same_directory_is_refused_clearly() {
 #[tokio::test]
 async fn sessions_do_not_see_each_others_nodes() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     let mut a = SessionRecord::new(Uuid::new_v4(), 1);
     let mut b = SessionRecord::new(Uuid::new_v4(), 1);
     for (record, text) in [(&mut a, "in a"), (&mut b, "in b")] {
@@ -177,7 +177,7 @@ fn format_1_and_2_session_records_are_migrated_when_read() {
 }
 
 fn expect_not_omni(dir: &std::path::Path) -> String {
-    match Store::open(dir) {
+    match SledStore::open(dir) {
         Err(error @ StoreError::NotOmni { .. }) => error.to_string(),
         Err(other) => panic!("expected NotOmni, got {other}"),
         Ok(_) => panic!("a store that is not an Omni store must not open"),
@@ -199,7 +199,7 @@ fn a_json_or_random_db_is_refused_and_left_as_it_was() {
 
         // The same junk beside sled's own `conf`: sled cannot read it.
         let with_conf = tempfile::tempdir().unwrap();
-        Store::open(with_conf.path()).unwrap().close().unwrap();
+        SledStore::open(with_conf.path()).unwrap().close().unwrap();
         std::fs::write(with_conf.path().join("db"), &junk).unwrap();
         expect_not_omni(with_conf.path());
         assert!(
@@ -248,7 +248,7 @@ async fn a_store_from_before_markers_is_recognised_and_marked() {
         old.flush().unwrap();
     }
     released(dir.path());
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     assert_eq!(store.session(&record.id).unwrap(), Some(record));
     store.close().unwrap();
     let marked = sled::open(dir.path()).unwrap();
@@ -259,7 +259,7 @@ async fn a_store_from_before_markers_is_recognised_and_marked() {
 #[test]
 fn a_marker_that_cannot_be_read_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    Store::open(dir.path()).unwrap().close().unwrap();
+    SledStore::open(dir.path()).unwrap().close().unwrap();
     {
         let db = sled::open(dir.path()).unwrap();
         db.insert(b"omni-store", &b"\x00not json"[..]).unwrap();
@@ -276,7 +276,7 @@ fn a_marker_that_cannot_be_read_is_refused() {
 #[test]
 fn a_store_of_a_newer_format_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    Store::open(dir.path()).unwrap().close().unwrap();
+    SledStore::open(dir.path()).unwrap().close().unwrap();
     {
         let db = sled::open(dir.path()).unwrap();
         db.insert(
@@ -287,7 +287,7 @@ fn a_store_of_a_newer_format_is_refused() {
         db.flush().unwrap();
     }
     released(dir.path());
-    let message = match Store::open(dir.path()) {
+    let message = match SledStore::open(dir.path()) {
         Err(error) => error.to_string(),
         Ok(_) => panic!("a newer format must not open"),
     };
@@ -303,7 +303,7 @@ fn the_data_directory_and_its_files_are_private_whatever_the_umask() {
     use std::os::unix::fs::PermissionsExt;
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("data");
-    Store::open(&dir).unwrap().close().unwrap();
+    SledStore::open(&dir).unwrap().close().unwrap();
     // As an older omnid under umask 022 would have left them.
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
@@ -311,7 +311,7 @@ fn the_data_directory_and_its_files_are_private_whatever_the_umask() {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
     }
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-    Store::open(&dir).unwrap().close().unwrap();
+    SledStore::open(&dir).unwrap().close().unwrap();
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&dir), 0o700);
     for name in ["db", "conf"] {
@@ -323,7 +323,7 @@ fn the_data_directory_and_its_files_are_private_whatever_the_umask() {
 #[tokio::test]
 async fn a_failed_write_retires_the_database_and_the_next_use_opens_it_again() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     let mut record = SessionRecord::new(Uuid::new_v4(), 1);
     commit_prompt(&store, &mut record, "kept").await;
 

@@ -9,7 +9,7 @@ use std::path::Path;
 use uuid::Uuid;
 
 use super::handles::Db;
-use super::{Store, StoreError, activity};
+use super::{Purged, SledStore, StoreError, activity};
 
 /// The file whose presence asks the next opening for a rewrite.
 pub(super) const PENDING: &str = "rewrite-pending";
@@ -19,18 +19,9 @@ pub(super) const PENDING: &str = "rewrite-pending";
 /// a purge a crash cut short is finished at the next start.
 const UNFINISHED: &str = "purges-unfinished";
 
-/// What a purge removed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Purged {
-    /// Nodes removed.
-    pub nodes: usize,
-    /// Moves removed.
-    pub moves: usize,
-}
-
-impl Store {
+impl SledStore {
     /// The sessions whose purge began and is not finished everywhere (see
-    /// [`Store::purge_finished`]); the store itself holds none of them any more once it
+    /// [`SledStore::purge_finished`]); the store itself holds none of them any more once it
     /// opened (its rewrite removed what a crash left).
     pub fn unfinished_purges(&self) -> Vec<Uuid> {
         ids_in(&self.dir.join(UNFINISHED)).unwrap_or_default()

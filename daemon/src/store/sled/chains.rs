@@ -6,17 +6,14 @@
 
 use uuid::Uuid;
 
-use super::{Recorded, Store, StoreError, codec};
+use super::{ChainHash, Recorded, SledStore, StoreError, codec};
 use crate::model::NodeId;
 use crate::model::NodeRecord;
-
-/// A hash of a conversation's contents up to one turn.
-pub type ChainHash = [u8; 32];
 
 /// Format of both indexes' values.
 const INDEX_FORMAT: u8 = 1;
 
-impl Store {
+impl SledStore {
     /// The session and node where the conversation `hash` names is recorded, if it is.
     pub fn chain(&self, hash: &ChainHash) -> Result<Option<(Uuid, NodeId)>, StoreError> {
         let Some(value) = self.db.get()?.chains.get(hash)? else {

@@ -177,12 +177,13 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
 mod tests {
     use super::*;
     use crate::model::SessionRecord;
-    use crate::store::tests::{change_with_node, prompt};
-    use crate::store::{Change, Store};
+    use crate::store::Change;
+    use crate::store::sled::SledStore;
+    use crate::store::sled::tests::{change_with_node, prompt};
 
     const PHRASE: &str = "purge-me-phrase-9931";
 
-    async fn session_saying(store: &Store, text: &str) -> Uuid {
+    async fn session_saying(store: &SledStore, text: &str) -> Uuid {
         let mut record = SessionRecord::new(Uuid::new_v4(), 1);
         let node = prompt(1, text);
         let mv = change_with_node(&mut record, &node);
@@ -211,7 +212,7 @@ mod tests {
     #[tokio::test]
     async fn a_swap_a_crash_cut_short_is_finished_at_the_next_opening() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = SledStore::open(dir.path()).unwrap();
         let kept = session_saying(&store, "kept").await;
         let purged = session_saying(&store, PHRASE).await;
         store.purge(&purged).await.unwrap().unwrap();
@@ -228,7 +229,7 @@ mod tests {
         write_synced(&dir.path().join(READY), names.join("\n").as_bytes()).unwrap();
         fs::remove_file(dir.path().join("db")).unwrap();
 
-        let store = Store::open(dir.path()).unwrap();
+        let store = SledStore::open(dir.path()).unwrap();
         assert!(store.session(&kept).unwrap().is_some());
         assert_eq!(store.nodes(&kept).unwrap()[0].text(), "kept");
         assert!(store.session(&purged).unwrap().is_none());

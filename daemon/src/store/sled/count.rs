@@ -4,7 +4,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use super::{Change, Store, StoreError};
+use super::{Change, SledStore, StoreError};
 
 /// The number of sessions, once counted.
 #[derive(Debug, Default)]
@@ -16,7 +16,7 @@ impl SessionCount {
     }
 }
 
-impl Store {
+impl SledStore {
     /// How many sessions exist: counted on the first call, kept since.
     pub fn session_count(&self) -> usize {
         let mut count = self.count.lock();
@@ -31,7 +31,7 @@ impl Store {
         counted
     }
 
-    /// Commits the change that creates a session (see [`Store::commit`]) and counts it.
+    /// Commits the change that creates a session (see [`SledStore::commit`]) and counts it.
     /// The write and the count happen under the count's lock, so a count taken meanwhile
     /// sees the session either in the tree or in the increment, never in both.
     pub async fn commit_new(&self, change: &Change<'_>) -> Result<(), StoreError> {
@@ -60,7 +60,7 @@ mod tests {
     #[tokio::test]
     async fn the_count_follows_created_sessions_once_counted() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = SledStore::open(dir.path()).unwrap();
         let first = new_session(Uuid::new_v4());
         let change = |record| Change {
             session: record,
@@ -76,7 +76,7 @@ mod tests {
         store.commit_new(&change(&second)).await.unwrap();
         assert_eq!(store.session_count(), 2, "kept as sessions are created");
         store.close().unwrap();
-        let reopened = Store::open(dir.path()).unwrap();
+        let reopened = SledStore::open(dir.path()).unwrap();
         assert_eq!(reopened.session_count(), 2, "counted again after a restart");
     }
 }

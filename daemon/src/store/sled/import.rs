@@ -3,18 +3,15 @@
 //! listing by activity, the record, then what points at it: an import's content hash that
 //! makes importing the same content again add nothing, a recorded conversation's chain
 //! entries. One ordered change like any other (see
-//! [`Store::apply`]): sled recovers a prefix of its log, and readers go by the record, so
+//! [`SledStore::apply`]): sled recovers a prefix of its log, and readers go by the record, so
 //! a crash part-way leaves nothing visible.
 
 use uuid::Uuid;
 
 use super::formats::{MOVE_FORMAT, SESSION_FORMAT};
-use super::{ChainHash, Store, StoreError, activity, chains, child_key, codec, links};
-use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
-
-/// The sha-256 of an imported session's content (see the import handler for what it
-/// covers).
-pub type ContentHash = [u8; 32];
+use super::{
+    ContentHash, Import, SledStore, StoreError, activity, chains, child_key, codec, links,
+};
 
 /// Format of the `imports` tree's values.
 const IMPORTS_FORMAT: u8 = 1;
@@ -24,24 +21,7 @@ pub(super) fn session_of(value: &[u8]) -> Option<Uuid> {
     codec::decode::<Uuid>(value, "import", IMPORTS_FORMAT).ok()
 }
 
-/// One session to write whole.
-pub struct Import<'a> {
-    /// Its record, counting exactly `nodes` and `moves`.
-    pub session: &'a SessionRecord,
-    /// Every node, numbered from 1 in order.
-    pub nodes: &'a [NodeRecord],
-    /// Every move, numbered from 1 in order.
-    pub moves: &'a [MoveRecord],
-    /// Where it came from (`import (omni: FILE)`, `gemini proxy (UA)`).
-    pub origin: &'a str,
-    /// An import's content hash.
-    pub hash: Option<ContentHash>,
-    /// A recorded conversation's chain entries: the hash of the conversation up to each
-    /// node.
-    pub chains: &'a [(ChainHash, NodeId)],
-}
-
-impl Store {
+impl SledStore {
     /// The session an earlier import of this content created, if any.
     pub fn imported(&self, hash: &ContentHash) -> Result<Option<Uuid>, StoreError> {
         let Some(value) = self.db.get()?.imports.get(hash)? else {
@@ -124,6 +104,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{NodeRecord, SessionRecord};
     use crate::model::{Part, Role};
 
     fn node(id: u64, parent: u64) -> NodeRecord {
@@ -140,7 +121,7 @@ mod tests {
     #[tokio::test]
     async fn a_whole_session_is_written_with_its_index_counted_and_its_hash_kept() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = SledStore::open(dir.path()).unwrap();
         assert_eq!(store.session_count(), 0);
         // 300 nodes: two index chunks; node 200 forks from node 100.
         let nodes: Vec<NodeRecord> = (1..=300)

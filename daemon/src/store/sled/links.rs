@@ -12,7 +12,7 @@
 use uuid::Uuid;
 
 use super::handles::Db;
-use super::{Store, StoreError, child_key};
+use super::{Link, SledStore, StoreError, child_key};
 use crate::model::{NodeId, NodeRecord, Role};
 
 /// Nodes per chunk: a chunk of one-byte entries stays a few hundred bytes, so rewriting
@@ -21,15 +21,6 @@ pub const PER_CHUNK: u64 = 256;
 
 /// Format of a chunk's value (its first byte).
 const LINKS_FORMAT: u8 = 1;
-
-/// One node's place in its session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Link {
-    /// Its parent (0: the start of the conversation).
-    pub parent: NodeId,
-    /// Its role.
-    pub role: Role,
-}
 
 fn role_code(role: Role) -> u64 {
     match role {
@@ -154,7 +145,7 @@ pub(super) fn chunks_of(session: &Uuid, nodes: &[NodeRecord]) -> Vec<Chunk> {
         .collect()
 }
 
-impl Store {
+impl SledStore {
     /// The parent and role of each of a session's first `count` nodes, read from the
     /// index (a few hundred bytes per 256 nodes); an index that holds fewer is rebuilt
     /// from the nodes first.

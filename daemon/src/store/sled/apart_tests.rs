@@ -12,7 +12,7 @@ async fn a_big_node_is_kept_apart_read_back_whole_and_purged_with_its_session() 
     let mut record = SessionRecord::new(Uuid::new_v4(), 1);
     let big = "b".repeat(3 * 1024 * 1024);
     {
-        let store = Store::open(dir.path()).unwrap();
+        let store = SledStore::open(dir.path()).unwrap();
         commit_node(&store, &mut record, "small").await;
         commit_node(&store, &mut record, &big).await;
         commit_node(&store, &mut record, "small again").await;
@@ -24,7 +24,7 @@ async fn a_big_node_is_kept_apart_read_back_whole_and_purged_with_its_session() 
     }
     let file = apart::dir_of(dir.path(), &record.id).join("2");
     assert!(file.metadata().unwrap().len() > 3 * 1024 * 1024);
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     let read = store.node(&record.id, 2).unwrap();
     assert_eq!(read.parts, vec![crate::model::Part::text(big.clone())]);
     assert_eq!(store.nodes(&record.id).unwrap().len(), 3);

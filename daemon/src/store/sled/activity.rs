@@ -3,7 +3,7 @@
 //! newest end and reads only the records it shows, so a page costs the same at ten
 //! sessions as at a hundred thousand.
 //!
-//! Kept with every change to a session record (see [`super::Store::apply`]): the new
+//! Kept with every change to a session record (see [`super::SledStore::apply`]): the new
 //! entry is written before the record and the old one removed after it, so every stored
 //! record always has its entry; a crash between leaves a stale entry, which readers skip
 //! (its time is not the record's) and the next start removes. A store written before the
@@ -13,7 +13,7 @@ use sled::IVec;
 use uuid::Uuid;
 
 use super::formats::decode_session;
-use super::{Store, StoreError};
+use super::{SledStore, StoreError};
 
 /// The default tree's key that says the index is complete.
 const BUILT_KEY: &[u8] = b"activity-index-built";
@@ -88,7 +88,7 @@ pub(super) fn check(
     Ok(())
 }
 
-impl Store {
+impl SledStore {
     /// Sessions by last activity, newest first, starting strictly before `before` (an
     /// entry's (time, id) place; all when `None`): (last activity, id) pairs. Entries
     /// whose time is not the record's (left by a crash) may appear: check the record's

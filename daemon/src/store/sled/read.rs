@@ -4,10 +4,10 @@
 use uuid::Uuid;
 
 use super::formats::{decode_move, decode_node, decode_session};
-use super::{Store, StoreError, StoredSession, child_key, key_number};
+use super::{SledStore, StoreError, StoredSession, child_key, key_number};
 use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
 
-impl Store {
+impl SledStore {
     /// A session's record.
     pub fn session(&self, id: &Uuid) -> Result<Option<SessionRecord>, StoreError> {
         self.db

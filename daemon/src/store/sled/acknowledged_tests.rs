@@ -4,15 +4,15 @@
 #![allow(clippy::unwrap_used)] // in tests a panic is the failure report
 
 use super::*;
-use crate::store::Store;
+use crate::store::sled::SledStore;
 
 #[tokio::test]
 async fn the_copy_holds_sleds_blobs_and_a_store_of_big_values_is_compared_whole() {
     let dir = tempfile::tempdir().unwrap();
     let mut record = SessionRecord::new(Uuid::new_v4(), 1);
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     for id in 1..=3u64 {
-        crate::store::tests::commit_prompt(&store, &mut record, &format!("node {id}")).await;
+        crate::store::sled::tests::commit_prompt(&store, &mut record, &format!("node {id}")).await;
     }
     // A value over sled's blob threshold (nodes are kept apart before they get there, but
     // sled's files may hold blobs of any tree, or of a store written before).
@@ -45,7 +45,7 @@ async fn the_copy_holds_sleds_blobs_and_a_store_of_big_values_is_compared_whole(
         "the copy is removed"
     );
     check_before_opening(dir.path()).unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
     assert_eq!(store.node(&record.id, 3).unwrap().parts.len(), 1);
     assert_eq!(
         store

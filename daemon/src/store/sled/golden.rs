@@ -291,7 +291,7 @@ fn write_current_samples_when_asked() {
 #[tokio::test]
 async fn only_a_record_from_before_usage_totals_is_counted_from_its_nodes() {
     let dir = tempfile::tempdir().unwrap();
-    let store = super::Store::open(dir.path()).unwrap();
+    let store = super::SledStore::open(dir.path()).unwrap();
     let old = uuid::Uuid::new_v4();
     let v4_bytes = unhex(include_str!("golden/session-v4.hex"));
     store

@@ -1,0 +1,79 @@
+//! What the store takes and gives, whichever backend holds it.
+
+use uuid::Uuid;
+
+use super::StoreError;
+use crate::model::{MoveRecord, NodeId, NodeRecord, Role, SessionRecord};
+
+/// One atomic change to a session: its new record, and optionally a node, a move and an
+/// index entry of a recorded conversation.
+pub struct Change<'a> {
+    /// The session's record after the change.
+    pub session: &'a SessionRecord,
+    /// A node to add.
+    pub node: Option<&'a NodeRecord>,
+    /// A move to append.
+    pub mv: Option<&'a MoveRecord>,
+    /// An entry of the proxy's indexes that comes with the change, if any.
+    pub recorded: Option<Recorded>,
+}
+
+/// What a conversation recorded through the proxy adds to the indexes
+/// beside the session trees (see `chains.rs`), in the same ordered change as its session.
+#[derive(Debug, Clone, Copy)]
+pub enum Recorded {
+    /// The hash of the conversation up to the change's node: written after the record, so
+    /// it never points at a node the store does not hold.
+    Chain(ChainHash),
+}
+
+/// A session record as stored: decoded, or why it cannot be.
+#[derive(Debug)]
+pub struct StoredSession {
+    /// The session's id (its key).
+    pub id: Uuid,
+    /// The record.
+    pub record: Result<SessionRecord, StoreError>,
+}
+
+/// A hash of a conversation's contents up to one turn.
+pub type ChainHash = [u8; 32];
+
+/// The sha-256 of an imported session's content (see the import handler for what it
+/// covers).
+pub type ContentHash = [u8; 32];
+
+/// One session to write whole.
+pub struct Import<'a> {
+    /// Its record, counting exactly `nodes` and `moves`.
+    pub session: &'a SessionRecord,
+    /// Every node, numbered from 1 in order.
+    pub nodes: &'a [NodeRecord],
+    /// Every move, numbered from 1 in order.
+    pub moves: &'a [MoveRecord],
+    /// Where it came from (`import (omni: FILE)`, `gemini proxy (UA)`).
+    pub origin: &'a str,
+    /// An import's content hash.
+    pub hash: Option<ContentHash>,
+    /// A recorded conversation's chain entries: the hash of the conversation up to each
+    /// node.
+    pub chains: &'a [(ChainHash, NodeId)],
+}
+
+/// One node's place in its session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Link {
+    /// Its parent (0: the start of the conversation).
+    pub parent: NodeId,
+    /// Its role.
+    pub role: Role,
+}
+
+/// What a purge removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Purged {
+    /// Nodes removed.
+    pub nodes: usize,
+    /// Moves removed.
+    pub moves: usize,
+}
