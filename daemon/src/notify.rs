@@ -3,6 +3,7 @@
 //! a wedged runtime stops the pings and systemd restarts us), and `STOPPING=1`. Outside
 //! systemd (`NOTIFY_SOCKET` unset) every call is a silent no-op.
 
+use futures_util::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -45,21 +46,20 @@ pub fn spawn_watchdog(tracker: &TaskTracker, shutdown: CancellationToken) {
 }
 
 /// Sends a `STATUS=` line whenever `describe()` changes (checked every second).
-pub fn spawn_status(
-    tracker: &TaskTracker,
-    shutdown: CancellationToken,
-    describe: Arc<dyn Fn() -> String + Send + Sync>,
-) {
+/// What the daemon is doing, in one line (it reads the store).
+pub type Describe = Arc<dyn Fn() -> BoxFuture<'static, String> + Send + Sync>;
+
+pub fn spawn_status(tracker: &TaskTracker, shutdown: CancellationToken, describe: Describe) {
     if std::env::var_os("NOTIFY_SOCKET").is_none() {
         return;
     }
     tracker.spawn(async move {
-        let mut last = describe();
+        let mut last = describe().await;
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         loop {
             tokio::select! {
                 _ = tick.tick() => {
-                    let now = describe();
+                    let now = describe().await;
                     if now != last {
                         send(&[NotifyState::Status(&now)]);
                         last = now;

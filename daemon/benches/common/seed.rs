@@ -2,6 +2,7 @@
 //! writes them: each turn a node, the move that makes it the head and the session's
 //! record, in one transaction; one sync at the end instead of one per turn.
 
+use futures_util::FutureExt;
 use std::path::Path;
 
 use omnid::model::{MoveKind, MoveRecord, NodeRecord, Part, Role, SessionRecord};
@@ -96,6 +97,8 @@ pub fn session(store: &Store, turns: u64, sizes: Sizes) -> (Uuid, u64) {
                 mv: Some(&mv),
                 recorded: None,
             })
+            .now_or_never()
+            .expect("the embedded store applies at once")
             .unwrap();
     }
     (record.id, content)

@@ -27,7 +27,7 @@ async fn store_of(count: u64) -> tempfile::TempDir {
             mv: Some(&mv),
             recorded: None,
         };
-        store.apply(&change).unwrap();
+        store.apply(&change).await.unwrap();
     }
     store.sync().await.unwrap();
     store.close().unwrap();

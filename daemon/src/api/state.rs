@@ -30,7 +30,7 @@ pub struct Daemon {
 
 impl Daemon {
     /// One line for systemd's `STATUS=`: sessions, sends in flight, the breakers.
-    pub fn one_line_status(&self) -> String {
+    pub async fn one_line_status(&self) -> String {
         let services = &self.services;
         let statuses = services.live.get().breaker_statuses();
         let open = statuses
@@ -43,7 +43,7 @@ impl Daemon {
         };
         format!(
             "{} sessions, {} sends in flight, {breaker}",
-            services.store.session_count(),
+            services.store.session_count().await,
             services.counters.sends_in_flight.load(Ordering::Relaxed),
         )
     }

@@ -45,7 +45,7 @@ async fn sweep(daemon: &Daemon) {
     if keep.is_none() {
         return;
     }
-    let Ok(stored) = daemon.services.store.sessions() else {
+    let Ok(stored) = daemon.services.store.sessions().await else {
         return;
     };
     let now = now_ms();

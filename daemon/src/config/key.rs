@@ -85,21 +85,28 @@ impl std::fmt::Display for ApiKeyFrom {
 
 /// Reads a key file, refusing one that others may read.
 pub fn read_key_file(path: &Path) -> anyhow::Result<ApiKey> {
+    let text = read_private_file(path, "the API key file")?;
+    ApiKey::new(&text)
+        .with_context(|| format!("the API key file {} holds no usable key", path.display()))
+}
+
+/// Reads a file that holds a secret (`what` names it), trimmed, refusing one that others
+/// may read.
+pub fn read_private_file(path: &Path, what: &str) -> anyhow::Result<String> {
     let metadata = std::fs::metadata(path)
-        .with_context(|| format!("cannot read the API key file {}", path.display()))?;
+        .with_context(|| format!("cannot read {what} {}", path.display()))?;
     let mode = metadata.permissions().mode() & 0o777;
     if mode & 0o077 != 0 {
         bail!(
-            "the API key file {} is readable by others (mode {mode:o}); make it private with \
+            "{what} {} is readable by others (mode {mode:o}); make it private with \
              `chmod 600 {}`",
             path.display(),
             path.display()
         );
     }
     let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the API key file {}", path.display()))?;
-    ApiKey::new(&text)
-        .with_context(|| format!("the API key file {} holds no usable key", path.display()))
+        .with_context(|| format!("cannot read {what} {}", path.display()))?;
+    Ok(text.trim().to_string())
 }
 
 /// Reads the key from where the settings say it is.

@@ -8,6 +8,7 @@ use super::declare::{DefaultInputs, settings};
 use super::forms::ModelList;
 use super::key::ApiKeyFrom;
 use super::places::{default_data_dir, default_log_dir, default_socket};
+use super::store_url::StoreUrl;
 
 /// The model asked when nothing says otherwise.
 pub const DEFAULT_MODEL: &str = "gemini-2.5-flash";
@@ -332,6 +333,25 @@ settings! {
         default: fixed(30),
         reloads: true,
         secret: false,
+    }
+    /// Keep sessions in this shared PostgreSQL database (`postgres://USER@HOST:PORT/DB`)
+    /// instead of the data directory: any number of omnid may share it. Unset: sled in the
+    /// data directory. A password in the URL is never printed.
+    store_url: StoreUrl {
+        key: "store_url",
+        flag: value("store-url", "URL"),
+        env: var("OMNI_STORE_URL"),
+        default: none,
+        reloads: false,
+        secret: true,
+    }
+    /// The shared store's password: a file readable by its owner only.
+    store_password_file: PathBuf {
+        key: "store_password_file",
+        flag: value("store-password-file", "FILE"),
+        default: none,
+        reloads: false,
+        secret: true,
     }
     /// Free space (MiB) kept on the data directory's file system: a write that would leave
     /// less is refused cleanly, so the store never runs the disk dry.

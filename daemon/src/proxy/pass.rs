@@ -69,8 +69,8 @@ pub fn source(api: &dyn Api, headers: &HeaderMap, model: Option<String>) -> Sour
 
 impl Proxy {
     /// The recorded conversation that `turns` continue, if any.
-    pub fn place(&self, api: &dyn Api, turns: &[Turn]) -> Placed {
-        record::place(&self.daemon, api.name(), turns)
+    pub async fn place(&self, api: &dyn Api, turns: &[Turn]) -> Placed {
+        record::place(&self.daemon, api.name(), turns).await
     }
 }
 

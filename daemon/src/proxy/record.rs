@@ -116,13 +116,13 @@ pub struct Placed {
 
 /// Where the longest recorded beginning of `turns` ends: how many turns it covers, and
 /// the session and node where the last of them is recorded.
-fn longest_recorded(
+async fn longest_recorded(
     daemon: &Daemon,
     hashes: &[ChainHash],
     asked: usize,
 ) -> Result<Option<(usize, Place)>, String> {
     for k in (1..=asked).rev() {
-        let found = daemon.services.store.chain(&hashes[k - 1]);
+        let found = daemon.services.store.chain(&hashes[k - 1]).await;
         if let Some(at) = found.map_err(|e| e.to_string())? {
             return Ok(Some((k, at)));
         }
@@ -131,9 +131,10 @@ fn longest_recorded(
 }
 
 /// Where a request's contents stand among the recorded conversations.
-pub fn place(daemon: &Daemon, api: &str, turns: &[Turn]) -> Placed {
+pub async fn place(daemon: &Daemon, api: &str, turns: &[Turn]) -> Placed {
     let hashes = chain(api, turns);
     let at = longest_recorded(daemon, &hashes, turns.len())
+        .await
         .ok()
         .flatten()
         .map(|(_, at)| at);
@@ -160,7 +161,7 @@ pub async fn record(
     turns.push((Role::Model, answer));
     let before = hashes.last().copied().unwrap_or_else(|| seed(source.api));
     hashes.push(next(&before, &turns[asked]));
-    let found = longest_recorded(daemon, &hashes, asked)?;
+    let found = longest_recorded(daemon, &hashes, asked).await?;
     let recorded = found.map_or(0, |(k, _)| k);
     let mut fresh: Vec<RecordedTurn> = turns
         .split_off(recorded)
@@ -183,7 +184,7 @@ pub async fn record(
         let new = sessions.record_new(&source.origin, model, fresh).await;
         return new.map_err(|e| e.to_string());
     };
-    let actor = sessions.actor(session).map_err(|e| e.to_string())?;
+    let actor = sessions.actor(session).await.map_err(|e| e.to_string())?;
     let nodes = actor
         .record(parent, fresh)
         .await

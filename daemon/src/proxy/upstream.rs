@@ -121,7 +121,7 @@ pub async fn post(
     let streaming = records && request["stream"].as_bool().unwrap_or(false);
     let turns = turns.map_or_else(Vec::new, |read| read(&request));
     let placed = if records {
-        proxy.place(api, &turns)
+        proxy.place(api, &turns).await
     } else {
         Placed::default()
     };

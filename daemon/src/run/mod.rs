@@ -68,7 +68,7 @@ pub async fn run(
     let socket = listen(&mut config, inherited.control)?;
     let (api, api_bound) = listen_http(&config, inherited.api).await?;
     let opened = open_sessions(config, &tracker, &shutdown, api.tcp_address());
-    let (services, sessions) = match opened {
+    let (services, sessions) = match opened.await {
         Ok(opened) => opened,
         Err(error) => {
             if let Some(path) = api_bound {
@@ -87,12 +87,15 @@ pub async fn run(
         uploads: Default::default(),
         web: Default::default(),
     });
-    let describe = {
+    let describe: notify::Describe = {
         let daemon = daemon.clone();
-        Arc::new(move || daemon.one_line_status())
+        Arc::new(move || {
+            let daemon = daemon.clone();
+            Box::pin(async move { daemon.one_line_status().await })
+        })
     };
     crate::api::finish_unfinished_purges(&daemon).await;
-    notify::ready(&describe());
+    notify::ready(&describe().await);
     check_in_background(&tracker, &daemon);
     learn_default_window(&tracker, &services, shutdown.clone());
     crate::api::trash::spawn_expiry(&tracker, daemon.clone(), shutdown.clone());
@@ -138,8 +141,10 @@ async fn flush_search(search: Option<Arc<SearchIndex>>) {
 /// serves; sessions that disagree are reported as damaged (`status`, `sessions`, the log).
 fn check_in_background(tracker: &TaskTracker, daemon: &Arc<Daemon>) {
     let daemon = daemon.clone();
+    let runtime = tokio::runtime::Handle::current();
+    // On the blocking pool: the embedded store's reads block, and a big store has many.
     tracker.spawn_blocking(move || {
-        if let Err(error) = daemon.sessions.check_all() {
+        if let Err(error) = runtime.block_on(daemon.sessions.check_all()) {
             tracing::error!(%error, "cannot check the sessions' records");
         }
     });
@@ -194,13 +199,13 @@ fn start_search(services: &Services) -> Option<Arc<SearchIndex>> {
 
 /// Opens the store and builds the shared services and the registry, with the current
 /// session found: the start-up work that grows with the store.
-fn open_sessions(
+async fn open_sessions(
     config: Config,
     tracker: &TaskTracker,
     shutdown: &CancellationToken,
     http_address: Option<std::net::SocketAddr>,
 ) -> anyhow::Result<(Arc<Services>, Registry)> {
-    let services = build_services(config, tracker.clone(), shutdown.clone())?;
+    let services = build_services(config, tracker.clone(), shutdown.clone()).await?;
     if let Some(address) = http_address {
         let _ = services.counters.http_address.set(address);
     }
@@ -208,7 +213,7 @@ fn open_sessions(
     // The most recently used healthy session is the current one, before a client is
     // answered; every other session is checked once the daemon serves (see
     // `check_in_background`).
-    if let Some(latest) = sessions.current_at_start()? {
+    if let Some(latest) = sessions.current_at_start().await? {
         services.current.set(latest);
     }
     Ok((services, sessions))
@@ -239,13 +244,14 @@ async fn start_demo(
 }
 
 /// Opens the store, makes the log directory private, and builds the shared services.
-fn build_services(
+async fn build_services(
     config: Config,
     tracker: TaskTracker,
     shutdown: CancellationToken,
 ) -> anyhow::Result<Arc<Services>> {
     let opening = std::time::Instant::now();
-    let store = Arc::new(Store::open_with(&config.data_dir, config.store.clone())?);
+    let store = Store::open_configured(&config.data_dir, config.store.clone()).await?;
+    let store = Arc::new(store);
     // Most of a start with a big store is the store's open (sled loads its page table).
     tracing::info!(
         took_ms = opening.elapsed().as_millis() as u64,

@@ -18,6 +18,8 @@ use uuid::Uuid;
 
 use super::{Job, SearchError, Shared};
 use crate::model::NodeRecord;
+use tokio::runtime::Handle;
+
 use crate::store::Applied;
 
 /// How long a batch collects changes before it is indexed and committed: one commit a
@@ -40,6 +42,9 @@ pub const WRITER_BUDGET: usize = 16_000_000;
 /// wrote since it started (its markers may not be committed yet).
 pub struct Indexer {
     shared: Arc<Shared>,
+    /// The daemon's runtime, which the store's reads run on (the indexer is a thread of
+    /// its own).
+    runtime: Handle,
     writer: IndexWriter,
     counts: HashMap<Uuid, u64>,
     /// Sessions purged since the start: nodes heard of for them are never indexed as
@@ -48,14 +53,20 @@ pub struct Indexer {
 }
 
 impl Indexer {
-    pub fn new(shared: Arc<Shared>) -> Result<Self, SearchError> {
+    pub fn new(shared: Arc<Shared>, runtime: Handle) -> Result<Self, SearchError> {
         let writer = shared.index.writer_with_num_threads(1, WRITER_BUDGET)?;
         Ok(Self {
             shared,
+            runtime,
             writer,
             counts: HashMap::new(),
             forgotten: HashSet::new(),
         })
+    }
+
+    /// Waits for a read of the store.
+    fn read<T>(&self, read: impl Future<Output = T>) -> T {
+        self.runtime.block_on(read)
     }
 
     /// Catches up with the store, then indexes changes as they come until every sender
@@ -143,7 +154,7 @@ impl Indexer {
     /// Indexes every session whose record counts other nodes than its marker, and commits.
     fn catch_up(&mut self) -> Result<(), SearchError> {
         let started = Instant::now();
-        let sessions = self.shared.store.sessions()?;
+        let sessions = self.read(self.shared.store.sessions())?;
         let mut changed = 0usize;
         for stored in &sessions {
             if self.index_session(&stored.id, false)? {
@@ -193,7 +204,7 @@ impl Indexer {
     /// when the index holds more than the store); forgets a session the store no longer
     /// has. Whether anything changed.
     fn index_session(&mut self, id: &Uuid, whole: bool) -> Result<bool, SearchError> {
-        let Some(record) = self.shared.store.session(id).ok().flatten() else {
+        let Some(record) = self.read(self.shared.store.session(id)).ok().flatten() else {
             let known = self.indexed_count(id)?;
             if known.is_some() {
                 self.delete(id);
@@ -210,7 +221,7 @@ impl Indexer {
         }
         let fields = self.shared.fields;
         for number in from + 1..=record.nodes {
-            match self.shared.store.node(id, number) {
+            match self.read(self.shared.store.node(id, number)) {
                 Ok(node) => {
                     self.writer.add_document(fields.node_document(id, &node))?;
                 }

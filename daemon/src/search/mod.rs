@@ -25,6 +25,8 @@ pub use query::{Hit, Query};
 pub use schema::INDEX_VERSION;
 
 use crate::model::SessionRecord;
+use tokio::runtime::Handle;
+
 use crate::store::{Applied, Store, StoreError};
 use schema::Fields;
 
@@ -52,6 +54,9 @@ pub enum SearchError {
     /// The indexer thread is gone (the daemon is stopping).
     #[error("the search indexer has stopped")]
     Stopped,
+    /// Started outside the daemon's runtime, which the indexer reads the store on.
+    #[error("the search index must be started on the daemon's runtime")]
+    NoRuntime,
 }
 
 impl From<tantivy::directory::error::OpenDirectoryError> for SearchError {
@@ -101,6 +106,7 @@ impl SearchIndex {
     /// Opens (or rebuilds) the index in `data_dir/search` and starts its indexer, which
     /// catches up with `store` and then follows its durable changes.
     pub fn start(data_dir: &Path, store: Arc<Store>) -> Result<Arc<Self>, SearchError> {
+        let runtime = Handle::try_current().map_err(|_| SearchError::NoRuntime)?;
         let opened = open::open_or_rebuild(&index_dir(data_dir))?;
         let reader = opened
             .index
@@ -115,7 +121,7 @@ impl SearchIndex {
             complete: AtomicBool::new(false),
             commits: AtomicU64::new(0),
         });
-        let indexer = indexer::Indexer::new(shared.clone())?;
+        let indexer = indexer::Indexer::new(shared.clone(), runtime)?;
         let (sender, receiver) = channel();
         let observer = Mutex::new(sender.clone());
         let observing = store.observe(Box::new(move |changed: Vec<Applied>| {

@@ -44,7 +44,7 @@ async fn turn(store: &Store, record: &mut SessionRecord, text: &str, durable: bo
     if durable {
         store.commit(&change).await.unwrap();
     } else {
-        store.apply(&change).unwrap();
+        store.apply(&change).await.unwrap();
     }
 }
 

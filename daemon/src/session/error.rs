@@ -94,9 +94,11 @@ impl From<StoreError> for SessionError {
     fn from(error: StoreError) -> Self {
         tracing::error!(%error, "store failure");
         match error {
-            StoreError::DiskFull { .. } | StoreError::Unavailable(_) | StoreError::Sync(_) => {
-                Self::Storage(error.to_string())
-            }
+            StoreError::DiskFull { .. }
+            | StoreError::Unavailable(_)
+            | StoreError::Sync(_)
+            | StoreError::Database { .. }
+            | StoreError::ChangedElsewhere { .. } => Self::Storage(error.to_string()),
             _ if error.is_disk_full() => Self::Storage(error.to_string()),
             _ => Self::Internal(error.to_string()),
         }

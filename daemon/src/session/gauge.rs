@@ -53,10 +53,10 @@ fn reported(node: &NodeRecord) -> Option<u64> {
 /// nodes it kept are estimated. `known`: a node above whose context's size is known
 /// already (a context is a function of the tree above its node, which never changes), so
 /// a session whose answers report no usage is not walked to its start at every send.
-pub fn measure<E>(
+pub async fn measure<E, F: Future<Output = Result<NodeRecord, E>>>(
     head: NodeId,
     known: Option<(NodeId, ContextSize)>,
-    mut node: impl FnMut(NodeId) -> Result<NodeRecord, E>,
+    mut node: impl FnMut(NodeId) -> F,
 ) -> Result<ContextSize, E> {
     let mut estimated = 0;
     let mut at = head;
@@ -67,7 +67,7 @@ pub fn measure<E>(
                 estimated: size.estimated + estimated,
             });
         }
-        let current = node(at)?;
+        let current = node(at).await?;
         if current.role == Role::Model
             && let Some(tokens) = reported(&current)
         {
@@ -81,7 +81,7 @@ pub fn measure<E>(
             if let Some(first) = current.resumes_at() {
                 let mut kept = current.parent;
                 while kept != ROOT {
-                    let held = node(kept)?;
+                    let held = node(kept).await?;
                     estimated += estimate(&held);
                     if kept == first {
                         break;
@@ -138,7 +138,7 @@ impl Gauge {
 /// How full the context whose last node is `node` is, against the window of the model
 /// the session asks next. A node that cannot be read counts as empty (and is logged).
 /// `known` as for [`measure`].
-pub fn gauge_of(
+pub async fn gauge_of(
     services: &Services,
     live: &Live,
     record: &SessionRecord,
@@ -146,7 +146,7 @@ pub fn gauge_of(
     known: Option<(NodeId, ContextSize)>,
 ) -> Gauge {
     let read = |id| services.store.node(&record.id, id);
-    let size = measure(node, known, read).unwrap_or_else(|error| {
+    let size = measure(node, known, read).await.unwrap_or_else(|error| {
         tracing::warn!(session = %record.id, %error, "cannot measure the context");
         ContextSize::default()
     });
@@ -203,15 +203,15 @@ mod tests {
         node
     }
 
-    #[test]
-    fn the_last_answer_counts_exactly_and_what_follows_is_estimated() {
+    #[tokio::test]
+    async fn the_last_answer_counts_exactly_and_what_follows_is_estimated() {
         let nodes = [
             node(1, 0, Role::User, "hello"),
             answered(node(2, 1, Role::Model, "hi"), 1000, 20),
             node(3, 2, Role::User, &"x".repeat(400)),
         ];
-        let read = |id: NodeId| Ok::<_, ()>(nodes[id as usize - 1].clone());
-        let size = measure(3, None, read).unwrap();
+        let read = |id: NodeId| std::future::ready(Ok::<_, ()>(nodes[id as usize - 1].clone()));
+        let size = measure(3, None, read).await.unwrap();
         assert_eq!(
             size,
             ContextSize {
@@ -219,7 +219,7 @@ mod tests {
                 estimated: 100
             }
         );
-        assert_eq!(measure(2, None, read).unwrap().estimated, 0);
+        assert_eq!(measure(2, None, read).await.unwrap().estimated, 0);
         let known = Some((
             1,
             ContextSize {
@@ -228,7 +228,7 @@ mod tests {
             },
         ));
         assert_eq!(
-            measure(3, known, read).unwrap(),
+            measure(3, known, read).await.unwrap(),
             ContextSize {
                 tokens: 1120,
                 estimated: 100
@@ -237,8 +237,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn without_usage_the_walk_stops_at_a_node_measured_before() {
+    #[tokio::test]
+    async fn without_usage_the_walk_stops_at_a_node_measured_before() {
         let nodes = [
             node(1, 0, Role::User, &"a".repeat(40)),
             node(2, 1, Role::Model, &"b".repeat(40)),
@@ -246,20 +246,20 @@ mod tests {
             node(4, 3, Role::Model, &"d".repeat(40)),
         ];
         let reads = std::cell::Cell::new(0);
-        let read = |id: NodeId| {
+        let read = async |id: NodeId| {
             reads.set(reads.get() + 1);
             Ok::<_, ()>(nodes[id as usize - 1].clone())
         };
-        let at_two = measure(2, None, read).unwrap();
+        let at_two = measure(2, None, read).await.unwrap();
         assert_eq!((at_two.tokens, reads.get()), (20, 2));
         reads.set(0);
-        let at_four = measure(4, Some((2, at_two)), read).unwrap();
+        let at_four = measure(4, Some((2, at_two)), read).await.unwrap();
         assert_eq!((at_four.tokens, at_four.estimated), (40, 40));
         assert_eq!(reads.get(), 2, "nodes 1 and 2 are not read again");
     }
 
-    #[test]
-    fn past_a_summary_everything_is_estimated() {
+    #[tokio::test]
+    async fn past_a_summary_everything_is_estimated() {
         let mut summary = node(5, 4, Role::Summary, &"s".repeat(40));
         summary.parts.push(Part::from(PartContent::Compaction {
             resumes_at: Some(3),
@@ -272,9 +272,9 @@ mod tests {
             answered(node(4, 3, Role::Model, &"q".repeat(8)), 95_000, 2),
             summary,
         ];
-        let read = |id: NodeId| Ok::<_, ()>(nodes[id as usize - 1].clone());
+        let read = |id: NodeId| std::future::ready(Ok::<_, ()>(nodes[id as usize - 1].clone()));
         assert_eq!(
-            measure(5, None, read).unwrap(),
+            measure(5, None, read).await.unwrap(),
             ContextSize {
                 tokens: 14,
                 estimated: 14

@@ -15,8 +15,11 @@ use crate::store::{Link, Store, StoreError};
 /// record agrees with what is stored. Nodes or moves past the record's counts are what a
 /// crash cut short before the record was written: not a disagreement (see
 /// `Store::apply`).
-pub fn check_record(store: &Store, record: &SessionRecord) -> Result<Option<String>, StoreError> {
-    let (node_held, move_held) = store.holds(&record.id, record.nodes, record.moves)?;
+pub async fn check_record(
+    store: &Store,
+    record: &SessionRecord,
+) -> Result<Option<String>, StoreError> {
+    let (node_held, move_held) = store.holds(&record.id, record.nodes, record.moves).await?;
     let problem = if !node_held {
         Some(format!(
             "its record counts {} nodes, but node {} is not stored",
@@ -105,12 +108,16 @@ pub fn places(nodes: &[NodeRecord]) -> impl ExactSizeIterator<Item = Place> {
 
 /// The places the store's index gives (node numbers follow from the order); a summary's
 /// node is read for what it kept (one read per compaction).
-pub fn indexed(store: &Store, session: &Uuid, links: &[Link]) -> Result<Vec<Place>, StoreError> {
+pub async fn indexed(
+    store: &Store,
+    session: &Uuid,
+    links: &[Link],
+) -> Result<Vec<Place>, StoreError> {
     let mut places = Vec::with_capacity(links.len());
     for (i, link) in links.iter().enumerate() {
         let node = i as NodeId + 1;
         let resumes_at = match link.role {
-            Role::Summary => store.node(session, node)?.resumes_at(),
+            Role::Summary => store.node(session, node).await?.resumes_at(),
             Role::User | Role::Model | Role::Tool => None,
         };
         places.push(Place {

@@ -7,11 +7,15 @@ use crate::store::{Store, StoreError};
 
 /// The move `redo` takes back now, or `None` when there is nothing to redo (no undo or
 /// back since the last prompt or checkout, or the head moved on since).
-pub fn redoable(store: &Store, record: &SessionRecord) -> Result<Option<MoveRecord>, StoreError> {
+pub async fn redoable(
+    store: &Store,
+    record: &SessionRecord,
+) -> Result<Option<MoveRecord>, StoreError> {
     let Some(seq) = record.redo_top else {
         return Ok(None);
     };
     Ok(store
-        .move_record(&record.id, seq)?
+        .move_record(&record.id, seq)
+        .await?
         .filter(|undone| undone.to == record.head && undone.kind.is_undo_type()))
 }

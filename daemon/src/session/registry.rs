@@ -69,11 +69,11 @@ impl Registry {
     /// a second before the first answer on a store of 100,000 sessions. A record it tries
     /// that cannot be read is marked damaged, as the check of every session after the start
     /// marks the others.
-    pub fn current_at_start(&self) -> Result<Option<Uuid>, StoreError> {
+    pub async fn current_at_start(&self) -> Result<Option<Uuid>, StoreError> {
         let store = &self.ctx.store;
-        for entry in store.by_activity(None)? {
+        for entry in store.by_activity(None).await? {
             let (at, id) = entry?;
-            let record = match store.session(&id) {
+            let record = match store.session(&id).await {
                 Ok(Some(record)) => record,
                 Ok(None) => continue,
                 Err(error @ (StoreError::Corrupt(_) | StoreError::UnknownFormat { .. })) => {
@@ -86,7 +86,7 @@ impl Registry {
             // An entry a crash left behind names an older time than the record's.
             let current = record.updated_at_ms == at;
             // A recorded conversation is not a client's session: never the current one.
-            if current && store.origin(&id).is_none() && self.agrees(&record)? {
+            if current && store.origin(&id).await.is_none() && self.agrees(&record).await? {
                 return Ok(Some(id));
             }
         }
@@ -97,20 +97,20 @@ impl Registry {
     /// marks those that disagree: run in the background once the daemon serves, so a big
     /// store does not delay the start; loading a session checks it first anyway. Stops
     /// early when the daemon shuts down.
-    pub fn check_all(&self) -> Result<(), StoreError> {
-        for record in self.readable_records()? {
+    pub async fn check_all(&self) -> Result<(), StoreError> {
+        for record in self.readable_records().await? {
             if self.ctx.shutdown.is_cancelled() {
                 break;
             }
-            self.agrees(&record)?;
+            self.agrees(&record).await?;
         }
         Ok(())
     }
 
     /// Every session record that can be read; those that cannot are marked damaged.
-    fn readable_records(&self) -> Result<Vec<SessionRecord>, StoreError> {
+    async fn readable_records(&self) -> Result<Vec<SessionRecord>, StoreError> {
         let mut records = Vec::new();
-        for stored in self.ctx.store.sessions()? {
+        for stored in self.ctx.store.sessions().await? {
             match stored.record {
                 Ok(record) => records.push(record),
                 Err(error) => self
@@ -123,11 +123,11 @@ impl Registry {
 
     /// Whether a session's record agrees with what is stored; one that does not is marked
     /// damaged.
-    fn agrees(&self, record: &SessionRecord) -> Result<bool, StoreError> {
+    async fn agrees(&self, record: &SessionRecord) -> Result<bool, StoreError> {
         if self.damaged.get(&record.id).is_some() {
             return Ok(false);
         }
-        match check_record(&self.ctx.store, record)? {
+        match check_record(&self.ctx.store, record).await? {
             Some(problem) => {
                 self.damaged.mark(record.id, &problem);
                 Ok(false)
@@ -166,16 +166,16 @@ impl Registry {
     /// Resolves a reference to a session id: `None` for the current session, else a full
     /// id, a unique prefix of one, or (when no id begins so) a unique prefix of a title,
     /// regardless of case; a title equal to the text wins over longer ones it begins.
-    pub fn resolve(&self, session: Option<&str>) -> Result<Uuid, SessionError> {
+    pub async fn resolve(&self, session: Option<&str>) -> Result<Uuid, SessionError> {
         match session {
             None => self.ctx.current.get().ok_or_else(|| {
                 SessionError::not_found("there is no session yet; create one with `omnictl new`")
             }),
-            Some(text) => self.resolve_id(text.trim()),
+            Some(text) => self.resolve_id(text.trim()).await,
         }
     }
 
-    fn resolve_id(&self, text: &str) -> Result<Uuid, SessionError> {
+    async fn resolve_id(&self, text: &str) -> Result<Uuid, SessionError> {
         let unknown = || {
             SessionError::not_found(format!(
                 "no session matches '{text}'; `omnictl sessions` lists them"
@@ -185,7 +185,7 @@ impl Registry {
             return Err(SessionError::invalid("the session id is empty"));
         }
         if let Ok(id) = Uuid::parse_str(text) {
-            return match self.ctx.store.session(&id) {
+            return match self.ctx.store.session(&id).await {
                 Ok(Some(_)) => Ok(id),
                 Ok(None) => Err(unknown()),
                 Err(error) if is_bad_record(&error) => Ok(id),
@@ -193,7 +193,12 @@ impl Registry {
             };
         }
         let prefix = text.to_ascii_lowercase();
-        let stored = self.ctx.store.sessions().map_err(SessionError::from)?;
+        let stored = self
+            .ctx
+            .store
+            .sessions()
+            .await
+            .map_err(SessionError::from)?;
         let by_id: Vec<Uuid> = stored
             .iter()
             .map(|stored| stored.id)
@@ -233,7 +238,7 @@ impl Registry {
 
     /// The actor of a session, started (and its tree loaded) on first use. A damaged
     /// session has none: it takes no changes.
-    pub fn actor(&self, id: Uuid) -> Result<ActorHandle, SessionError> {
+    pub async fn actor(&self, id: Uuid) -> Result<ActorHandle, SessionError> {
         if let Some(reason) = self.damaged.get(&id) {
             return Err(SessionError::Damaged {
                 session: id,
@@ -259,29 +264,30 @@ impl Registry {
         };
         let record = store
             .session(&id)
+            .await
             .map_err(&bad)?
             .ok_or_else(|| SessionError::not_found(format!("session {id} does not exist")))?;
-        if !self.agrees(&record).map_err(&bad)? {
+        if !self.agrees(&record).await.map_err(&bad)? {
             return Err(SessionError::Damaged {
                 session: id,
                 reason: self.damaged.get(&id).unwrap_or_default(),
             });
         }
-        let links = store.links(&id, record.nodes).map_err(&bad)?;
+        let links = store.links(&id, record.nodes).await.map_err(&bad)?;
         let mut record = record;
         if record.usage.is_empty()
             && links.iter().any(|link| link.role == Role::Model)
-            && store.session_predates_usage(&id).map_err(&bad)?
+            && store.session_predates_usage(&id).await.map_err(&bad)?
         {
             // A record from before token totals were kept: its answers are counted once,
             // and the next commit keeps the totals. (A newer record whose answers named no
             // model has nothing to count: reading its every node at each load made the
             // first request on a 100,000-turn session take 300 ms.)
-            let mut nodes = store.nodes(&id).map_err(&bad)?;
+            let mut nodes = store.nodes(&id).await.map_err(&bad)?;
             nodes.truncate(record.nodes as usize);
             record.usage = crate::usage::of_session(&record, &nodes);
         }
-        let places = indexed(store, &id, &links).map_err(&bad)?;
+        let places = indexed(store, &id, &links).await.map_err(&bad)?;
         let tree = build_tree(&record, places.into_iter()).map_err(|reason| {
             self.damaged.mark(id, &reason);
             SessionError::Damaged {
@@ -289,13 +295,14 @@ impl Registry {
                 reason: reason.clone(),
             }
         })?;
+        let client_made = store.origin(&id).await.is_none();
         let mut actors = self.actors.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(handle) = actors.get(&id).filter(|h| !h.is_closed()) {
             // Loaded meanwhile by a concurrent request: that actor is the one.
             return Ok(handle.clone());
         }
         let loaded = Arc::downgrade(&self.actors);
-        let handle = ActorHandle::spawn(self.ctx.clone(), record, tree, loaded);
+        let handle = ActorHandle::spawn(self.ctx.clone(), record, tree, loaded, client_made);
         actors.insert(id, handle.clone());
         Ok(handle)
     }

@@ -71,6 +71,38 @@ pub enum StoreError {
         /// What is missing.
         missing: String,
     },
+    /// The shared database failed or cannot be reached; `store` names it (host, port and
+    /// database, never the password).
+    #[error("the store at {store} failed: {message}")]
+    Database {
+        /// Where the database is: `HOST:PORT/DATABASE`.
+        store: String,
+        /// What it said, or why it could not be reached.
+        message: String,
+    },
+    /// Another omnid changed the session first (on a shared store): nothing of this change
+    /// was written, and this omnid must read the session again.
+    #[error(
+        "session {session} was changed by another omnid meanwhile, so this change was not \
+         written; the session is read again: try again"
+    )]
+    ChangedElsewhere {
+        /// The session.
+        session: uuid::Uuid,
+    },
+    /// The shared database's schema is newer than this omnid knows; nothing was changed.
+    #[error(
+        "the store at {store} has schema version {found}, newer than this omnid knows \
+         ({known}); upgrade omnid"
+    )]
+    NewerSchema {
+        /// Where the database is.
+        store: String,
+        /// The version the database holds.
+        found: i32,
+        /// The newest version this omnid writes.
+        known: i32,
+    },
     /// A value could not be decoded.
     #[error("corrupt store record: {0}")]
     Corrupt(String),

@@ -5,9 +5,11 @@
 //! returns; a reader never sees a record that counts what is not there; who observes
 //! durable changes (the search index) hears of each once it is durable.
 
+mod encoding;
 mod error;
 mod health;
 mod observe;
+mod postgres;
 mod sled;
 mod types;
 
@@ -21,6 +23,7 @@ pub use observe::{Applied, Observer};
 pub use types::{ChainHash, Change, ContentHash, Import, Link, Purged, Recorded, StoredSession};
 
 use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
+use postgres::{PgStore, PgTarget};
 use sled::SledStore;
 
 /// How the store behaves.
@@ -32,6 +35,25 @@ pub struct StoreOptions {
     /// The most memory the embedded store keeps for pages it has read or written
     /// (`store.cache_mb`).
     pub cache_bytes: u64,
+    /// The shared database to keep sessions in instead (`store_url`), if any.
+    pub shared: Option<SharedStore>,
+}
+
+/// A shared PostgreSQL store: where it is and how to log in.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SharedStore {
+    /// Its URL as given (a password in it included): only for connecting.
+    pub url: String,
+    /// Its password, from `store_password_file`.
+    pub password: Option<String>,
+    /// Its URL with any password replaced, for messages.
+    pub shown: String,
+}
+
+impl std::fmt::Debug for SharedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.shown)
+    }
 }
 
 /// The default free-space reserve: room for the embedded store to compact and snapshot.
@@ -42,12 +64,13 @@ impl Default for StoreOptions {
         Self {
             min_free_bytes: DEFAULT_MIN_FREE_BYTES,
             cache_bytes: sled::SLED_CACHE_BYTES,
+            shared: None,
         }
     }
 }
 
 /// Sessions' (last activity, id) places, newest first (see [`Store::by_activity`]).
-pub type ByActivity<'a> = Box<dyn Iterator<Item = Result<(u64, Uuid), StoreError>> + 'a>;
+pub type ByActivity<'a> = Box<dyn Iterator<Item = Result<(u64, Uuid), StoreError>> + Send + 'a>;
 
 /// The store the daemon runs on.
 pub struct Store {
@@ -55,32 +78,42 @@ pub struct Store {
 }
 
 /// Which backend holds the store.
+#[allow(clippy::large_enum_variant)] // one per daemon: no box on every call
 enum Backend {
     /// sled in the data directory.
     Sled(SledStore),
+    /// A PostgreSQL database any number of omnid share.
+    Postgres(PgStore),
 }
 
-/// Forwards each method to the backend that runs.
+/// Forwards each method to the backend that runs: `fn`, a method of the store's own
+/// (counters, health) on either side; `local fn`, one sled answers at once and a
+/// database over the network (async); `async fn`, one async on either side.
 macro_rules! forward {
-    ($(
-        $(#[$doc:meta])*
-        fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;
-    )*) => {$(
+    ($($(#[$doc:meta])* fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;)*) => {$(
         $(#[$doc])*
         pub fn $name(&self $(, $arg: $ty)*) -> $ret {
             match &self.backend {
                 Backend::Sled(store) => store.$name($($arg),*),
+                Backend::Postgres(store) => store.$name($($arg),*),
             }
         }
     )*};
-    ($(
-        $(#[$doc:meta])*
-        async fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;
-    )*) => {$(
+    ($($(#[$doc:meta])* local fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;)*) => {$(
+        $(#[$doc])*
+        pub async fn $name(&self $(, $arg: $ty)*) -> $ret {
+            match &self.backend {
+                Backend::Sled(store) => store.$name($($arg),*),
+                Backend::Postgres(store) => store.$name($($arg),*).await,
+            }
+        }
+    )*};
+    ($($(#[$doc:meta])* async fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;)*) => {$(
         $(#[$doc])*
         pub async fn $name(&self $(, $arg: $ty)*) -> $ret {
             match &self.backend {
                 Backend::Sled(store) => store.$name($($arg),*).await,
+                Backend::Postgres(store) => store.$name($($arg),*).await,
             }
         }
     )*};
@@ -99,10 +132,30 @@ impl Store {
         Ok(Self { backend })
     }
 
+    /// Opens the store the options name: the shared database (connecting, and bringing
+    /// its schema up to date), else the embedded store in `dir`.
+    pub async fn open_configured(dir: &Path, options: StoreOptions) -> Result<Self, StoreError> {
+        let backend = match &options.shared {
+            Some(shared) => Backend::Postgres(PgStore::open(PgTarget::of(shared)?, dir).await?),
+            None => Backend::Sled(SledStore::open_with(dir, options)?),
+        };
+        Ok(Self { backend })
+    }
+
+    /// Which backend runs and where (`embedded` or the shared database's URL, without
+    /// its password), for `status`.
+    pub fn kind(&self) -> (&'static str, Option<&str>) {
+        match &self.backend {
+            Backend::Sled(_) => ("embedded", None),
+            Backend::Postgres(store) => ("postgres", Some(store.shown())),
+        }
+    }
+
     /// Closes the store, returning once it may be opened again.
     pub fn close(self) -> Result<(), StoreError> {
         match self.backend {
             Backend::Sled(store) => store.close(),
+            Backend::Postgres(store) => store.close(),
         }
     }
 
@@ -110,9 +163,15 @@ impl Store {
     /// entry's (time, id) place; all when `None`): (last activity, id) pairs. Entries
     /// whose time is not the record's (left by a crash) may appear: check the record's
     /// `updated_at_ms`.
-    pub fn by_activity(&self, before: Option<(u64, Uuid)>) -> Result<ByActivity<'_>, StoreError> {
+    pub async fn by_activity(
+        &self,
+        before: Option<(u64, Uuid)>,
+    ) -> Result<ByActivity<'_>, StoreError> {
         match &self.backend {
             Backend::Sled(store) => Ok(Box::new(store.by_activity(before)?)),
+            Backend::Postgres(store) => Ok(Box::new(
+                store.by_activity(before).await?.into_iter().map(Ok),
+            )),
         }
     }
 
@@ -120,9 +179,6 @@ impl Store {
         /// Stamps the store as shut down cleanly, once its last change is durable and
         /// nothing writes any more.
         fn mark_closed_cleanly(&self) -> ();
-        /// Applies a change without waiting for durability: use [`Store::commit`] unless
-        /// many changes are followed by one [`Store::sync`].
-        fn apply(&self, change: &Change<'_>) -> Result<(), StoreError>;
         /// How many changes have been applied since the store was opened.
         fn commits(&self) -> u64;
         /// Sets the one observer told which sessions changed, once their changes are
@@ -134,44 +190,50 @@ impl Store {
         fn sync_runs(&self) -> u64;
         /// Whether writes fail now, since when and why.
         fn health(&self) -> Option<Failing>;
+    }
+
+    forward! {
+        /// Applies a change without waiting for durability: use [`Store::commit`] unless
+        /// many changes are followed by one [`Store::sync`].
+        local fn apply(&self, change: &Change<'_>) -> Result<(), StoreError>;
         /// Bytes the store occupies on disk.
-        fn size_on_disk(&self) -> u64;
+        local fn size_on_disk(&self) -> u64;
         /// A session's record, if it exists.
-        fn session(&self, id: &Uuid) -> Result<Option<SessionRecord>, StoreError>;
+        local fn session(&self, id: &Uuid) -> Result<Option<SessionRecord>, StoreError>;
         /// Whether the session's record was written before usage was kept.
-        fn session_predates_usage(&self, id: &Uuid) -> Result<bool, StoreError>;
+        local fn session_predates_usage(&self, id: &Uuid) -> Result<bool, StoreError>;
         /// Every session record, decoded or why it cannot be.
-        fn sessions(&self) -> Result<Vec<StoredSession>, StoreError>;
+        local fn sessions(&self) -> Result<Vec<StoredSession>, StoreError>;
         /// Every node of a session, in order.
-        fn nodes(&self, session: &Uuid) -> Result<Vec<NodeRecord>, StoreError>;
+        local fn nodes(&self, session: &Uuid) -> Result<Vec<NodeRecord>, StoreError>;
         /// Every node of a session that can be read, and what is wrong with those that
         /// cannot.
-        fn readable_nodes(
+        local fn readable_nodes(
             &self,
             session: &Uuid
         ) -> Result<(Vec<NodeRecord>, Vec<String>), StoreError>;
         /// One node of a session.
-        fn node(&self, session: &Uuid, id: NodeId) -> Result<NodeRecord, StoreError>;
+        local fn node(&self, session: &Uuid, id: NodeId) -> Result<NodeRecord, StoreError>;
         /// Whether the store holds the node and the move (0: nothing to hold).
-        fn holds(&self, session: &Uuid, node: NodeId, mv: u64) -> Result<(bool, bool), StoreError>;
+        local fn holds(&self, session: &Uuid, node: NodeId, mv: u64) -> Result<(bool, bool), StoreError>;
         /// One move of a session's log, if it exists.
-        fn move_record(&self, session: &Uuid, seq: u64) -> Result<Option<MoveRecord>, StoreError>;
+        local fn move_record(&self, session: &Uuid, seq: u64) -> Result<Option<MoveRecord>, StoreError>;
         /// A session's move log, in order.
-        fn moves(&self, session: &Uuid) -> Result<Vec<MoveRecord>, StoreError>;
+        local fn moves(&self, session: &Uuid) -> Result<Vec<MoveRecord>, StoreError>;
         /// The sessions whose purge began and is not finished everywhere yet.
-        fn unfinished_purges(&self) -> Vec<Uuid>;
+        local fn unfinished_purges(&self) -> Vec<Uuid>;
         /// Notes that a session's purge is finished everywhere.
-        fn purge_finished(&self, id: &Uuid) -> Result<(), StoreError>;
+        local fn purge_finished(&self, id: &Uuid) -> Result<(), StoreError>;
         /// The session and node where a recorded conversation's turn is, if it is.
-        fn chain(&self, hash: &ChainHash) -> Result<Option<(Uuid, NodeId)>, StoreError>;
+        local fn chain(&self, hash: &ChainHash) -> Result<Option<(Uuid, NodeId)>, StoreError>;
         /// Where a session recorded from the proxy came from.
-        fn origin(&self, session: &Uuid) -> Option<String>;
+        local fn origin(&self, session: &Uuid) -> Option<String>;
         /// Every node's parent and role, without reading the nodes.
-        fn links(&self, session: &Uuid, count: u64) -> Result<Vec<Link>, StoreError>;
+        local fn links(&self, session: &Uuid, count: u64) -> Result<Vec<Link>, StoreError>;
         /// The session an earlier import of this content created, if any.
-        fn imported(&self, hash: &ContentHash) -> Result<Option<Uuid>, StoreError>;
+        local fn imported(&self, hash: &ContentHash) -> Result<Option<Uuid>, StoreError>;
         /// How many sessions the store holds.
-        fn session_count(&self) -> usize;
+        local fn session_count(&self) -> usize;
     }
 
     forward! {
@@ -195,6 +257,7 @@ impl Store {
     pub fn damage_record(&self, id: &Uuid, bytes: &[u8]) {
         match &self.backend {
             Backend::Sled(store) => store.damage_record(id, bytes),
+            Backend::Postgres(_) => unimplemented!("the tests damage embedded stores only"),
         }
     }
 }

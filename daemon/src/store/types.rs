@@ -69,6 +69,29 @@ pub struct Link {
     pub role: Role,
 }
 
+impl Link {
+    /// The role's code where a backend keeps it as a number (0 user, 1 model, 2 tool,
+    /// 3 summary).
+    pub(in crate::store) fn role_code(role: Role) -> u8 {
+        match role {
+            Role::User => 0,
+            Role::Model => 1,
+            Role::Tool => 2,
+            Role::Summary => 3,
+        }
+    }
+
+    /// The role a code names (an unknown one reads as a summary, the last kind added).
+    pub(in crate::store) fn role_of(code: u8) -> Role {
+        match code {
+            0 => Role::User,
+            1 => Role::Model,
+            2 => Role::Tool,
+            _ => Role::Summary,
+        }
+    }
+}
+
 /// What a purge removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Purged {

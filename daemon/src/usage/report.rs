@@ -33,11 +33,12 @@ pub struct Row {
 }
 
 /// Sums the stored answers `query` asks about. Rows come in no particular order.
-pub fn report(store: &Store, query: &Query) -> Result<Vec<Row>, StoreError> {
+pub async fn report(store: &Store, query: &Query) -> Result<Vec<Row>, StoreError> {
     let records = match query.session {
-        Some(id) => store.session(&id)?.into_iter().collect(),
+        Some(id) => store.session(&id).await?.into_iter().collect(),
         None => store
-            .sessions()?
+            .sessions()
+            .await?
             .into_iter()
             .filter_map(|stored| stored.record.ok())
             .collect::<Vec<_>>(),
@@ -53,8 +54,8 @@ pub fn report(store: &Store, query: &Query) -> Result<Vec<Row>, StoreError> {
         {
             continue;
         }
-        if needs_nodes(store, &record, query)? {
-            let mut nodes = store.nodes(&record.id)?;
+        if needs_nodes(store, &record, query).await? {
+            let mut nodes = store.nodes(&record.id).await?;
             nodes.truncate(record.nodes as usize);
             rows.count_nodes(&record, &nodes, query);
         } else {
@@ -68,7 +69,11 @@ pub fn report(store: &Store, query: &Query) -> Result<Vec<Row>, StoreError> {
 /// not lie within, or a record from before totals were kept. (Reading every node of a
 /// session the range holds whole, or whose answers named no model, made the first
 /// `status` after a start read the whole store when it was all written that day.)
-fn needs_nodes(store: &Store, record: &SessionRecord, query: &Query) -> Result<bool, StoreError> {
+async fn needs_nodes(
+    store: &Store,
+    record: &SessionRecord,
+    query: &Query,
+) -> Result<bool, StoreError> {
     let within = query
         .since_ms
         .is_none_or(|since| record.created_at_ms >= since)
@@ -79,7 +84,7 @@ fn needs_nodes(store: &Store, record: &SessionRecord, query: &Query) -> Result<b
         return Ok(true);
     }
     if record.usage.is_empty() && record.nodes > 0 {
-        return store.session_predates_usage(&record.id);
+        return store.session_predates_usage(&record.id).await;
     }
     Ok(false)
 }

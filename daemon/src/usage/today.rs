@@ -45,7 +45,7 @@ impl UsageToday {
     }
 
     /// Today's totals at `now_ms`, per model.
-    pub fn totals(&self, store: &Store, now_ms: u64) -> Result<Vec<ModelUsage>, StoreError> {
+    pub async fn totals(&self, store: &Store, now_ms: u64) -> Result<Vec<ModelUsage>, StoreError> {
         let day_start_ms = omni_proto::start_of_local_day(now_ms);
         let known = {
             let mut state = self.lock();
@@ -55,7 +55,7 @@ impl UsageToday {
         let before_start = match known {
             Some(totals) => totals,
             None => {
-                let read = self.read_before_start(store, day_start_ms)?;
+                let read = self.read_before_start(store, day_start_ms).await?;
                 let mut state = self.lock();
                 if state.day_start_ms == day_start_ms {
                     state.before_start = Some(read.clone());
@@ -71,7 +71,7 @@ impl UsageToday {
     }
 
     /// What was answered between `day_start_ms` and this daemon's start.
-    fn read_before_start(
+    async fn read_before_start(
         &self,
         store: &Store,
         day_start_ms: u64,
@@ -86,7 +86,7 @@ impl UsageToday {
             session: None,
         };
         let mut totals = Vec::new();
-        for row in report(store, &query)? {
+        for row in report(store, &query).await? {
             for usage in &row.usage {
                 ModelUsage::add(&mut totals, usage);
             }
@@ -139,19 +139,22 @@ mod tests {
         }
     }
 
-    #[test]
-    fn answers_count_on_their_day_and_a_new_day_starts_from_nothing() {
+    #[tokio::test]
+    async fn answers_count_on_their_day_and_a_new_day_starts_from_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let noon = omni_proto::start_of_local_day(1_795_000_000_000) + 12 * HOUR;
         let today = UsageToday::new(noon - HOUR);
         today.count(&answer(10), noon);
         today.count(&answer(5), noon + 1);
-        let totals = today.totals(&store, noon + 2).unwrap();
+        let totals = today.totals(&store, noon + 2).await.unwrap();
         assert_eq!((totals[0].answers, totals[0].input), (2, 15));
-        assert_eq!(today.totals(&store, noon + 24 * HOUR).unwrap(), vec![]);
+        assert_eq!(
+            today.totals(&store, noon + 24 * HOUR).await.unwrap(),
+            vec![]
+        );
         today.count(&answer(7), noon + 25 * HOUR);
-        let next_day = today.totals(&store, noon + 26 * HOUR).unwrap();
+        let next_day = today.totals(&store, noon + 26 * HOUR).await.unwrap();
         assert_eq!((next_day[0].answers, next_day[0].input), (1, 7));
     }
 }

@@ -16,7 +16,7 @@ fn deleted_days_ago(data_dir: &Path, session: &str, days: u64) {
     runtime.block_on(async {
         let store = Store::open(data_dir).unwrap();
         let id = uuid::Uuid::parse_str(session).unwrap();
-        let mut record = store.session(&id).unwrap().unwrap();
+        let mut record = store.session(&id).await.unwrap().unwrap();
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()

@@ -34,6 +34,7 @@ pub fn write_into_store(
         let id = uuid::Uuid::parse_str(session).expect("a session id");
         let record = store
             .session(&id)
+            .await
             .expect("a readable record")
             .expect("the session exists");
         for (record, node, mv) in changes(record) {

@@ -29,12 +29,12 @@ async fn follow(
     session: &SessionRef,
     responder: &mut Responder<'_>,
 ) -> Result<Detached, ErrorReply> {
-    let id = daemon.sessions.resolve(session_ref(session))?;
+    let id = daemon.sessions.resolve(session_ref(session)).await?;
     // Subscribe before reading the state, so nothing falls between the two.
-    let following = daemon.sessions.actor(id)?.watch().await?;
+    let following = daemon.sessions.actor(id).await?.watch().await?;
     let mut watching = following.events;
     let full_id = SessionRef::Id(id.to_string());
-    let summary = session::summary(daemon, &full_id)?;
+    let summary = session::summary(daemon, &full_id).await?;
     responder.event(Event::Attached(summary)).await;
     // The answer streaming now, from its start, as those who followed all along saw it.
     for event in following.so_far {
@@ -57,7 +57,7 @@ async fn follow(
                 responder.event(Event::Missed { events: missed }).await
             }
             // The actor ended (a store failure retired it): follow its successor.
-            Err(RecvError::Closed) => watching = daemon.sessions.actor(id)?.watch().await?.events,
+            Err(RecvError::Closed) => watching = daemon.sessions.actor(id).await?.watch().await?.events,
         }
         if responder.client_gone() {
             break;

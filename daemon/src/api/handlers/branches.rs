@@ -15,7 +15,7 @@ impl Handle for Branches {
         daemon: &Daemon,
         _: &mut Responder<'_>,
     ) -> Result<BranchList, ErrorReply> {
-        match load(daemon, &self.session)? {
+        match load(daemon, &self.session).await? {
             Loaded::Whole {
                 record,
                 tree,

@@ -10,8 +10,8 @@ use crate::api::state::Daemon;
 
 impl Handle for Cancel {
     async fn handle(self, daemon: &Daemon, _: &mut Responder<'_>) -> Result<Cancelled, ErrorReply> {
-        let id = daemon.sessions.resolve(session_ref(&self.session))?;
-        let cancelled = daemon.sessions.actor(id)?.cancel().await?;
+        let id = daemon.sessions.resolve(session_ref(&self.session)).await?;
+        let cancelled = daemon.sessions.actor(id).await?.cancel().await?;
         tracing::info!(session = %id, turn = cancelled.turn, kept = ?cancelled.kept, "answer cancelled");
         Ok(Cancelled {
             session: cancelled.session.to_string(),

@@ -31,7 +31,7 @@ impl Handle for Export {
             format,
             all,
         } = self;
-        let (record, tree, nodes) = match load(daemon, &session)? {
+        let (record, tree, nodes) = match load(daemon, &session).await? {
             Loaded::Whole {
                 record,
                 tree,
@@ -47,9 +47,9 @@ impl Handle for Export {
             }
         };
         let store = &daemon.services.store;
-        let mut moves = store.moves(&record.id).map_err(store_error)?;
+        let mut moves = store.moves(&record.id).await.map_err(store_error)?;
         moves.truncate(record.moves as usize);
-        let origin = store.origin(&record.id);
+        let origin = store.origin(&record.id).await;
         let session = record.id.to_string();
         let name = file_name(&record, format);
         let bytes = tokio::task::spawn_blocking(move || {

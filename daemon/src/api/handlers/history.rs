@@ -13,6 +13,9 @@ impl Handle for History {
         daemon: &Daemon,
         _: &mut Responder<'_>,
     ) -> Result<HistoryView, ErrorReply> {
-        load(daemon, &self.session)?.history(daemon, self.active_only)
+        load(daemon, &self.session)
+            .await?
+            .history(daemon, self.active_only)
+            .await
     }
 }

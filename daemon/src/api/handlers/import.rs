@@ -71,10 +71,10 @@ async fn import(daemon: &Daemon, asked: ImportRequest) -> Result<ImportOutcome, 
     drop(bytes);
     let hash = content_hash(&session);
     let _one_at_a_time = daemon.uploads.importing.lock().await;
-    if let Some(record) = already_imported(daemon, &session, &hash)? {
+    if let Some(record) = already_imported(daemon, &session, &hash).await? {
         return Ok(outcome(&record, false, false));
     }
-    let (id, new_id) = free_id(daemon, &session)?;
+    let (id, new_id) = free_id(daemon, &session).await?;
     let (record, nodes, moves) = records(&session, id, crate::text::title_of)
         .map_err(|why| invalid(format!("{}: {why}", source.file)))?;
     // The tree a load would build: what cannot load is refused before it is stored.
@@ -116,26 +116,26 @@ fn origin(source: &Source) -> Result<String, ErrorReply> {
 
 /// The session already holding this content: one an earlier import made, or the very
 /// session the export came from (same id, same content).
-fn already_imported(
+async fn already_imported(
     daemon: &Daemon,
     session: &ExportedSession,
     hash: &ContentHash,
 ) -> Result<Option<SessionRecord>, ErrorReply> {
     let store = &daemon.services.store;
-    if let Some(id) = store.imported(hash).map_err(store_error)? {
-        if let Some(record) = store.session(&id).map_err(store_error)? {
+    if let Some(id) = store.imported(hash).await.map_err(store_error)? {
+        if let Some(record) = store.session(&id).await.map_err(store_error)? {
             return Ok(Some(record));
         }
     }
     let Ok(id) = Uuid::parse_str(&session.id) else {
         return Ok(None);
     };
-    let Some(record) = store.session(&id).map_err(store_error)? else {
+    let Some(record) = store.session(&id).await.map_err(store_error)? else {
         return Ok(None);
     };
-    let mut nodes = store.nodes(&id).map_err(store_error)?;
+    let mut nodes = store.nodes(&id).await.map_err(store_error)?;
     nodes.truncate(record.nodes as usize);
-    let mut moves = store.moves(&id).map_err(store_error)?;
+    let mut moves = store.moves(&id).await.map_err(store_error)?;
     moves.truncate(record.moves as usize);
     let here = exported(&record, nodes, moves, None);
     Ok((content_hash(&here) == *hash).then_some(record))
@@ -143,11 +143,11 @@ fn already_imported(
 
 /// The export's own id when it is a UUID no session holds; else a new one (and whether
 /// the export's id was taken).
-fn free_id(daemon: &Daemon, session: &ExportedSession) -> Result<(Uuid, bool), ErrorReply> {
+async fn free_id(daemon: &Daemon, session: &ExportedSession) -> Result<(Uuid, bool), ErrorReply> {
     let Ok(id) = Uuid::parse_str(&session.id) else {
         return Ok((Uuid::new_v4(), false));
     };
-    match daemon.services.store.session(&id) {
+    match daemon.services.store.session(&id).await {
         Ok(None) => Ok((id, false)),
         Ok(Some(_)) | Err(_) => Ok((Uuid::new_v4(), true)),
     }

@@ -23,17 +23,17 @@ impl Handle for SessionQuery {
         daemon: &Daemon,
         _: &mut Responder<'_>,
     ) -> Result<SessionPage, ErrorReply> {
-        page(daemon, &self)
+        page(daemon, &self).await
     }
 }
 
-fn page(daemon: &Daemon, query: &SessionQuery) -> Result<SessionPage, ErrorReply> {
+async fn page(daemon: &Daemon, query: &SessionQuery) -> Result<SessionPage, ErrorReply> {
     let size = query.page_size();
     let store = &daemon.services.store;
     let mut sessions: Vec<SessionSummary> = Vec::new();
     let mut last = None;
     let mut next_before = None;
-    for entry in store.by_activity(start(query)?).map_err(store_error)? {
+    for entry in store.by_activity(start(query)?).await.map_err(store_error)? {
         let (ms, id) = entry.map_err(store_error)?;
         if query.since_ms.is_some_and(|since| ms < since) {
             break;
@@ -42,7 +42,7 @@ fn page(daemon: &Daemon, query: &SessionQuery) -> Result<SessionPage, ErrorReply
             next_before = last.map(|(ms, id): (u64, Uuid)| Before::place_text(ms, &id.to_string()));
             break;
         }
-        let Some(summary) = listed(daemon, query, ms, id)? else {
+        let Some(summary) = listed(daemon, query, ms, id).await? else {
             continue;
         };
         last = Some((ms, id));
@@ -71,14 +71,14 @@ fn start(query: &SessionQuery) -> Result<Option<(u64, Uuid)>, ErrorReply> {
 
 /// The session's line if the query shows it; `None` for one it leaves out, and for an
 /// index entry a crash left behind (its time is not the record's).
-fn listed(
+async fn listed(
     daemon: &Daemon,
     query: &SessionQuery,
     ms: u64,
     id: Uuid,
 ) -> Result<Option<SessionSummary>, ErrorReply> {
     let store = &daemon.services.store;
-    let record = match store.session(&id) {
+    let record = match store.session(&id).await {
         Ok(Some(record)) => record,
         Ok(None) => return Ok(None),
         Err(error) => {
@@ -95,7 +95,7 @@ fn listed(
     if record.updated_at_ms != ms || !shown(query.shown, &record) {
         return Ok(None);
     }
-    let origin = store.origin(&id);
+    let origin = store.origin(&id).await;
     // A recorded conversation whose first turns a crash cut short before they were stored
     // holds nothing: not a session anyone made, so not listed (the next request of that
     // conversation records it again).
@@ -109,18 +109,18 @@ fn listed(
         return Ok(None);
     }
     let live = daemon.services.live.get();
-    let head = head_node(daemon, &record).ok().flatten();
+    let head = head_node(daemon, &record).await.ok().flatten();
     let mut summary = views::summary(
         &record,
         daemon.services.current.get() == Some(id),
         head.as_ref(),
         daemon.sessions.damaged().get(&id),
-        recovery_choices(daemon, &record),
+        recovery_choices(daemon, &record).await,
         origin,
         &live.config,
     );
-    summary.context = context(daemon, &record);
-    summary.can_redo = can_redo(daemon, &record);
+    summary.context = context(daemon, &record).await;
+    summary.can_redo = can_redo(daemon, &record).await;
     if let Some(model) = &query.model {
         if !asks_or_answered(&record, &summary, model) {
             return Ok(None);

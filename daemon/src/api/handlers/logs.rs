@@ -17,12 +17,11 @@ const PIECE: usize = 1024 * 1024;
 
 impl Handle for ListErrors {
     async fn handle(self, daemon: &Daemon, _: &mut Responder<'_>) -> Result<ErrorList, ErrorReply> {
-        let session = self
-            .session
-            .as_ref()
-            .map(|s| daemon.sessions.resolve(session_ref(s)))
-            .transpose()?
-            .map(|id| id.to_string());
+        let session = match &self.session {
+            Some(session) => Some(daemon.sessions.resolve(session_ref(session)).await?),
+            None => None,
+        }
+        .map(|id| id.to_string());
         let diag = &daemon.services.diag;
         let summaries = diag
             .records(session.as_deref())
@@ -71,15 +70,16 @@ async fn export(
         }
         None => {
             let session = session.unwrap_or(SessionRef::Current);
-            let id = daemon.sessions.resolve(session_ref(&session))?.to_string();
+            let id = daemon.sessions.resolve(session_ref(&session)).await?.to_string();
             let records = diag.records(Some(&id));
             (id, records)
         }
     };
-    let transcript = load(daemon, &SessionRef::Id(session_id.clone()))
-        .ok()
-        .and_then(|loaded| loaded.history(daemon, false).ok())
-        .and_then(|view| serde_json::to_value(view).ok());
+    let transcript = match load(daemon, &SessionRef::Id(session_id.clone())).await {
+        Ok(loaded) => loaded.history(daemon, false).await.ok(),
+        Err(_) => None,
+    }
+    .and_then(|view| serde_json::to_value(view).ok());
     let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
         .to_string()
         .replace(['-', ':'], "");

@@ -14,8 +14,8 @@ impl Handle for Move {
         _: &mut Responder<'_>,
     ) -> Result<MoveOutcome, ErrorReply> {
         let Move { session, op } = self;
-        let id = daemon.sessions.resolve(session_ref(&session))?;
-        let outcome = daemon.sessions.actor(id)?.apply_move(op.into()).await?;
+        let id = daemon.sessions.resolve(session_ref(&session)).await?;
+        let outcome = daemon.sessions.actor(id).await?.apply_move(op.into()).await?;
         tracing::info!(session = %id, ?op, from = outcome.from, to = outcome.to, "head moved");
         Ok(outcome.into())
     }

@@ -12,14 +12,14 @@ use crate::api::state::Daemon;
 
 impl Handle for Purge {
     async fn handle(self, daemon: &Daemon, _: &mut Responder<'_>) -> Result<Purged, ErrorReply> {
-        let id = daemon.sessions.resolve(session_ref(&self.session))?;
+        let id = daemon.sessions.resolve(session_ref(&self.session)).await?;
         erase(daemon, id).await
     }
 }
 
 /// Erases one session for good (see the module's comment); answers what was erased.
 pub async fn erase(daemon: &Daemon, id: Uuid) -> Result<Purged, ErrorReply> {
-    let title = match daemon.services.store.session(&id) {
+    let title = match daemon.services.store.session(&id).await {
         Ok(record) => record.map(|r| r.title).unwrap_or_default(),
         // A record that cannot be read can still be purged.
         Err(_) => String::new(),
@@ -36,7 +36,7 @@ pub async fn erase(daemon: &Daemon, id: Uuid) -> Result<Purged, ErrorReply> {
         })?;
     forget_session_in_search(daemon, id).await;
     let records = forget_diagnostics(daemon, &id);
-    finished(daemon, &id);
+    finished(daemon, &id).await;
     tracing::info!(session = %id, nodes = purged.nodes, records, "session purged");
     Ok(Purged {
         session: id.to_string(),
@@ -50,14 +50,14 @@ pub async fn erase(daemon: &Daemon, id: Uuid) -> Result<Purged, ErrorReply> {
 /// removed): the store's rewrite at the start removed their entries; the search index and
 /// the diagnostic records lose theirs now. Run at the start, before clients are served.
 pub async fn finish_unfinished(daemon: &Daemon) {
-    for id in daemon.services.store.unfinished_purges() {
+    for id in daemon.services.store.unfinished_purges().await {
         if let Err(error) = daemon.services.store.purge(&id).await {
             tracing::warn!(session = %id, %error, "a purge cut short could not be finished in the store");
             continue;
         }
         forget_session_in_search(daemon, id).await;
         let records = forget_diagnostics(daemon, &id);
-        finished(daemon, &id);
+        finished(daemon, &id).await;
         tracing::info!(session = %id, records, "a purge cut short is finished");
     }
 }
@@ -75,8 +75,8 @@ fn forget_diagnostics(daemon: &Daemon, id: &Uuid) -> u64 {
 }
 
 /// Notes the purge finished everywhere; a failure leaves it to be finished again.
-fn finished(daemon: &Daemon, id: &Uuid) {
-    if let Err(error) = daemon.services.store.purge_finished(id) {
+async fn finished(daemon: &Daemon, id: &Uuid) {
+    if let Err(error) = daemon.services.store.purge_finished(id).await {
         tracing::warn!(session = %id, %error, "cannot note the purge as finished; the next start finishes it again");
     }
 }

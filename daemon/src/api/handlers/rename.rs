@@ -17,14 +17,14 @@ impl Handle for Rename {
         _: &mut Responder<'_>,
     ) -> Result<SessionSummary, ErrorReply> {
         let title = checked_title(&self.title)?;
-        let id = daemon.sessions.resolve(session_ref(&self.session))?;
+        let id = daemon.sessions.resolve(session_ref(&self.session)).await?;
         daemon
             .sessions
-            .actor(id)?
+            .actor(id).await?
             .change_meta(MetaChange::Rename(title))
             .await?;
         tracing::info!(session = %id, "session renamed");
-        super::session::summary(daemon, &SessionRef::Id(id.to_string()))
+        super::session::summary(daemon, &SessionRef::Id(id.to_string())).await
     }
 }
 
@@ -36,15 +36,15 @@ impl Handle for Place {
         _: &mut Responder<'_>,
     ) -> Result<SessionSummary, ErrorReply> {
         let Place { session, change } = self;
-        let id = daemon.sessions.resolve(session_ref(&session))?;
+        let id = daemon.sessions.resolve(session_ref(&session)).await?;
         let meta = match change {
             PlaceChange::Archive => MetaChange::Archive,
             PlaceChange::Unarchive => MetaChange::Unarchive,
             PlaceChange::Delete => MetaChange::Delete,
             PlaceChange::Restore => MetaChange::Restore,
         };
-        daemon.sessions.actor(id)?.change_meta(meta).await?;
+        daemon.sessions.actor(id).await?.change_meta(meta).await?;
         tracing::info!(session = %id, ?change, "session moved");
-        super::session::summary(daemon, &SessionRef::Id(id.to_string()))
+        super::session::summary(daemon, &SessionRef::Id(id.to_string())).await
     }
 }

@@ -9,8 +9,8 @@ use crate::api::state::Daemon;
 
 impl Handle for Resume {
     async fn handle(self, daemon: &Daemon, _: &mut Responder<'_>) -> Result<Resumed, ErrorReply> {
-        let id = daemon.sessions.resolve(session_ref(&self.session))?;
-        let was_suspended = daemon.sessions.actor(id)?.resume().await?;
+        let id = daemon.sessions.resolve(session_ref(&self.session)).await?;
+        let was_suspended = daemon.sessions.actor(id).await?.resume().await?;
         tracing::info!(session = %id, was_suspended, "session resumed");
         Ok(Resumed {
             session: id.to_string(),

@@ -4,6 +4,8 @@
 //! current tree and moves, read once per session hit).
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::sync::Arc;
 
 use omni_proto::{
     ErrorKind, ErrorReply, Highlight, RevertReason, SearchHit, SearchQuery, SearchResults,
@@ -43,19 +45,10 @@ async fn search(daemon: &Daemon, asked: SearchQuery) -> Result<SearchResults, Er
             "the search index could not be opened (see omnid's log); it is rebuilt at the next start",
         ));
     };
-    let query = query_of(daemon, &asked)?;
-    let mut records: HashMap<Uuid, Option<SessionRecord>> = HashMap::new();
-    let store = &daemon.services.store;
-    let keep = |id: &Uuid| {
-        let record = records
-            .entry(*id)
-            .or_insert_with(|| store.session(id).ok().flatten());
-        record
-            .as_ref()
-            .is_some_and(|r| searchable(r, asked.archived))
-    };
+    let query = query_of(daemon, &asked).await?;
     let caught_up = search.caught_up_within(CATCH_UP_PATIENCE).await;
-    let found = search.search(&query, keep).map_err(|e| match e {
+    let found = run_search(daemon, search, query, asked.archived).await;
+    let found = found.map_err(|e| match e {
         SearchError::Refused(why) => ErrorReply::new(ErrorKind::InvalidRequest, why.to_string()),
         e @ SearchError::Index(_) => ErrorReply::new(
             ErrorKind::Internal,
@@ -67,13 +60,36 @@ async fn search(daemon: &Daemon, asked: SearchQuery) -> Result<SearchResults, Er
         e => ErrorReply::new(ErrorKind::Internal, format!("the search failed: {e}")),
     })?;
     Ok(SearchResults {
-        hits: described(daemon, found),
+        hits: described(daemon, found).await,
         complete: caught_up && SearchIndex::complete(search),
     })
 }
 
+/// Runs the search on the blocking pool (tantivy's work, and the store's reads of each hit's
+/// session, which keeps only sessions that are searchable now, block).
+async fn run_search(
+    daemon: &Daemon,
+    search: &Arc<SearchIndex>,
+    query: Query,
+    archived: bool,
+) -> Result<Vec<Hit>, SearchError> {
+    let (search, store) = (search.clone(), daemon.services.store.clone());
+    let runtime = tokio::runtime::Handle::current();
+    let searching = tokio::task::spawn_blocking(move || {
+        let mut records: HashMap<Uuid, Option<SessionRecord>> = HashMap::new();
+        let keep = |id: &Uuid| {
+            let record = records
+                .entry(*id)
+                .or_insert_with(|| runtime.block_on(store.session(id)).ok().flatten());
+            record.as_ref().is_some_and(|r| searchable(r, archived))
+        };
+        search.search(&query, keep)
+    });
+    searching.await.unwrap_or(Err(SearchError::Stopped))
+}
+
 /// The index's query for what the client asked, refused when it cannot be run.
-fn query_of(daemon: &Daemon, asked: &SearchQuery) -> Result<Query, ErrorReply> {
+async fn query_of(daemon: &Daemon, asked: &SearchQuery) -> Result<Query, ErrorReply> {
     if asked.text.trim().is_empty() {
         return Err(ErrorReply::new(
             ErrorKind::InvalidRequest,
@@ -87,7 +103,7 @@ fn query_of(daemon: &Daemon, asked: &SearchQuery) -> Result<Query, ErrorReply> {
         ));
     }
     let session = match &asked.session {
-        Some(session) => Some(daemon.sessions.resolve(session_ref(session))?),
+        Some(session) => Some(daemon.sessions.resolve(session_ref(session)).await?),
         None => None,
     };
     Ok(Query {
@@ -104,33 +120,38 @@ fn role_name(role: omni_proto::Role) -> &'static str {
 }
 
 /// Each hit with its session's title and whether it is reverted now.
-fn described(daemon: &Daemon, hits: Vec<Hit>) -> Vec<SearchHit> {
+async fn described(daemon: &Daemon, hits: Vec<Hit>) -> Vec<SearchHit> {
     let mut sessions: HashMap<Uuid, (String, Vec<Option<RevertReason>>)> = HashMap::new();
-    hits.into_iter()
-        .map(|hit| {
-            let (title, reasons) = sessions
-                .entry(hit.session)
-                .or_insert_with(|| session_now(daemon, &hit.session));
-            let why = reasons.get(hit.node as usize - 1).copied().flatten();
-            let why = why.map(|why| confirm_interrupted(daemon, &hit, why));
-            wire_hit(hit, title.clone(), why)
-        })
-        .collect()
+    let mut described = Vec::with_capacity(hits.len());
+    for hit in hits {
+        let (title, reasons) = match sessions.entry(hit.session) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(new) => new.insert(session_now(daemon, &hit.session).await),
+        };
+        let why = match reasons.get(hit.node as usize - 1).copied().flatten() {
+            Some(why) => Some(confirm_interrupted(daemon, &hit, why).await),
+            None => None,
+        };
+        described.push(wire_hit(hit, title.clone(), why));
+    }
+    described
 }
 
 /// A session's title and why each node is out of its context now (nothing is known to be
 /// out when its tree cannot be read).
-fn session_now(daemon: &Daemon, id: &Uuid) -> (String, Vec<Option<RevertReason>>) {
+async fn session_now(daemon: &Daemon, id: &Uuid) -> (String, Vec<Option<RevertReason>>) {
     let store = &daemon.services.store;
-    let Ok(Some(record)) = store.session(id).map_err(store_error) else {
+    let Ok(Some(record)) = store.session(id).await.map_err(store_error) else {
         return (String::new(), Vec::new());
     };
-    let tree = store
-        .links(id, record.nodes)
-        .ok()
-        .and_then(|links| indexed(store, id, &links).ok())
-        .and_then(|places| build_tree(&record, places.into_iter()).ok());
-    let mut moves = store.moves(id).unwrap_or_default();
+    let tree = match store.links(id, record.nodes).await {
+        Ok(links) => indexed(store, id, &links)
+            .await
+            .ok()
+            .and_then(|places| build_tree(&record, places.into_iter()).ok()),
+        Err(_) => None,
+    };
+    let mut moves = store.moves(id).await.unwrap_or_default();
     moves.truncate(record.moves as usize);
     let reasons = tree
         .map(|tree| revert_reasons_with(&tree, &moves, |_| false))
@@ -139,9 +160,9 @@ fn session_now(daemon: &Daemon, id: &Uuid) -> (String, Vec<Option<RevertReason>>
 }
 
 /// A node out of the context that was cut short says so (read only for the nodes hit).
-fn confirm_interrupted(daemon: &Daemon, hit: &Hit, why: RevertReason) -> RevertReason {
+async fn confirm_interrupted(daemon: &Daemon, hit: &Hit, why: RevertReason) -> RevertReason {
     let node = daemon.services.store.node(&hit.session, hit.node);
-    let interrupted = node.is_ok_and(|n| n.model.is_some_and(|m| m.interrupted));
+    let interrupted = node.await.is_ok_and(|n| n.model.is_some_and(|m| m.interrupted));
     if interrupted {
         RevertReason::Interrupted
     } else {

@@ -15,26 +15,26 @@ use crate::session::tree::{NodeId, Tree};
 use crate::session::{build_tree, indexed, places};
 
 /// A session's record, read straight from the store.
-pub fn record(daemon: &Daemon, session: &SessionRef) -> Result<SessionRecord, ErrorReply> {
-    let id = daemon.sessions.resolve(session_ref(session))?;
+pub async fn record(daemon: &Daemon, session: &SessionRef) -> Result<SessionRecord, ErrorReply> {
+    let id = daemon.sessions.resolve(session_ref(session)).await?;
     daemon
         .services
         .store
-        .session(&id)
+        .session(&id).await
         .map_err(store_error)?
         .ok_or_else(|| ErrorReply::new(ErrorKind::NotFound, format!("session {id} does not exist")))
 }
 
 /// What each way out of *needs recovery* would take out of the context. Reads the tree
 /// only for a session that needs recovery; one whose tree cannot be read offers none.
-pub fn recovery_choices(daemon: &Daemon, record: &SessionRecord) -> Vec<RecoveryPreview> {
+pub async fn recovery_choices(daemon: &Daemon, record: &SessionRecord) -> Vec<RecoveryPreview> {
     if record.needs_recovery.is_none() {
         return Vec::new();
     }
-    let Ok(links) = daemon.services.store.links(&record.id, record.nodes) else {
+    let Ok(links) = daemon.services.store.links(&record.id, record.nodes).await else {
         return Vec::new();
     };
-    let Ok(places) = indexed(&daemon.services.store, &record.id, &links) else {
+    let Ok(places) = indexed(&daemon.services.store, &record.id, &links).await else {
         return Vec::new();
     };
     build_tree(record, places.into_iter())
@@ -59,19 +59,19 @@ fn too_long(daemon: &Daemon, record: &SessionRecord) -> bool {
 }
 
 /// How full the context at the session's head is.
-pub fn context(daemon: &Daemon, record: &SessionRecord) -> omni_proto::ContextGauge {
+pub async fn context(daemon: &Daemon, record: &SessionRecord) -> omni_proto::ContextGauge {
     let live = daemon.services.live.get();
-    let gauge = gauge_of(&daemon.services, &live, record, record.head, None);
+    let gauge = gauge_of(&daemon.services, &live, record, record.head, None).await;
     views::context::gauge(&gauge)
 }
 
 /// Whether `redo` has a move to take back (a record the store cannot read says no).
-pub fn can_redo(daemon: &Daemon, record: &SessionRecord) -> bool {
-    crate::session::redo::redoable(&daemon.services.store, record).is_ok_and(|m| m.is_some())
+pub async fn can_redo(daemon: &Daemon, record: &SessionRecord) -> bool {
+    crate::session::redo::redoable(&daemon.services.store, record).await.is_ok_and(|m| m.is_some())
 }
 
 /// A session's head node (none at the start of the conversation).
-pub fn head_node(
+pub async fn head_node(
     daemon: &Daemon,
     record: &SessionRecord,
 ) -> Result<Option<NodeRecord>, ErrorReply> {
@@ -82,6 +82,7 @@ pub fn head_node(
         .services
         .store
         .node(&record.id, record.head)
+        .await
         .map(Some)
         .map_err(store_error)
 }
@@ -106,7 +107,7 @@ pub enum Loaded {
 impl Loaded {
     /// The transcript. The whole one also reads the move log, which says why each node
     /// out of the context is out.
-    pub fn history(
+    pub async fn history(
         self,
         daemon: &Daemon,
         active_only: bool,
@@ -124,11 +125,11 @@ impl Loaded {
                         .services
                         .store
                         .moves(&record.id)
-                        .map_err(store_error)?
+                        .await.map_err(store_error)?
                 };
                 moves.truncate(record.moves as usize);
                 let prices = &daemon.services.live.get().config.prices;
-                let context = context(daemon, &record);
+                let context = context(daemon, &record).await;
                 views::history(&record, &tree, nodes, &moves, active_only, prices, context)
             }
             Loaded::Damaged {
@@ -148,16 +149,16 @@ impl Loaded {
 /// first: nodes committed after it (by a concurrent send) are left out, so the view is a
 /// consistent snapshot. A session whose records disagree is marked damaged and read as
 /// it is stored.
-pub fn load(daemon: &Daemon, session: &SessionRef) -> Result<Loaded, ErrorReply> {
-    let id = daemon.sessions.resolve(session_ref(session))?;
+pub async fn load(daemon: &Daemon, session: &SessionRef) -> Result<Loaded, ErrorReply> {
+    let id = daemon.sessions.resolve(session_ref(session)).await?;
     let damaged = daemon.sessions.damaged();
-    let as_stored = |head: Option<NodeId>, reason: String| {
+    let as_stored = async |head: Option<NodeId>, reason: String| {
         damaged.mark(id, &reason);
         let (nodes, _) = daemon
             .services
             .store
             .readable_nodes(&id)
-            .map_err(store_error)?;
+            .await.map_err(store_error)?;
         Ok(Loaded::Damaged {
             id,
             head,
@@ -165,7 +166,7 @@ pub fn load(daemon: &Daemon, session: &SessionRef) -> Result<Loaded, ErrorReply>
             reason: damaged.get(&id).unwrap_or(reason),
         })
     };
-    let record = match daemon.services.store.session(&id) {
+    let record = match daemon.services.store.session(&id).await {
         Ok(Some(record)) => record,
         Ok(None) => {
             return Err(ErrorReply::new(
@@ -174,23 +175,24 @@ pub fn load(daemon: &Daemon, session: &SessionRef) -> Result<Loaded, ErrorReply>
             ));
         }
         Err(error) if is_bad_record(&error) => {
-            return as_stored(None, format!("its record cannot be read ({error})"));
+            return as_stored(None, format!("its record cannot be read ({error})")).await;
         }
         Err(error) => return Err(store_error(error)),
     };
-    let mut nodes = match daemon.services.store.nodes(&id) {
+    let mut nodes = match daemon.services.store.nodes(&id).await {
         Ok(nodes) => nodes,
         Err(error) if is_bad_record(&error) => {
             return as_stored(
                 Some(record.head),
                 format!("a node cannot be read ({error})"),
-            );
+            )
+            .await;
         }
         Err(error) => return Err(store_error(error)),
     };
     nodes.truncate(record.nodes as usize);
     if let Some(reason) = damaged.get(&id) {
-        return as_stored(Some(record.head), reason);
+        return as_stored(Some(record.head), reason).await;
     }
     match build_tree(&record, places(&nodes)) {
         Ok(tree) => Ok(Loaded::Whole {
@@ -198,6 +200,6 @@ pub fn load(daemon: &Daemon, session: &SessionRef) -> Result<Loaded, ErrorReply>
             tree,
             nodes,
         }),
-        Err(reason) => as_stored(Some(record.head), reason),
+        Err(reason) => as_stored(Some(record.head), reason).await,
     }
 }

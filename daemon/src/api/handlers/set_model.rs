@@ -14,9 +14,9 @@ impl Handle for SetModel {
         _: &mut Responder<'_>,
     ) -> Result<SessionSummary, ErrorReply> {
         let SetModel { session, model } = self;
-        let id = daemon.sessions.resolve(session_ref(&session))?;
-        daemon.sessions.actor(id)?.set_model(model.clone()).await?;
+        let id = daemon.sessions.resolve(session_ref(&session)).await?;
+        daemon.sessions.actor(id).await?.set_model(model.clone()).await?;
         tracing::info!(session = %id, %model, "session model switched");
-        super::session::summary(daemon, &SessionRef::Id(id.to_string()))
+        super::session::summary(daemon, &SessionRef::Id(id.to_string())).await
     }
 }

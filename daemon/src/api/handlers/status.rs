@@ -14,7 +14,7 @@ impl Handle for Status {
         daemon: &Daemon,
         _: &mut Responder<'_>,
     ) -> Result<DaemonStatus, ErrorReply> {
-        Ok(views::status::status(daemon))
+        Ok(views::status::status(daemon).await)
     }
 }
 

@@ -27,8 +27,8 @@ pub async fn on_actor<T, Work>(
 where
     Work: Future<Output = Result<T, SessionError>>,
 {
-    let id = daemon.sessions.resolve(session_ref(session))?;
-    let actor = daemon.sessions.actor(id)?;
+    let id = daemon.sessions.resolve(session_ref(session)).await?;
+    let actor = daemon.sessions.actor(id).await?;
     let (events, incoming) = mpsc::unbounded_channel();
     let live = daemon.services.live.get();
     let done = with_events(

@@ -31,28 +31,28 @@ struct Indexed {
 }
 
 /// The session's tree from its index, or `None` when it must be read whole.
-fn indexed_read(daemon: &Daemon, id: &Uuid) -> Result<Option<Indexed>, ErrorReply> {
+async fn indexed_read(daemon: &Daemon, id: &Uuid) -> Result<Option<Indexed>, ErrorReply> {
     let store = &daemon.services.store;
     if daemon.sessions.damaged().get(id).is_some() {
         return Ok(None);
     }
-    let Ok(Some(record)) = store.session(id) else {
+    let Ok(Some(record)) = store.session(id).await else {
         return Ok(None);
     };
     let answered = record.moves > 0;
     if record.usage.is_empty() && answered {
         return Ok(None);
     }
-    let Ok(links) = store.links(id, record.nodes) else {
+    let Ok(links) = store.links(id, record.nodes).await else {
         return Ok(None);
     };
-    let Ok(places) = indexed(store, id, &links) else {
+    let Ok(places) = indexed(store, id, &links).await else {
         return Ok(None);
     };
     let Ok(tree) = build_tree(&record, places.into_iter()) else {
         return Ok(None);
     };
-    let mut moves = store.moves(id).map_err(store_error)?;
+    let mut moves = store.moves(id).await.map_err(store_error)?;
     moves.truncate(record.moves as usize);
     let reasons = revert_reasons_with(&tree, &moves, |_| false);
     let standings = Standings::of(&tree, reasons);
@@ -70,12 +70,12 @@ impl Handle for HistoryPage {
         daemon: &Daemon,
         _: &mut Responder<'_>,
     ) -> Result<HistoryView, ErrorReply> {
-        history_page(daemon, self)
+        history_page(daemon, self).await
     }
 }
 
 /// A page of the transcript.
-fn history_page(daemon: &Daemon, asked: HistoryPage) -> Result<HistoryView, ErrorReply> {
+async fn history_page(daemon: &Daemon, asked: HistoryPage) -> Result<HistoryView, ErrorReply> {
     let HistoryPage {
         session,
         active_only,
@@ -84,23 +84,25 @@ fn history_page(daemon: &Daemon, asked: HistoryPage) -> Result<HistoryView, Erro
     } = asked;
     let session = &session;
     let limit = limit.clamp(1, MOST);
-    let id = daemon.sessions.resolve(session_ref(session))?;
-    let Some(read) = indexed_read(daemon, &id)? else {
-        let whole = load(daemon, session)?.history(daemon, active_only)?;
+    let id = daemon.sessions.resolve(session_ref(session)).await?;
+    let Some(read) = indexed_read(daemon, &id).await? else {
+        let whole = load(daemon, session)
+            .await?
+            .history(daemon, active_only)
+            .await?;
         return Ok(page::page_of(whole, before, limit));
     };
     let standings = &read.standings;
     let listed = (1..=read.record.nodes).filter(|&node| !active_only || standings.in_context(node));
     let (ids, earlier) = page::window(listed, before, limit);
     let store = &daemon.services.store;
-    let nodes = ids
-        .iter()
-        .map(|&node| store.node(&id, node))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(store_error)?;
+    let mut nodes = Vec::with_capacity(ids.len());
+    for &node in &ids {
+        nodes.push(store.node(&id, node).await.map_err(store_error)?);
+    }
     let prices = &daemon.services.live.get().config.prices;
     let totals = usage::totals(&read.record.usage, prices);
-    let gauge = context(daemon, &read.record);
+    let gauge = context(daemon, &read.record).await;
     Ok(page::history_page(
         &read.record,
         &read.tree,
@@ -115,11 +117,14 @@ fn history_page(daemon: &Daemon, asked: HistoryPage) -> Result<HistoryView, Erro
 /// The shape of the whole tree.
 impl Handle for TreeRequest {
     async fn handle(self, daemon: &Daemon, _: &mut Responder<'_>) -> Result<TreeShape, ErrorReply> {
-        let id = daemon.sessions.resolve(session_ref(&self.session))?;
-        match indexed_read(daemon, &id)? {
+        let id = daemon.sessions.resolve(session_ref(&self.session)).await?;
+        match indexed_read(daemon, &id).await? {
             Some(read) => Ok(page::shape(&read.record, &read.links, &read.standings)),
             None => {
-                let whole = load(daemon, &self.session)?.history(daemon, false)?;
+                let whole = load(daemon, &self.session)
+                    .await?
+                    .history(daemon, false)
+                    .await?;
                 Ok(page::shape_of(&whole))
             }
         }

@@ -16,13 +16,13 @@ impl Handle for UsageQuery {
         daemon: &Daemon,
         _: &mut Responder<'_>,
     ) -> Result<UsageReport, ErrorReply> {
-        report_for(daemon, self)
+        report_for(daemon, self).await
     }
 }
 
-fn report_for(daemon: &Daemon, asked: UsageQuery) -> Result<UsageReport, ErrorReply> {
+async fn report_for(daemon: &Daemon, asked: UsageQuery) -> Result<UsageReport, ErrorReply> {
     let session = match &asked.session {
-        Some(session) => Some(daemon.sessions.resolve(session_ref(session))?),
+        Some(session) => Some(daemon.sessions.resolve(session_ref(session)).await?),
         None => None,
     };
     let query = Query {
@@ -31,7 +31,7 @@ fn report_for(daemon: &Daemon, asked: UsageQuery) -> Result<UsageReport, ErrorRe
         by: asked.by,
         session,
     };
-    let rows = report(&daemon.services.store, &query).map_err(store_error)?;
+    let rows = report(&daemon.services.store, &query).await.map_err(store_error)?;
     let prices = &daemon.services.live.get().config.prices;
     Ok(views::usage::report(rows, asked.by, asked.since_ms, prices))
 }

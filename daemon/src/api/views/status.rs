@@ -12,12 +12,12 @@ use crate::services::{ProxyCounters, ProxyCounts};
 
 /// The daemon as `status` shows it: its versions, sockets, store, activity, breakers
 /// and proxy, read from the shared services and counters.
-pub fn status(daemon: &Daemon) -> DaemonStatus {
+pub async fn status(daemon: &Daemon) -> DaemonStatus {
     let services = &daemon.services;
     let live = services.live.get();
     let config = &live.config;
     DaemonStatus {
-        current_context: current_context(daemon, &live),
+        current_context: current_context(daemon, &live).await,
         version: env!("CARGO_PKG_VERSION").to_string(),
         protocol_version: PROTOCOL_VERSION,
         pid: std::process::id(),
@@ -32,8 +32,8 @@ pub fn status(daemon: &Daemon) -> DaemonStatus {
         web_address: daemon.web.address().map(|address| address.to_string()),
         data_dir: config.data_dir.display().to_string(),
         log_dir: config.log_dir.display().to_string(),
-        store_bytes: daemon.services.store.size_on_disk(),
-        sessions: daemon.services.store.session_count() as u64,
+        store_bytes: daemon.services.store.size_on_disk().await,
+        sessions: daemon.services.store.session_count().await as u64,
         sessions_loaded: daemon.sessions.loaded_count() as u64,
         store_commits: daemon.services.store.commits(),
         store_syncs: daemon.services.store.sync_runs(),
@@ -83,16 +83,17 @@ pub fn status(daemon: &Daemon) -> DaemonStatus {
             })
             .collect(),
         proxy: proxy_status(&services.counters.proxy),
-        usage_today: usage_today(daemon),
+        usage_today: usage_today(daemon).await,
     }
 }
 
 /// Today's tokens and cost; none when the store cannot be read (status still answers).
-fn usage_today(daemon: &Daemon) -> omni_proto::UsageTotals {
+async fn usage_today(daemon: &Daemon) -> omni_proto::UsageTotals {
     let services = &daemon.services;
     match services
         .usage_today
         .totals(&services.store, crate::time::now_ms())
+        .await
     {
         Ok(totals) => super::usage::totals(&totals, &services.live.get().config.prices),
         Err(error) => {
@@ -136,13 +137,13 @@ fn counted(counts: &ProxyCounts) -> (u64, u64, u64) {
 }
 
 /// How full the current session's context is, when there is a current session.
-fn current_context(
+async fn current_context(
     daemon: &Daemon,
     live: &crate::services::Live,
 ) -> Option<omni_proto::ContextGauge> {
     let services = &daemon.services;
     let id = services.current.get()?;
-    let record = services.store.session(&id).ok().flatten()?;
-    let gauge = crate::session::gauge::gauge_of(services, live, &record, record.head, None);
+    let record = services.store.session(&id).await.ok().flatten()?;
+    let gauge = crate::session::gauge::gauge_of(services, live, &record, record.head, None).await;
     Some(super::context::gauge(&gauge))
 }

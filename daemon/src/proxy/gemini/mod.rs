@@ -182,7 +182,7 @@ async fn pass(proxy: Arc<Proxy>, version: &str, mut call: Call, headers: &Header
     };
     let turns = history::turns(&sent);
     let placed = if call.generates {
-        proxy.place(&GEMINI, &turns)
+        proxy.place(&GEMINI, &turns).await
     } else {
         Placed::default()
     };

@@ -129,7 +129,7 @@ impl Actor {
         let written = if how.durable {
             self.ctx.store.commit(&change).await
         } else {
-            self.ctx.store.apply(&change)
+            self.ctx.store.apply(&change).await
         };
         if let Err(error) = written {
             let outcome = self.kept_anyway(&record, error).await;
@@ -171,14 +171,22 @@ impl Actor {
         error: StoreError,
     ) -> Result<(), NotSaved> {
         let store = self.ctx.store.clone();
-        if matches!(error, StoreError::DiskFull { .. }) {
+        if matches!(error, StoreError::ChangedElsewhere { .. }) {
+            // Nothing was written, and what this actor holds is behind the store.
+            tracing::info!(session = %record.id, "another omnid changed the session first; it is read again");
+            self.retired = true;
+        }
+        if matches!(
+            error,
+            StoreError::DiskFull { .. } | StoreError::ChangedElsewhere { .. }
+        ) {
             // Refused before anything was written.
             return Err(NotSaved {
                 error,
                 kept: Kept::No,
             });
         }
-        match store.session(&record.id) {
+        match store.session(&record.id).await {
             Ok(Some(stored)) if stored == *record => match store.sync().await {
                 Ok(()) => {
                     tracing::info!(session = %record.id, "a change the store failed to sync was kept, and is durable now");

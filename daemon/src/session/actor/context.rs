@@ -36,7 +36,11 @@ pub(super) struct Context {
 impl Context {
     /// The request body for `endpoint`: assembled from the fragments held when they are
     /// its provider's, else rendered from the stored nodes.
-    pub fn body_for(&self, endpoint: &Endpoint, live: &Live) -> Result<RequestBody, StoreError> {
+    pub async fn body_for(
+        &self,
+        endpoint: &Endpoint,
+        live: &Live,
+    ) -> Result<RequestBody, StoreError> {
         let target = endpoint.target();
         let extras = Extras {
             tools_json: self.tools_json.as_deref(),
@@ -49,7 +53,7 @@ impl Context {
         }
         let mut nodes: Vec<NodeRecord> = self.lead.iter().cloned().collect();
         for &id in &self.path {
-            nodes.push(self.store.node(&self.session, id)?);
+            nodes.push(self.store.node(&self.session, id).await?);
         }
         nodes.extend(self.extra.clone());
         Ok(body(&target, &nodes, extras))

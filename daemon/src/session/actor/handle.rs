@@ -24,11 +24,13 @@ pub struct ActorHandle {
 impl ActorHandle {
     /// Starts the actor for a session whose record and tree were loaded from the store;
     /// it leaves `loaded` (the registry's map) when it ends.
+    /// `client_made`: made by a client of omnid's own, not recorded from the proxy.
     pub fn spawn(
         ctx: Arc<Services>,
         record: SessionRecord,
         tree: Tree,
         loaded: Weak<Loaded>,
+        client_made: bool,
     ) -> Self {
         let (commands, inbox) = mpsc::channel(MAILBOX);
         let id = record.id;
@@ -43,7 +45,7 @@ impl ActorHandle {
             inflight: None,
             life: Default::default(),
             retired: false,
-            client_made: ctx.store.origin(&id).is_none(),
+            client_made,
             loaded,
         };
         ctx.tracker.spawn(actor.run());

@@ -43,7 +43,7 @@ pub(super) struct Held {
 impl Held {
     /// Brings the held context to `path` rendered for `target`: keeps the longest start it
     /// shares with what is held, reads and renders the rest from the store.
-    pub fn follow(
+    pub async fn follow(
         &mut self,
         store: &Store,
         session: &Uuid,
@@ -76,7 +76,7 @@ impl Held {
         self.shapes.truncate(shared);
         self.checked = self.checked.min(shared);
         for &id in &path[shared..] {
-            let node = store.node(session, id)?;
+            let node = store.node(session, id).await?;
             let rendered = fragment(target, &node, fragments.last());
             self.bytes += rendered.json.len();
             fragments.push(rendered);

@@ -29,7 +29,7 @@ impl Actor {
                 redoes: None,
                 redo: RedoEffect::PushThis,
             },
-            HeadOp::Redo => self.redo_move()?,
+            HeadOp::Redo => self.redo_move().await?,
             HeadOp::Checkout(node) => {
                 if !self.tree.contains(node) {
                     return Err(TreeError::UnknownNode(node).into());
@@ -51,18 +51,19 @@ impl Actor {
             op,
             from,
             to,
-            head_summary: self.describe(to),
+            head_summary: self.describe(to).await,
         })
     }
 
     /// `redo` takes back the undo-type move on top of the redo stack.
-    fn redo_move(&self) -> Result<HeadMove, SessionError> {
+    async fn redo_move(&mut self) -> Result<HeadMove, SessionError> {
         let nothing = || {
             SessionError::wrong_state(
                 "nothing to redo: there was no undo or back since the last prompt or checkout",
             )
         };
         let undone = crate::session::redo::redoable(&self.ctx.store, &self.record)
+            .await
             .map_err(SessionError::from)?
             .ok_or_else(nothing)?;
         let seq = self.record.redo_top.ok_or_else(nothing)?;
@@ -75,11 +76,11 @@ impl Actor {
     }
 
     /// "node 3 (user): first line" — where the head is now.
-    pub(super) fn describe(&self, node: NodeId) -> String {
+    pub(super) async fn describe(&mut self, node: NodeId) -> String {
         if node == ROOT {
             return "the start of the conversation".to_string();
         }
-        match self.ctx.store.node(&self.record.id, node) {
+        match self.ctx.store.node(&self.record.id, node).await {
             Ok(record) => format!(
                 "node {node} ({}): {}",
                 record.role.as_str(),

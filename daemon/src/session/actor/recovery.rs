@@ -113,7 +113,7 @@ impl Actor {
         reply_to: Reply<RecoverOutcome>,
     ) {
         if action == RecoveryChoice::Compact {
-            return self.recover_by_compacting(events, reply_to);
+            return self.recover_by_compacting(events, reply_to).await;
         }
         let moved = self.recovery_move(action).await;
         if let Ok(recovered) = &moved {
@@ -146,7 +146,7 @@ impl Actor {
 
     /// Compacts (the state ends with the summary's commit), then answers the turn waiting
     /// at the head. A compaction that fails leaves the session needing recovery.
-    fn recover_by_compacting(
+    async fn recover_by_compacting(
         &mut self,
         events: mpsc::UnboundedSender<SessionEvent>,
         reply_to: Reply<RecoverOutcome>,
@@ -156,7 +156,7 @@ impl Actor {
         });
         let then_answer = |events| Then::Answer { done, events };
         let events = self.events(Some(events));
-        if let Err(error) = self.refuse_compaction(true) {
+        if let Err(error) = self.refuse_compaction(true).await {
             return then_answer(events).fail(error);
         }
         if self.record.needs_recovery.is_none() {
@@ -167,7 +167,8 @@ impl Actor {
             return then_answer(events).fail(error);
         }
         let then = then_answer(events.clone());
-        self.start_compaction(DEFAULT_KEEP, None, Why::Recovery, events, then);
+        self.start_compaction(DEFAULT_KEEP, None, Why::Recovery, events, then)
+            .await;
     }
 
     /// Records the choice as a move (clearing the state in the same transaction).
@@ -215,7 +216,7 @@ impl Actor {
             choice: action,
             from,
             to,
-            head_summary: self.describe(to),
+            head_summary: self.describe(to).await,
         })
     }
 }

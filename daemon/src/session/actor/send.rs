@@ -94,7 +94,7 @@ impl Actor {
             self.refuse_if_needs_recovery()?;
         }
         self.refuse_if_suspended()?;
-        self.refuse_if_calls_pending()?;
+        self.refuse_if_calls_pending().await?;
         if prompt.trim().is_empty() {
             return Err(SessionError::invalid(
                 "the prompt is empty; nothing was sent",

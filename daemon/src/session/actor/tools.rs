@@ -31,7 +31,7 @@ fn normalize_result(json: &str) -> Result<String, SessionError> {
 
 impl Actor {
     /// The calls at the head still waiting for results, and which are answered already.
-    pub(super) fn pending_calls(&self) -> Result<Option<Waiting>, SessionError> {
+    pub(super) async fn pending_calls(&mut self) -> Result<Option<Waiting>, SessionError> {
         let head = self.tree.head();
         if self.tree.role(head) != Some(Role::Model) {
             return Ok(None);
@@ -40,13 +40,14 @@ impl Actor {
             .ctx
             .store
             .node(&self.record.id, head)
+            .await
             .map_err(SessionError::from)?;
         Ok(waiting_at_head(&self.record, Some(&node)))
     }
 
     /// A plain prompt may not follow unanswered calls: the API would reject the history.
-    pub(super) fn refuse_if_calls_pending(&self) -> Result<(), SessionError> {
-        let Some(waiting) = self.pending_calls()? else {
+    pub(super) async fn refuse_if_calls_pending(&mut self) -> Result<(), SessionError> {
+        let Some(waiting) = self.pending_calls().await? else {
             return Ok(());
         };
         Err(SessionError::wrong_state(format!(
@@ -66,7 +67,7 @@ impl Actor {
         events: mpsc::UnboundedSender<SessionEvent>,
         reply_to: Reply<ToolOutcome>,
     ) {
-        let (waiting, results) = match self.accept_result(call_id, &name, &response_json) {
+        let (waiting, results) = match self.accept_result(call_id, &name, &response_json).await {
             Ok(accepted) => accepted,
             Err(error) => {
                 let _ = reply_to.send(Err(error));
@@ -137,8 +138,8 @@ impl Actor {
 
     /// Checks a result against the pending calls; returns them with this one marked
     /// answered, and all results so far (this one included).
-    fn accept_result(
-        &self,
+    async fn accept_result(
+        &mut self,
         call_id: Option<String>,
         name: &str,
         response_json: &str,
@@ -146,7 +147,7 @@ impl Actor {
         self.refuse_change()?;
         self.refuse_if_needs_recovery()?;
         self.refuse_if_suspended()?;
-        let Some(mut waiting) = self.pending_calls()? else {
+        let Some(mut waiting) = self.pending_calls().await? else {
             return Err(SessionError::wrong_state(
                 "no function calls are waiting for results in this session",
             ));

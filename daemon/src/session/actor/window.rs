@@ -13,8 +13,8 @@ use crate::session::tree::NodeId;
 impl Actor {
     /// How full the context whose last node is `node` is (see [`gauge_of`]), walking no
     /// further up than the node measured last.
-    pub(super) fn gauge_at(&mut self, node: NodeId, live: &Live) -> Gauge {
-        let gauge = gauge_of(&self.ctx, live, &self.record, node, self.measured);
+    pub(super) async fn gauge_at(&mut self, node: NodeId, live: &Live) -> Gauge {
+        let gauge = gauge_of(&self.ctx, live, &self.record, node, self.measured).await;
         self.measured = Some((node, gauge.size));
         gauge
     }

@@ -23,12 +23,7 @@ pub const PER_CHUNK: u64 = 256;
 const LINKS_FORMAT: u8 = 1;
 
 fn role_code(role: Role) -> u64 {
-    match role {
-        Role::User => 0,
-        Role::Model => 1,
-        Role::Tool => 2,
-        Role::Summary => 3,
-    }
+    u64::from(Link::role_code(role))
 }
 
 fn push_varint(out: &mut Vec<u8>, mut value: u64) {
@@ -66,12 +61,7 @@ fn decode(bytes: &[u8], first: NodeId) -> Result<Vec<(Link, usize)>, StoreError>
             continue;
         }
         let id = first + links.len() as u64;
-        let role = match value & 3 {
-            0 => Role::User,
-            1 => Role::Model,
-            2 => Role::Tool,
-            _ => Role::Summary,
-        };
+        let role = Link::role_of((value & 3) as u8);
         let parent = id
             .checked_sub(value >> 2)
             .filter(|parent| *parent < id)

@@ -26,14 +26,11 @@ mod activity;
 mod apart;
 mod chains;
 mod clean_close;
-mod codec;
 mod count;
 mod disk_sync;
-mod formats;
 mod group_sync;
 mod handles;
 mod import;
-mod legacy;
 mod links;
 mod open;
 mod purge;
@@ -48,6 +45,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use uuid::Uuid;
 
+#[cfg(test)]
+use super::encoding::legacy;
+use super::encoding::{codec, formats};
 use formats::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT};
 use handles::{Db, Reopenable};
 pub use open::SLED_CACHE_BYTES;
@@ -327,6 +327,3 @@ mod apart_tests;
 mod index_tests;
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod golden;

@@ -357,3 +357,31 @@ async fn a_failed_write_retires_the_database_and_the_next_use_opens_it_again() {
     assert!(store.health().is_none());
     assert!(store.sync_runs() >= 2);
 }
+
+#[tokio::test]
+async fn only_a_record_from_before_usage_totals_is_counted_from_its_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SledStore::open(dir.path()).unwrap();
+    let old = uuid::Uuid::new_v4();
+    let v4_bytes =
+        crate::store::encoding::golden::unhex(include_str!("../encoding/golden/session-v4.hex"));
+    store
+        .db
+        .get()
+        .unwrap()
+        .sessions
+        .insert(old.as_bytes(), v4_bytes)
+        .unwrap();
+    assert!(store.session_predates_usage(&old).unwrap());
+
+    let new = SessionRecord::new(uuid::Uuid::new_v4(), 1);
+    let change = Change {
+        session: &new,
+        node: None,
+        mv: None,
+        recorded: None,
+    };
+    store.commit(&change).await.unwrap();
+    assert!(!store.session_predates_usage(&new.id).unwrap());
+    assert!(!store.session_predates_usage(&uuid::Uuid::new_v4()).unwrap());
+}

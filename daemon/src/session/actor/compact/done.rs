@@ -112,7 +112,7 @@ impl Actor {
                 }
                 compaction.spent = Some(spent);
                 compaction.carried = Some(text);
-                self.spawn_step(compaction);
+                self.spawn_step(compaction).await;
             }
             Step::TooLong(why) => match compaction.pieces.front().and_then(|p| halve(p)) {
                 Some((first, second)) => {
@@ -120,7 +120,7 @@ impl Actor {
                     compaction.pieces.pop_front();
                     compaction.pieces.push_front(second);
                     compaction.pieces.push_front(first);
-                    self.spawn_step(compaction);
+                    self.spawn_step(compaction).await;
                 }
                 None => self.compaction_failed(compaction, why),
             },
@@ -188,7 +188,7 @@ impl Actor {
             text: summary,
             model,
             before,
-            after: self.gauge_at(id, &live),
+            after: self.gauge_at(id, &live).await,
         };
         tracing::info!(session = %self.record.id, summary = id, covered = compacted.covers.len(), "compacted");
         let event = SessionEvent::Compacted(Box::new(compacted.clone()));

@@ -92,28 +92,29 @@ impl Actor {
         events: Events,
         reply: Reply<Compacted>,
     ) {
-        if let Err(error) = self.refuse_compaction(false) {
+        if let Err(error) = self.refuse_compaction(false).await {
             let _ = reply.send(Err(error));
             return;
         }
         let keep = keep.unwrap_or(DEFAULT_KEEP);
-        self.start_compaction(keep, instructions, Why::Asked, events, Then::Reply(reply));
+        self.start_compaction(keep, instructions, Why::Asked, events, Then::Reply(reply))
+            .await;
     }
 
     /// Whether the session takes a compaction now; `recovering`: the recovery menu asks.
-    pub(super) fn refuse_compaction(&self, recovering: bool) -> Result<(), SessionError> {
+    pub(super) async fn refuse_compaction(&mut self, recovering: bool) -> Result<(), SessionError> {
         self.refuse_change()?;
         if !recovering {
             self.refuse_if_needs_recovery()?;
         }
         self.refuse_if_suspended()?;
-        self.refuse_if_calls_pending()
+        self.refuse_if_calls_pending().await
     }
 
     /// Plans the compaction at the head, cuts what it covers into pieces that fit the
     /// summarising model's window, and starts the first summary request; `then` hears of
     /// a compaction that cannot start.
-    pub(super) fn start_compaction(
+    pub(super) async fn start_compaction(
         &mut self,
         keep: u32,
         instructions: Option<String>,
@@ -131,7 +132,7 @@ impl Actor {
             Ok(planned) => planned,
             Err(error) => return then.fail(error),
         };
-        let pieces = match self.pieces_of(&plan, &chain[0], &live) {
+        let pieces = match self.pieces_of(&plan, &chain[0], &live).await {
             Ok(pieces) => pieces,
             Err(error) => return then.fail(error),
         };
@@ -143,7 +144,7 @@ impl Actor {
         }));
         tracing::info!(session = %self.record.id, covers = plan.covers.len(), pieces = pieces.len(), model = %chain[0].reference, why = why.as_str(), "compacting");
         let compaction = Compaction {
-            before: self.gauge_at(self.tree.head(), &live),
+            before: self.gauge_at(self.tree.head(), &live).await,
             from: self.tree.head(),
             plan,
             instructions,
@@ -155,21 +156,21 @@ impl Actor {
             chain,
             events: events.progress_only(),
         };
-        self.spawn_step(compaction);
+        self.spawn_step(compaction).await;
     }
 
     /// The covered nodes in pieces of at most half the summarising model's window (by
     /// the estimate), so each request has room for the summary so far and its own
     /// answer; one piece when the window is unknown.
-    fn pieces_of(
-        &self,
+    async fn pieces_of(
+        &mut self,
         plan: &CompactionPlan,
         endpoint: &Endpoint,
         live: &crate::services::Live,
     ) -> Result<VecDeque<Vec<Sized>>, SessionError> {
         let mut covered = Vec::with_capacity(plan.covers.len());
         for &id in &plan.covers {
-            let node = self.ctx.store.node(&self.record.id, id)?;
+            let node = self.ctx.store.node(&self.record.id, id).await?;
             covered.push(Sized {
                 id,
                 role: node.role,

@@ -36,14 +36,14 @@ impl Actor {
 
     /// Sends the request for the compaction's first piece, in a task of its own; a
     /// context that cannot be read ends the compaction with nothing changed.
-    pub(super) fn spawn_step(&mut self, compaction: Compaction) {
+    pub(super) async fn spawn_step(&mut self, mut compaction: Compaction) {
         let live = self.ctx.live.get();
         let endpoint = compaction.chain[0].clone();
-        let context = match self.step_context(&compaction, &endpoint) {
+        let context = match self.step_context(&mut compaction, &endpoint).await {
             Ok(context) => context,
             Err(error) => return self.compaction_failed(compaction, error.to_string()),
         };
-        let body = match context.body_for(&endpoint, &live) {
+        let body = match context.body_for(&endpoint, &live).await {
             Ok(body) => body,
             Err(error) => return self.compaction_failed(compaction, error.to_string()),
         };
@@ -63,9 +63,10 @@ impl Actor {
 
     /// The request for the first piece: the summary so far as a summary node, the piece's
     /// nodes, then the request for a summary.
-    fn step_context(
-        &self,
-        compaction: &Compaction,
+    async fn step_context(
+        &mut self,
+        // Mutable only so the future need not share it (a compaction is not `Sync`).
+        compaction: &mut Compaction,
         endpoint: &Endpoint,
     ) -> Result<Context, SessionError> {
         let store = self.ctx.store.clone();
@@ -86,7 +87,7 @@ impl Actor {
         });
         nodes.extend(lead.clone());
         for &id in &piece {
-            nodes.push(store.node(&self.record.id, id)?);
+            nodes.push(store.node(&self.record.id, id).await?);
         }
         let mut ask = SUMMARY_REQUEST.to_string();
         if let Some(more) = &compaction.instructions {

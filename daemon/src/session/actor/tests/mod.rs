@@ -187,7 +187,7 @@ impl World {
             })
             .await
             .unwrap();
-        (record.id, self.sessions.actor(record.id).unwrap())
+        (record.id, self.sessions.actor(record.id).await.unwrap())
     }
 
     /// Sends a prompt; returns the outcome and the events that streamed.
@@ -215,12 +215,19 @@ impl World {
         (result, seen)
     }
 
-    /// The session's record and nodes, as stored.
+    /// The session's record and nodes, as stored (the embedded store answers a read at
+    /// once, so a test need not wait for it).
     pub fn stored(&self, id: Uuid) -> (crate::model::SessionRecord, Vec<NodeRecord>) {
         let store = &self.services.store;
+        let now = "the embedded store reads at once";
         (
-            store.session(&id).unwrap().unwrap(),
-            store.nodes(&id).unwrap(),
+            store
+                .session(&id)
+                .now_or_never()
+                .expect(now)
+                .unwrap()
+                .unwrap(),
+            store.nodes(&id).now_or_never().expect(now).unwrap(),
         )
     }
 

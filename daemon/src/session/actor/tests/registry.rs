@@ -40,21 +40,21 @@ async fn a_record_that_counts_what_is_not_stored_is_found_wherever_it_is_met() {
 
     // After a restart: the current session is the newest that agrees with the store.
     let restarted = Registry::new(world.services.clone());
-    assert_eq!(restarted.current_at_start().unwrap(), Some(healthy));
+    assert_eq!(restarted.current_at_start().await.unwrap(), Some(healthy));
     assert!(restarted.damaged().get(&broken).is_some());
 
     // A session met before the background check is checked as it loads.
     let early = Registry::new(world.services.clone());
-    let refused = early.actor(broken).err().expect("refused");
+    let refused = early.actor(broken).await.err().expect("refused");
     assert!(
         matches!(&refused, SessionError::Damaged { reason, .. } if reason.contains("node 3 is not stored")),
         "{refused}"
     );
-    assert!(early.actor(healthy).is_ok());
+    assert!(early.actor(healthy).await.is_ok());
 
     // The background check finds it without anyone asking.
     let checked = Registry::new(world.services.clone());
-    checked.check_all().unwrap();
+    checked.check_all().await.unwrap();
     assert_eq!(checked.damaged().all().len(), 1);
     assert!(checked.damaged().get(&broken).is_some());
 }
@@ -70,7 +70,7 @@ async fn at_start_a_newest_record_that_cannot_be_read_is_marked_and_passed_over(
         .damage_record(&unreadable, &[99, 1, 2, 3]);
 
     let restarted = Registry::new(world.services.clone());
-    assert_eq!(restarted.current_at_start().unwrap(), Some(healthy));
+    assert_eq!(restarted.current_at_start().await.unwrap(), Some(healthy));
     let reason = restarted
         .damaged()
         .get(&unreadable)

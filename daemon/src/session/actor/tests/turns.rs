@@ -115,7 +115,7 @@ async fn an_idle_session_is_unloaded_and_the_next_request_loads_it_again() {
         0,
         "memory follows the sessions in use"
     );
-    let again = world.sessions.actor(id).unwrap();
+    let again = world.sessions.actor(id).await.unwrap();
     world.send(&again, "two").await.0.unwrap();
     assert_eq!(world.context(id), ["one", "an answer", "two", "an answer"]);
     assert_eq!(world.sessions.loaded_count(), 1);

@@ -34,8 +34,8 @@ pub(in crate::session::actor) fn falls_back(failure: &Failure, gave_up: GiveUp) 
 
 /// The body for the next model of the chain, if the failure lets it answer and the
 /// context can be rendered for it.
-fn next_body(job: &AnswerJob, next: &Endpoint) -> Option<RequestBody> {
-    match job.context.body_for(next, &job.live) {
+async fn next_body(job: &AnswerJob, next: &Endpoint) -> Option<RequestBody> {
+    match job.context.body_for(next, &job.live).await {
         Ok(body) => Some(body),
         Err(error) => {
             tracing::error!(session = %job.session, %error, model = %next.reference, "cannot render the context for the fallback model");
@@ -68,9 +68,10 @@ pub(in crate::session::actor) async fn answer_with_retries(mut job: AnswerJob) -
                 ..
             } => {
                 spent += *attempts;
-                let moving_on = next
-                    .filter(|_| falls_back(failure, *gave_up))
-                    .and_then(|next| Some((next, next_body(&job, next)?)));
+                let moving_on = match next.filter(|_| falls_back(failure, *gave_up)) {
+                    Some(next) => next_body(&job, next).await.map(|body| (next, body)),
+                    None => None,
+                };
                 if let Some((next, body)) = moving_on {
                     job.retrying(RetryNotice {
                         attempt: spent,

@@ -226,7 +226,7 @@ impl Actor {
             ))
         })?;
         let live = self.ctx.live.get();
-        let context = self.gauge_at(id, &live);
+        let context = self.gauge_at(id, &live).await;
         Ok(Answer {
             session: self.record.id,
             prompt_node: turn,

@@ -29,7 +29,7 @@ impl Actor {
         done: Done,
     ) {
         let live = self.ctx.live.get();
-        let gauge = self.gauge_at(turn, &live);
+        let gauge = self.gauge_at(turn, &live).await;
         let settings = &live.config.context;
         if settings.auto_compact && gauge.past(settings.compact_at) {
             let keep = crate::session::actor::compact::DEFAULT_KEEP;
@@ -38,7 +38,7 @@ impl Actor {
                 events: events.clone(),
             };
             let why = crate::session::actor::compact::Why::Auto;
-            return self.start_compaction(keep, None, why, events, then);
+            return self.start_compaction(keep, None, why, events, then).await;
         }
         let wall = gauge.past(100).then_some(gauge);
         self.answer_turn(turn, events, done, wall).await;
@@ -86,7 +86,11 @@ impl Actor {
         let target = endpoint.target();
         let path = self.tree.context_path(turn);
         let store = self.ctx.store.clone();
-        if let Err(error) = self.held.follow(&store, &self.record.id, &path, &target) {
+        if let Err(error) = self
+            .held
+            .follow(&store, &self.record.id, &path, &target)
+            .await
+        {
             return self.finish(done, Err(error.into()));
         }
         let context = Context {

@@ -2,20 +2,21 @@
 //! `codec.rs`). Older versions are read and converted (`legacy.rs`), and written in the
 //! current format the next time they change.
 
-use super::{StoreError, codec, legacy};
+use super::{codec, legacy};
 use crate::model::{MoveRecord, NodeRecord, SessionRecord};
+use crate::store::StoreError;
 
 /// Format of session records: 2 added the failure count and suspension, 3 tools and
 /// recovery, 4 the session's model, fallback chain and system instruction, 5 the title's
 /// source, archive and trash times, and the usage per model. Older ones are migrated when
 /// read.
-pub(super) const SESSION_FORMAT: u8 = 5;
+pub(in crate::store) const SESSION_FORMAT: u8 = 5;
 /// Format of nodes: 2 added the provider that answered, 3 cached tokens to the usage.
-pub(super) const NODE_FORMAT: u8 = 3;
+pub(in crate::store) const NODE_FORMAT: u8 = 3;
 /// Format of moves: 2 added the recovery move kinds (a format-1 move reads unchanged).
-pub(super) const MOVE_FORMAT: u8 = 2;
+pub(in crate::store) const MOVE_FORMAT: u8 = 2;
 
-pub(super) fn decode_session(bytes: &[u8]) -> Result<SessionRecord, StoreError> {
+pub(in crate::store) fn decode_session(bytes: &[u8]) -> Result<SessionRecord, StoreError> {
     const WHAT: &str = "session record";
     match codec::split(bytes, WHAT)? {
         (SESSION_FORMAT, body) => codec::body(body, WHAT),
@@ -39,7 +40,7 @@ pub(super) fn decode_session(bytes: &[u8]) -> Result<SessionRecord, StoreError> 
     }
 }
 
-pub(super) fn decode_node(bytes: &[u8]) -> Result<NodeRecord, StoreError> {
+pub(in crate::store) fn decode_node(bytes: &[u8]) -> Result<NodeRecord, StoreError> {
     const WHAT: &str = "node";
     match codec::split(bytes, WHAT)? {
         (NODE_FORMAT, body) => codec::body(body, WHAT),
@@ -52,7 +53,7 @@ pub(super) fn decode_node(bytes: &[u8]) -> Result<NodeRecord, StoreError> {
     }
 }
 
-pub(super) fn decode_move(bytes: &[u8]) -> Result<MoveRecord, StoreError> {
+pub(in crate::store) fn decode_move(bytes: &[u8]) -> Result<MoveRecord, StoreError> {
     const WHAT: &str = "move";
     match codec::split(bytes, WHAT)? {
         (MOVE_FORMAT | 1, body) => codec::body(body, WHAT),

@@ -6,9 +6,10 @@
 use crate::model::{ModelInfo, Part, PartContent, Role, Usage};
 use uuid::Uuid;
 
+use super::codec;
+use super::formats::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT};
 use super::formats::{decode_move, decode_node, decode_session};
 use super::legacy::{SessionRecordV1, SessionRecordV2, SessionRecordV3, SessionRecordV4};
-use super::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT, codec};
 use crate::model::{
     ModelUsage, MoveKind, MoveRecord, NodeRecord, Recovery, SessionRecord, Suspension, ToolResults,
 };
@@ -17,7 +18,8 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn unhex(text: &str) -> Vec<u8> {
+/// The bytes a hex sample of `golden/` holds.
+pub(in crate::store) fn unhex(text: &str) -> Vec<u8> {
     let text: String = text.split_whitespace().collect();
     (0..text.len())
         .step_by(2)
@@ -274,7 +276,7 @@ fn write_current_samples_when_asked() {
     if std::env::var_os("OMNI_WRITE_GOLDEN").is_none() {
         return;
     }
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/golden");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/encoding/golden");
     let write = |name: &str, bytes: Vec<u8>| {
         std::fs::write(dir.join(name), hex(&bytes) + "\n").expect("a writable source tree")
     };
@@ -286,31 +288,4 @@ fn write_current_samples_when_asked() {
         &format!("node-v{NODE_FORMAT}.hex"),
         codec::encode(&node_v3(), NODE_FORMAT).unwrap(),
     );
-}
-
-#[tokio::test]
-async fn only_a_record_from_before_usage_totals_is_counted_from_its_nodes() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = super::SledStore::open(dir.path()).unwrap();
-    let old = uuid::Uuid::new_v4();
-    let v4_bytes = unhex(include_str!("golden/session-v4.hex"));
-    store
-        .db
-        .get()
-        .unwrap()
-        .sessions
-        .insert(old.as_bytes(), v4_bytes)
-        .unwrap();
-    assert!(store.session_predates_usage(&old).unwrap());
-
-    let new = SessionRecord::new(uuid::Uuid::new_v4(), 1);
-    let change = super::Change {
-        session: &new,
-        node: None,
-        mv: None,
-        recorded: None,
-    };
-    store.commit(&change).await.unwrap();
-    assert!(!store.session_predates_usage(&new.id).unwrap());
-    assert!(!store.session_predates_usage(&uuid::Uuid::new_v4()).unwrap());
 }

@@ -15,22 +15,22 @@ use crate::model::{
 /// A session record as format 1 wrote it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SessionRecordV1 {
-    pub(super) id: Uuid,
-    pub(super) title: String,
-    pub(super) created_at_ms: u64,
-    pub(super) updated_at_ms: u64,
-    pub(super) head: u64,
-    pub(super) nodes: u64,
-    pub(super) moves: u64,
-    pub(super) redo_top: Option<u64>,
+    pub(in crate::store) id: Uuid,
+    pub(in crate::store) title: String,
+    pub(in crate::store) created_at_ms: u64,
+    pub(in crate::store) updated_at_ms: u64,
+    pub(in crate::store) head: u64,
+    pub(in crate::store) nodes: u64,
+    pub(in crate::store) moves: u64,
+    pub(in crate::store) redo_top: Option<u64>,
 }
 
 /// Format 2: format 1 plus failure counting and suspension.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SessionRecordV2 {
-    pub(super) v1: SessionRecordV1,
-    pub(super) consecutive_failures: u32,
-    pub(super) suspended: Option<Suspension>,
+    pub(in crate::store) v1: SessionRecordV1,
+    pub(in crate::store) consecutive_failures: u32,
+    pub(in crate::store) suspended: Option<Suspension>,
 }
 
 impl From<SessionRecordV1> for SessionRecordV2 {
@@ -46,10 +46,10 @@ impl From<SessionRecordV1> for SessionRecordV2 {
 /// Format 3: format 2 plus tools and recovery.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SessionRecordV3 {
-    pub(super) v2: SessionRecordV2,
-    pub(super) tools_json: Option<String>,
-    pub(super) needs_recovery: Option<Recovery>,
-    pub(super) tool_results: Option<ToolResults>,
+    pub(in crate::store) v2: SessionRecordV2,
+    pub(in crate::store) tools_json: Option<String>,
+    pub(in crate::store) needs_recovery: Option<Recovery>,
+    pub(in crate::store) tool_results: Option<ToolResults>,
 }
 
 impl From<SessionRecordV2> for SessionRecordV3 {
@@ -66,10 +66,10 @@ impl From<SessionRecordV2> for SessionRecordV3 {
 /// Format 4: format 3 plus the session's model, fallback chain and system instruction.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SessionRecordV4 {
-    pub(super) v3: SessionRecordV3,
-    pub(super) model: Option<String>,
-    pub(super) fallback: Vec<String>,
-    pub(super) system: Option<String>,
+    pub(in crate::store) v3: SessionRecordV3,
+    pub(in crate::store) model: Option<String>,
+    pub(in crate::store) fallback: Vec<String>,
+    pub(in crate::store) system: Option<String>,
 }
 
 impl From<SessionRecordV3> for SessionRecordV4 {
@@ -116,10 +116,10 @@ impl From<SessionRecordV4> for SessionRecord {
 /// Token counts as node formats 1 and 2 kept them (before cached tokens).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct UsageV1 {
-    pub(super) prompt_tokens: u32,
-    pub(super) answer_tokens: u32,
-    pub(super) thought_tokens: u32,
-    pub(super) total_tokens: u32,
+    pub(in crate::store) prompt_tokens: u32,
+    pub(in crate::store) answer_tokens: u32,
+    pub(in crate::store) thought_tokens: u32,
+    pub(in crate::store) total_tokens: u32,
 }
 
 impl From<UsageV1> for Usage {
@@ -137,31 +137,31 @@ impl From<UsageV1> for Usage {
 /// How a model node was produced, as node format 1 kept it (before providers had names).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModelInfoV1 {
-    pub(super) model: String,
-    pub(super) model_version: Option<String>,
-    pub(super) finish_reason: Option<String>,
-    pub(super) usage: Option<UsageV1>,
-    pub(super) attempts: u32,
-    pub(super) latency_ms: u64,
-    pub(super) interrupted: bool,
+    pub(in crate::store) model: String,
+    pub(in crate::store) model_version: Option<String>,
+    pub(in crate::store) finish_reason: Option<String>,
+    pub(in crate::store) usage: Option<UsageV1>,
+    pub(in crate::store) attempts: u32,
+    pub(in crate::store) latency_ms: u64,
+    pub(in crate::store) interrupted: bool,
 }
 
 /// How a model node was produced, as node format 2 kept it: format 1 plus the provider.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModelInfoV2 {
-    pub(super) v1: ModelInfoV1,
-    pub(super) provider: String,
+    pub(in crate::store) v1: ModelInfoV1,
+    pub(in crate::store) provider: String,
 }
 
 /// A node as format 1 wrote it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct NodeRecordV1 {
-    pub(super) id: u64,
-    pub(super) parent: u64,
-    pub(super) role: Role,
-    pub(super) parts: Vec<Part>,
-    pub(super) created_at_ms: u64,
-    pub(super) model: Option<ModelInfoV1>,
+    pub(in crate::store) id: u64,
+    pub(in crate::store) parent: u64,
+    pub(in crate::store) role: Role,
+    pub(in crate::store) parts: Vec<Part>,
+    pub(in crate::store) created_at_ms: u64,
+    pub(in crate::store) model: Option<ModelInfoV1>,
 }
 
 /// The provider every format-1 answer came from: Gemini was the only one.
@@ -170,12 +170,12 @@ pub const FORMAT_1_PROVIDER: &str = "gemini";
 /// A node as format 2 wrote it: format 1 with the provider that answered.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct NodeRecordV2 {
-    pub(super) id: u64,
-    pub(super) parent: u64,
-    pub(super) role: Role,
-    pub(super) parts: Vec<Part>,
-    pub(super) created_at_ms: u64,
-    pub(super) model: Option<ModelInfoV2>,
+    pub(in crate::store) id: u64,
+    pub(in crate::store) parent: u64,
+    pub(in crate::store) role: Role,
+    pub(in crate::store) parts: Vec<Part>,
+    pub(in crate::store) created_at_ms: u64,
+    pub(in crate::store) model: Option<ModelInfoV2>,
 }
 
 impl From<NodeRecordV1> for NodeRecordV2 {

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::StoreError;
+use crate::store::StoreError;
 
 fn config() -> bincode::config::Configuration {
     bincode::config::standard()

@@ -1,0 +1,206 @@
+//! The shared backend: one PostgreSQL database that any number of omnid use at once
+//! (`--store-url`). Every change is one transaction, committed (with PostgreSQL's
+//! `synchronous_commit`, its default) before the caller hears; the records are the same
+//! bytes the embedded store keeps. Connections come from a pool; a database that is down
+//! fails each request quickly with an error naming it (never its password), and the pool
+//! connects again by itself once it is back. The data directory still holds what each
+//! instance keeps for itself (the search index, diagnostic records).
+
+mod read;
+mod schema;
+mod write;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
+use tokio_postgres::NoTls;
+
+use super::health::{Failing, Health};
+use super::observe::{Observer, Observers};
+use super::{SharedStore, StoreError};
+
+/// How long a request waits for a connection (or to make one) before it fails.
+const PATIENCE: Duration = Duration::from_secs(5);
+
+/// Connections each omnid keeps to the database at most.
+const POOL_SIZE: usize = 16;
+
+/// Where the shared store is and how to log in.
+#[derive(Clone)]
+pub struct PgTarget {
+    /// The connection settings (the password among them, if any).
+    pub config: tokio_postgres::Config,
+    /// The URL without its password, for messages.
+    pub shown: String,
+}
+
+impl PgTarget {
+    /// The connection settings of a configured shared store.
+    pub fn of(shared: &SharedStore) -> Result<Self, StoreError> {
+        let mut config: tokio_postgres::Config =
+            shared.url.parse().map_err(|_| StoreError::Database {
+                store: shared.shown.clone(),
+                message: "not a PostgreSQL URL: write postgres://USER@HOST:PORT/DATABASE".into(),
+            })?;
+        if let Some(password) = &shared.password {
+            config.password(password);
+        }
+        Ok(Self {
+            config,
+            shown: shared.shown.clone(),
+        })
+    }
+}
+
+/// The PostgreSQL database and the bookkeeping around it.
+pub struct PgStore {
+    pool: Pool,
+    /// The database, as messages name it.
+    target: String,
+    /// This instance's own files (the search index, diagnostic records).
+    dir: PathBuf,
+    health: Health,
+    commits: AtomicU64,
+    observers: Observers,
+}
+
+/// A pooled connection.
+type Connection = deadpool_postgres::Object;
+
+impl PgStore {
+    /// Connects to the database and brings its schema up to date; an unreachable database
+    /// or a wrong password fails here, naming the database.
+    pub async fn open(target: PgTarget, dir: &Path) -> Result<Self, StoreError> {
+        let mut config = target.config;
+        config.connect_timeout(PATIENCE);
+        config.application_name("omnid");
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(PATIENCE))
+            .create_timeout(Some(PATIENCE))
+            .build()
+            .map_err(|e| StoreError::Database {
+                store: target.shown.clone(),
+                message: e.to_string(),
+            })?;
+        let store = Self {
+            pool,
+            target: target.shown,
+            dir: dir.to_path_buf(),
+            health: Health::default(),
+            commits: AtomicU64::new(0),
+            observers: Observers::default(),
+        };
+        let mut client = store.connection().await?;
+        store.migrate(&mut client).await?;
+        Ok(store)
+    }
+
+    /// A connection from the pool.
+    async fn connection(&self) -> Result<Connection, StoreError> {
+        self.pool.get().await.map_err(|error| match error {
+            PoolError::Backend(error) => self.failed(error),
+            other => self.unavailable(other.to_string()),
+        })
+    }
+
+    /// Notes a failure of the database and names it.
+    fn failed(&self, error: tokio_postgres::Error) -> StoreError {
+        self.unavailable(describe(&error))
+    }
+
+    fn unavailable(&self, message: String) -> StoreError {
+        self.health.failed(message.clone(), false);
+        StoreError::Database {
+            store: self.target.clone(),
+            message,
+        }
+    }
+
+    /// Notes a change committed: durable, so the observer hears of it at once.
+    async fn committed(&self, session: uuid::Uuid, nodes: &[crate::model::NodeRecord]) {
+        self.health.recovered();
+        self.commits.fetch_add(1, Ordering::Relaxed);
+        self.observers.applied(session, nodes);
+        let taken = self.observers.before_sync();
+        self.observers.after_sync(taken, true).await;
+    }
+
+    /// The database's URL without its password.
+    pub fn shown(&self) -> &str {
+        &self.target
+    }
+
+    /// Nothing to stamp: the database keeps its own state.
+    pub fn mark_closed_cleanly(&self) {}
+
+    /// Changes committed since the store was opened.
+    pub fn commits(&self) -> u64 {
+        self.commits.load(Ordering::Relaxed)
+    }
+
+    /// Sets the one observer of committed changes.
+    pub fn observe(&self, observer: Observer) -> bool {
+        self.observers.set(observer).is_ok()
+    }
+
+    /// This instance's own data directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Each commit is its own sync.
+    pub fn sync_runs(&self) -> u64 {
+        self.commits()
+    }
+
+    /// Whether the database failed last time it was asked, since when and why.
+    pub fn health(&self) -> Option<Failing> {
+        self.health.get()
+    }
+
+    /// Every commit is durable when it returns: nothing to wait for.
+    pub async fn sync(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Closes the pool's connections.
+    pub fn close(self) -> Result<(), StoreError> {
+        self.pool.close();
+        Ok(())
+    }
+}
+
+/// What the database said (its message and detail), or why it could not be reached
+/// (the error and its causes).
+fn describe(error: &tokio_postgres::Error) -> String {
+    if let Some(db) = error.as_db_error() {
+        return match db.detail() {
+            Some(detail) => format!("{} ({detail})", db.message()),
+            None => db.message().to_string(),
+        };
+    }
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// An i64 column from a count or number the store keeps as u64.
+fn int(number: u64) -> i64 {
+    i64::try_from(number).unwrap_or(i64::MAX)
+}

@@ -1,0 +1,233 @@
+//! Changes: each one transaction, committed before the caller hears (PostgreSQL's
+//! `synchronous_commit`, on by default, makes the commit durable), then handed to the
+//! observer.
+
+use tokio_postgres::Transaction;
+use tokio_postgres::error::SqlState;
+use uuid::Uuid;
+
+use super::{PgStore, int};
+use crate::model::{MoveRecord, NodeRecord, SessionRecord};
+use crate::store::encoding::codec;
+use crate::store::encoding::formats::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT};
+use crate::store::{ChainHash, Change, Import, Link, Purged, Recorded, StoreError};
+
+impl PgStore {
+    /// Commits a change in one transaction.
+    pub async fn commit(&self, change: &Change<'_>) -> Result<(), StoreError> {
+        let id = change.session.id;
+        let mut client = self.connection().await?;
+        let failed = |e| self.failed(e);
+        let transaction = client.transaction().await.map_err(failed)?;
+        if let Some(node) = change.node {
+            insert_node(&transaction, &id, node)
+                .await
+                .map_err(failed_or(self, id))?;
+        }
+        if let Some(mv) = change.mv {
+            insert_move(&transaction, &id, mv)
+                .await
+                .map_err(failed_or(self, id))?;
+        }
+        write_session(&transaction, change.session, None)
+            .await
+            .map_err(failed_or(self, id))?;
+        if let Some(Recorded::Chain(hash)) = &change.recorded {
+            let node = change.node.ok_or_else(|| {
+                StoreError::Corrupt("a conversation's chain entry needs its node".into())
+            })?;
+            insert_chain(&transaction, hash, &id, node.id)
+                .await
+                .map_err(failed)?;
+        }
+        transaction.commit().await.map_err(failed)?;
+        let gained = change.node.map(std::slice::from_ref).unwrap_or_default();
+        self.committed(id, gained).await;
+        Ok(())
+    }
+
+    /// A change that creates a session: committed like any other.
+    pub async fn commit_new(&self, change: &Change<'_>) -> Result<(), StoreError> {
+        self.commit(change).await
+    }
+
+    /// Commits a change (a database has no cheaper write than a commit).
+    pub async fn apply(&self, change: &Change<'_>) -> Result<(), StoreError> {
+        self.commit(change).await
+    }
+
+    /// Writes a whole session (an import, or a recorded conversation) in one transaction.
+    pub async fn import(&self, import: &Import<'_>) -> Result<(), StoreError> {
+        let id = import.session.id;
+        let mut client = self.connection().await?;
+        let failed = |e| self.failed(e);
+        let transaction = client.transaction().await.map_err(failed)?;
+        for node in import.nodes {
+            insert_node(&transaction, &id, node)
+                .await
+                .map_err(failed_or(self, id))?;
+        }
+        for mv in import.moves {
+            insert_move(&transaction, &id, mv)
+                .await
+                .map_err(failed_or(self, id))?;
+        }
+        write_session(&transaction, import.session, Some(import.origin))
+            .await
+            .map_err(failed_or(self, id))?;
+        if let Some(hash) = &import.hash {
+            let sql = "INSERT INTO imports (hash, session) VALUES ($1, $2)
+                       ON CONFLICT (hash) DO UPDATE SET session = EXCLUDED.session";
+            transaction
+                .execute(sql, &[&&hash[..], &id])
+                .await
+                .map_err(failed)?;
+        }
+        for (hash, node) in import.chains {
+            insert_chain(&transaction, hash, &id, *node)
+                .await
+                .map_err(failed)?;
+        }
+        transaction.commit().await.map_err(failed)?;
+        self.committed(id, import.nodes).await;
+        Ok(())
+    }
+
+    /// Removes a session and everything of it in one transaction, noting it as a purge
+    /// not yet finished everywhere (see [`PgStore::purge_finished`]).
+    pub async fn purge(&self, id: &Uuid) -> Result<Option<Purged>, StoreError> {
+        let mut client = self.connection().await?;
+        let failed = |e| self.failed(e);
+        let transaction = client.transaction().await.map_err(failed)?;
+        let removed = transaction
+            .execute("DELETE FROM sessions WHERE id = $1", &[id])
+            .await
+            .map_err(failed)?;
+        if removed == 0 {
+            return Ok(None);
+        }
+        let sql = "INSERT INTO unfinished_purges (session) VALUES ($1) ON CONFLICT DO NOTHING";
+        transaction.execute(sql, &[id]).await.map_err(failed)?;
+        let delete = |table: &'static str| format!("DELETE FROM {table} WHERE session = $1");
+        let nodes = transaction
+            .execute(&delete("nodes"), &[id])
+            .await
+            .map_err(failed)?;
+        let moves = transaction
+            .execute(&delete("moves"), &[id])
+            .await
+            .map_err(failed)?;
+        for table in ["chains", "imports"] {
+            transaction
+                .execute(&delete(table), &[id])
+                .await
+                .map_err(failed)?;
+        }
+        transaction.commit().await.map_err(failed)?;
+        self.committed(*id, &[]).await;
+        Ok(Some(Purged {
+            nodes: nodes as usize,
+            moves: moves as usize,
+        }))
+    }
+
+    /// Notes that a session's purge is finished everywhere.
+    pub async fn purge_finished(&self, id: &Uuid) -> Result<(), StoreError> {
+        let client = self.connection().await?;
+        let sql = "DELETE FROM unfinished_purges WHERE session = $1";
+        client
+            .execute(sql, &[id])
+            .await
+            .map_err(|e| self.failed(e))?;
+        Ok(())
+    }
+}
+
+/// A write failed: the database's error, or a record that could not be encoded.
+enum WriteError {
+    Database(tokio_postgres::Error),
+    Store(StoreError),
+}
+
+impl From<tokio_postgres::Error> for WriteError {
+    fn from(error: tokio_postgres::Error) -> Self {
+        WriteError::Database(error)
+    }
+}
+
+impl From<StoreError> for WriteError {
+    fn from(error: StoreError) -> Self {
+        WriteError::Store(error)
+    }
+}
+
+/// Names a database failure (and notes it); passes an encoding failure on. A node or move
+/// of `session` already there means another omnid changed the session first.
+fn failed_or(store: &PgStore, session: Uuid) -> impl Fn(WriteError) -> StoreError + '_ {
+    move |error| match error {
+        WriteError::Database(error) if error.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+            StoreError::ChangedElsewhere { session }
+        }
+        WriteError::Database(error) => store.failed(error),
+        WriteError::Store(error) => error,
+    }
+}
+
+async fn insert_node(
+    transaction: &Transaction<'_>,
+    session: &Uuid,
+    node: &NodeRecord,
+) -> Result<(), WriteError> {
+    let value = codec::encode(node, NODE_FORMAT)?;
+    let role = i16::from(Link::role_code(node.role));
+    let sql = "INSERT INTO nodes (session, id, parent, role, value) VALUES ($1, $2, $3, $4, $5)";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+        [session, &int(node.id), &int(node.parent), &role, &value];
+    transaction.execute(sql, &params).await?;
+    Ok(())
+}
+
+async fn insert_move(
+    transaction: &Transaction<'_>,
+    session: &Uuid,
+    mv: &MoveRecord,
+) -> Result<(), WriteError> {
+    let value = codec::encode(mv, MOVE_FORMAT)?;
+    let sql = "INSERT INTO moves (session, seq, value) VALUES ($1, $2, $3)";
+    transaction
+        .execute(sql, &[session, &int(mv.seq), &value])
+        .await?;
+    Ok(())
+}
+
+/// Writes the session's record (and, for a whole session written at once, its origin).
+async fn write_session(
+    transaction: &Transaction<'_>,
+    record: &SessionRecord,
+    origin: Option<&str>,
+) -> Result<(), WriteError> {
+    let value = codec::encode(record, SESSION_FORMAT)?;
+    let sql = "INSERT INTO sessions (id, record, updated_at_ms, origin) VALUES ($1, $2, $3, $4)
+               ON CONFLICT (id) DO UPDATE
+               SET record = EXCLUDED.record, updated_at_ms = EXCLUDED.updated_at_ms,
+                   origin = COALESCE(EXCLUDED.origin, sessions.origin)";
+    let active = int(record.updated_at_ms);
+    transaction
+        .execute(sql, &[&record.id, &value, &active, &origin])
+        .await?;
+    Ok(())
+}
+
+async fn insert_chain(
+    transaction: &Transaction<'_>,
+    hash: &ChainHash,
+    session: &Uuid,
+    node: u64,
+) -> Result<(), tokio_postgres::Error> {
+    let sql = "INSERT INTO chains (hash, session, node) VALUES ($1, $2, $3)
+               ON CONFLICT (hash) DO UPDATE SET session = EXCLUDED.session, node = EXCLUDED.node";
+    transaction
+        .execute(sql, &[&&hash[..], session, &int(node)])
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,150 @@
+//! The shared store: omnid keeps its sessions in a PostgreSQL database of the tests' own
+//! (`--store-url`, the password in `--store-password-file`), a second omnid on another
+//! data directory sees the same history, the password is never printed, and a database
+//! whose schema is newer than omnid knows stops the start, naming both versions.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use omni_tests::harness::{Omni, omnid_bin};
+use omni_tests::postgres::PgCluster;
+use serde_json::Value;
+
+/// The cluster's password in a file only its owner may read.
+fn password_file(dir: &Path, cluster: &PgCluster) -> PathBuf {
+    let path = dir.join("store-password");
+    std::fs::write(&path, cluster.password()).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    path
+}
+
+fn on_postgres(cluster: &PgCluster, password: &Path) -> Omni {
+    let password = password.display().to_string();
+    Omni::builder()
+        .args(&["--store-url", &cluster.url(), "--store-password-file", &password])
+        .start()
+}
+
+/// (role, text) of every entry of a session's history.
+fn turns(omni: &Omni, session: &str) -> Vec<(String, String)> {
+    let history: Value = omni.history_of(session);
+    history["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            let text = e["text"].as_str().unwrap_or_default().to_string();
+            (e["role"].as_str().unwrap().to_string(), text)
+        })
+        .collect()
+}
+
+/// Runs one statement on the cluster.
+fn sql(cluster: &PgCluster, statement: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut config: tokio_postgres::Config = cluster.url().parse().unwrap();
+        config.password(cluster.password());
+        let (client, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client.batch_execute(statement).await.unwrap();
+    });
+}
+
+#[test]
+fn sessions_live_in_the_shared_database_and_a_second_omnid_sees_them() {
+    let cluster = PgCluster::start();
+    let secrets = tempfile::tempdir().unwrap();
+    let password = password_file(secrets.path(), &cluster);
+    let mut first = on_postgres(&cluster, &password);
+    let session = first.new_session();
+    first.ctl(&["send", "hello from the first machine"]).ok();
+    let said = turns(&first, &session);
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert_eq!(said[0].1, "hello from the first machine");
+
+    first.stop();
+    first.restart();
+    assert_eq!(turns(&first, &session), said, "kept across a restart");
+
+    first.ctl(&["send", "--session", &session, "the first's session is loaded"]).ok();
+    let second = on_postgres(&cluster, &password);
+    assert_eq!(turns(&second, &session).len(), 4, "the same history on another omnid");
+    second.ctl(&["send", "--session", &session, "and from the second"]).ok();
+    assert_eq!(turns(&first, &session).len(), 6, "the first sees the second's turn");
+
+    // The first's session was loaded before the second's turn: its change is refused, the
+    // session is read again, and the next send follows the whole history.
+    let stale = first.ctl(&["send", "--session", &session, "from the first again"]);
+    assert_ne!(stale.code, 0, "{}", stale.stdout);
+    assert!(stale.stderr.contains("changed by another omnid"), "{}", stale.stderr);
+    first.ctl(&["send", "--session", &session, "from the first again"]).ok();
+    let all = turns(&second, &session);
+    assert_eq!(all.len(), 8, "{all:?}");
+    assert_eq!((all[4].1.as_str(), all[6].1.as_str()), ("and from the second", "from the first again"));
+
+    for omni in [&first, &second] {
+        let stderr = omni.daemon_stderr();
+        assert!(!stderr.contains(cluster.password()), "{stderr}");
+    }
+}
+
+#[test]
+fn the_password_is_never_printed_and_a_newer_schema_stops_the_start() {
+    let cluster = PgCluster::start();
+    let secrets = tempfile::tempdir().unwrap();
+    let password = password_file(secrets.path(), &cluster);
+    let with_password = cluster.url().replace("omni@", &format!("omni:{}@", cluster.password()));
+    let socket = secrets.path().join("omnid.sock").display().to_string();
+    let printed = std::process::Command::new(omnid_bin())
+        .args(["--print-config", "--socket", &socket, "--store-url", &with_password])
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&printed.stdout).to_string();
+    assert!(printed.contains("store_url = \"postgres://omni:***@127.0.0.1"), "{printed}");
+    assert!(!printed.contains(cluster.password()), "{printed}");
+
+    let mut omni = on_postgres(&cluster, &password);
+    omni.stop();
+    sql(&cluster, "UPDATE omni_schema SET version = 99");
+    let data = tempfile::tempdir().unwrap();
+    let refused = std::process::Command::new(omnid_bin())
+        .arg("--store-url")
+        .arg(cluster.url())
+        .arg("--store-password-file")
+        .arg(&password)
+        .arg("--data-dir")
+        .arg(data.path())
+        .arg("--socket")
+        .arg(data.path().join("omnid.sock"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{said}");
+    assert!(said.contains("schema version 99") && said.contains("(1)"), "{said}");
+    assert!(said.contains(&format!("127.0.0.1:{}", cluster.port())), "{said}");
+}
+
+#[test]
+fn a_database_that_goes_away_fails_a_send_naming_it_and_is_used_again_when_back() {
+    let cluster = PgCluster::start();
+    let secrets = tempfile::tempdir().unwrap();
+    let password = password_file(secrets.path(), &cluster);
+    let omni = on_postgres(&cluster, &password);
+    let session = omni.new_session();
+    omni.ctl(&["send", "before"]).ok();
+    cluster.stop();
+    let store = format!("127.0.0.1:{}", cluster.port());
+    let away = omni.ctl(&["send", "while it is away"]);
+    assert_ne!(away.code, 0, "{}", away.stdout);
+    assert!(away.stderr.contains(&store), "{}", away.stderr);
+    assert!(!away.stderr.contains(cluster.password()), "{}", away.stderr);
+    cluster.restart();
+    omni.ctl(&["send", "after"]).ok();
+    let said: Vec<String> = turns(&omni, &session).into_iter().map(|t| t.1).collect();
+    assert_eq!(said.len(), 4, "{said:?}");
+    assert_eq!((said[0].as_str(), said[2].as_str()), ("before", "after"));
+}
