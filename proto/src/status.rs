@@ -64,6 +64,11 @@ pub struct DaemonStatus {
     pub proxy: Option<ProxyStatus>,
     /// Tokens and cost of the answers stored today (local time), proxied ones included.
     pub usage_today: crate::usage::UsageTotals,
+    /// Which store holds the sessions: `embedded` (sled in `data_dir`) or `postgres` (a
+    /// database several omnid share).
+    pub store_kind: String,
+    /// The shared store's URL, without its password (none for the embedded store).
+    pub store_url: Option<String>,
 }
 
 /// What the model APIs' proxy has done since the daemon started, in all and per endpoint.

@@ -60,7 +60,10 @@ fn places(status: &DaemonStatus) -> Vec<String> {
         },
         format!(
             "store:    {} ({}, {}, {} loaded; {} and {} since start)",
-            status.data_dir,
+            match &status.store_url {
+                Some(url) => format!("{} {url}", status.store_kind),
+                None => status.data_dir.clone(),
+            },
             render::bytes(status.store_bytes),
             count(status.sessions, "session"),
             status.sessions_loaded,

@@ -141,7 +141,9 @@
  * @property {number} store_bytes Bytes the store occupies on disk.
  * @property {number} store_commits Changes committed to the store since start-up.
  * @property {StoreHealth} store_health Whether the store takes writes.
+ * @property {string} store_kind Which store holds the sessions: `embedded` (sled in `data_dir`) or `postgres` (a database several omnid share).
  * @property {number} store_syncs Syncs to disk since start-up (concurrent commits share one).
+ * @property {string | null} store_url The shared store's URL, without its password (none for the embedded store).
  * @property {number} uptime_ms Time since it started.
  * @property {UsageTotals} usage_today Tokens and cost of the answers stored today (local time), proxied ones included.
  * @property {string} version The daemon's package version.

@@ -66,6 +66,12 @@ fn sessions_live_in_the_shared_database_and_a_second_omnid_sees_them() {
     assert_eq!(said.len(), 2, "{said:?}");
     assert_eq!(said[0].1, "hello from the first machine");
 
+    let status = first.ctl(&["--json", "status"]).ok().json();
+    assert_eq!(status["store_kind"], "postgres");
+    let url = status["store_url"].as_str().unwrap();
+    assert!(url.contains(&format!("127.0.0.1:{}", cluster.port())), "{url}");
+    let text = first.ctl(&["status"]).ok().stdout;
+    assert!(text.contains(&format!("store:    postgres {url}")), "{text}");
     first.stop();
     first.restart();
     assert_eq!(turns(&first, &session), said, "kept across a restart");

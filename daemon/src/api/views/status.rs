@@ -31,6 +31,8 @@ pub async fn status(daemon: &Daemon) -> DaemonStatus {
             .map(|address| address.to_string()),
         web_address: daemon.web.address().map(|address| address.to_string()),
         data_dir: config.data_dir.display().to_string(),
+        store_kind: daemon.services.store.kind().0.to_string(),
+        store_url: daemon.services.store.kind().1.map(str::to_string),
         log_dir: config.log_dir.display().to_string(),
         store_bytes: daemon.services.store.size_on_disk().await,
         sessions: daemon.services.store.session_count().await as u64,
