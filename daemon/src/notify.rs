@@ -45,16 +45,23 @@ pub fn spawn_watchdog(tracker: &TaskTracker, shutdown: CancellationToken) {
     });
 }
 
-/// Sends a `STATUS=` line whenever `describe()` changes (checked every second).
 /// What the daemon is doing, in one line (it reads the store).
 pub type Describe = Arc<dyn Fn() -> BoxFuture<'static, String> + Send + Sync>;
 
-pub fn spawn_status(tracker: &TaskTracker, shutdown: CancellationToken, describe: Describe) {
+/// Sends a `STATUS=` line whenever `describe()` changes (checked every second) from
+/// `told`, the status systemd has (sent with `READY=1`): a change made before the first
+/// check is still told.
+pub fn spawn_status(
+    tracker: &TaskTracker,
+    shutdown: CancellationToken,
+    describe: Describe,
+    told: String,
+) {
     if std::env::var_os("NOTIFY_SOCKET").is_none() {
         return;
     }
     tracker.spawn(async move {
-        let mut last = describe().await;
+        let mut last = told;
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         loop {
             tokio::select! {

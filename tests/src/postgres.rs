@@ -23,13 +23,48 @@ const SERVER_USER: &str = "postgres";
 const ROLE: &str = "omni";
 const PASSWORD: &str = "omni-test-password";
 
-/// A running cluster; stopped (at once) when dropped.
+/// A running cluster; stopped (at once) when dropped, unless it is the run's shared one.
 pub struct PgCluster {
-    dir: TempDir,
+    dir: PathBuf,
+    /// The temporary directory it lives in (none for the run's shared cluster, which
+    /// outlives each test).
+    temp: Option<TempDir>,
     bin: PathBuf,
     port: u16,
     /// `postgres` when the tests run as root; `None` runs the server as ourselves.
     run_as: Option<String>,
+}
+
+/// The environment variable naming where the run's shared cluster lives: when set (by
+/// `scripts/test`, which stops the cluster at the end), [`fresh_database`] uses it.
+pub const SHARED_ENV: &str = "OMNI_TEST_PG_SHARED";
+
+/// A database of its own for one test, on the cluster every test of the run shares (the
+/// first test that asks starts it in the directory [`SHARED_ENV`] names): its URL and
+/// the password. Creating a database takes a few milliseconds; a cluster, a second.
+pub fn fresh_database() -> (String, &'static str) {
+    let dir = std::env::var_os(SHARED_ENV)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("{SHARED_ENV} names no directory for the shared cluster"));
+    std::fs::create_dir_all(&dir).expect("the shared cluster's directory");
+    let lock = std::fs::File::create(dir.join("lock")).expect("the shared cluster's lock");
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive).expect("lock");
+    let cluster = PgCluster::shared(&dir);
+    drop(lock);
+    let name = format!(
+        "t{}_{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    );
+    let port = cluster.port.to_string();
+    cluster.run(
+        "createdb",
+        &["-h", "127.0.0.1", "-p", &port, "-U", ROLE, &name],
+    );
+    let url = format!("postgres://{ROLE}@127.0.0.1:{port}/{name}");
+    (url, PASSWORD)
 }
 
 /// The directory of the server binaries, or why there is none.
@@ -107,7 +142,8 @@ impl PgCluster {
             std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).expect("chown");
         }
         let cluster = Self {
-            dir,
+            dir: dir.path().to_path_buf(),
+            temp: Some(dir),
             bin,
             port: free_port(),
             run_as,
@@ -116,6 +152,48 @@ impl PgCluster {
         cluster.start_server();
         cluster.create_database();
         cluster
+    }
+
+    /// The run's shared cluster in `dir`, started if it is not running (the caller holds
+    /// the directory's lock).
+    fn shared(dir: &Path) -> Self {
+        let bin = bin_dir().unwrap_or_else(|why| panic!("{why}"));
+        let run_as = is_root().then(|| SERVER_USER.to_string());
+        let port_file = dir.join("port");
+        let known = std::fs::read_to_string(&port_file).ok();
+        let mut cluster = Self {
+            dir: dir.to_path_buf(),
+            temp: None,
+            bin,
+            port: known
+                .as_deref()
+                .and_then(|p| p.trim().parse().ok())
+                .unwrap_or(0),
+            run_as,
+        };
+        if cluster.port != 0 && cluster.running() {
+            return cluster;
+        }
+        if let Some(user) = &cluster.run_as {
+            let (uid, gid) = ids_of(user);
+            std::os::unix::fs::chown(dir, Some(uid), Some(gid)).expect("chown");
+        }
+        if !cluster.data().exists() {
+            cluster.init();
+        }
+        cluster.port = free_port();
+        cluster.start_server();
+        std::fs::write(&port_file, cluster.port.to_string()).expect("write the port");
+        cluster
+    }
+
+    /// Whether the server runs (`pg_ctl status`).
+    fn running(&self) -> bool {
+        let data = self.data().display().to_string();
+        self.command("pg_ctl")
+            .args(["-D", &data, "status"])
+            .output()
+            .is_ok_and(|out| out.status.success())
     }
 
     /// `postgres://omni@127.0.0.1:PORT/omni`: the password goes apart.
@@ -144,7 +222,7 @@ impl PgCluster {
     }
 
     fn data(&self) -> PathBuf {
-        self.dir.path().join("data")
+        self.dir.join("data")
     }
 
     /// One of the server's programs, to run as the server's user.
@@ -162,9 +240,7 @@ impl PgCluster {
             }
             None => Command::new(path),
         };
-        command
-            .env("PGPASSWORD", PASSWORD)
-            .current_dir(self.dir.path());
+        command.env("PGPASSWORD", PASSWORD).current_dir(&self.dir);
         command
     }
 
@@ -185,7 +261,7 @@ impl PgCluster {
     }
 
     fn init(&self) {
-        let password_file = self.dir.path().join("password");
+        let password_file = self.dir.join("password");
         std::fs::write(&password_file, PASSWORD).expect("write the password file");
         if let Some(user) = &self.run_as {
             let (uid, gid) = ids_of(user);
@@ -219,9 +295,9 @@ impl PgCluster {
         let options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1",
             self.port,
-            self.dir.path().display()
+            self.dir.display()
         );
-        let log = self.dir.path().join("server.log").display().to_string();
+        let log = self.dir.join("server.log").display().to_string();
         self.pg_ctl(&["-l", &log, "-o", &options, "start"]);
     }
 
@@ -236,6 +312,9 @@ impl PgCluster {
 
 impl Drop for PgCluster {
     fn drop(&mut self) {
+        if self.temp.is_none() {
+            return; // the run's shared cluster: scripts/test stops it
+        }
         let data = self.data().display().to_string();
         let stop = ["-D", &data, "-m", "immediate", "stop"];
         let _ = self.command("pg_ctl").args(stop).output();

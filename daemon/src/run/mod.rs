@@ -95,13 +95,14 @@ pub async fn run(
         })
     };
     crate::api::finish_unfinished_purges(&daemon).await;
-    notify::ready(&describe().await);
+    let told = describe().await;
+    notify::ready(&told);
     check_in_background(&tracker, &daemon);
     learn_default_window(&tracker, &services, shutdown.clone());
     crate::api::trash::spawn_expiry(&tracker, daemon.clone(), shutdown.clone());
     notify::spawn_watchdog(&tracker, shutdown.clone());
     memory::spawn_release(&tracker, shutdown.clone());
-    notify::spawn_status(&tracker, shutdown.clone(), describe);
+    notify::spawn_status(&tracker, shutdown.clone(), describe, told);
     let reloading = reload::serve(
         daemon.clone(),
         reloads,

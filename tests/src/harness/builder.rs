@@ -22,6 +22,33 @@ pub struct OmniBuilder {
     fake: Option<FakeGemini>,
 }
 
+/// The environment variable that puts every test daemon on a PostgreSQL store of its own
+/// (`OMNI_TEST_STORE=postgres`), on the run's shared cluster: how the suites that
+/// exercise the store run against both backends (`scripts/test`).
+pub const STORE_ENV: &str = "OMNI_TEST_STORE";
+
+/// Whether this run's daemons keep their sessions in PostgreSQL.
+pub fn on_postgres() -> bool {
+    std::env::var(STORE_ENV).is_ok_and(|kind| kind == "postgres")
+}
+
+/// `--store-url` for a fresh database and `--store-password-file` (written into `dir`).
+fn shared_store_args(dir: &Path) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let (url, password) = crate::postgres::fresh_database();
+    let file = dir.join("store-password");
+    std::fs::write(&file, password).expect("write the store's password");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))
+        .expect("make the password file private");
+    let file = file.display().to_string();
+    vec![
+        "--store-url".into(),
+        url,
+        "--store-password-file".into(),
+        file,
+    ]
+}
+
 /// Copies a directory tree (files and directories only).
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create a directory");
@@ -136,6 +163,10 @@ impl OmniBuilder {
         if let Some(fixture) = &self.data_from {
             copy_tree(fixture, &data_dir);
         }
+        let mut args = self.args;
+        if on_postgres() && !args.iter().any(|a| a == "--store-url") {
+            args.extend(shared_store_args(dir.path()));
+        }
         let mut omni = Omni {
             config_path,
             discover_config: self.discover_config,
@@ -148,7 +179,7 @@ impl OmniBuilder {
             dir,
             base_url: self.base_url.unwrap_or_else(|| fake.url()),
             fake,
-            args: self.args,
+            args,
             env: self.env,
             child: None,
             starts: 0,
