@@ -14,6 +14,7 @@
 //! | `send_body_ms_10k` | serialising a 10,000-turn context as JSON once: the body's own size cost |
 //! | `syncs_per_turn_64` | file syncs per committed turn, 64 sessions sending at once |
 //! | `commit_ratio` | one committed turn ÷ a raw `write` + `fdatasync` in the same directory |
+//! | `commit_ratio_postgres` | one committed turn on PostgreSQL ÷ a bare `INSERT` + `COMMIT` of the same bytes on the same server |
 //! | `rss_mb_10k_idle` | resident memory after 10,000 sessions were touched once and left idle |
 //! | `disk_ratio_100k` | bytes on disk ÷ bytes of text, for a 100,000-turn chat |
 //! | `ipc_ratio` | a request round trip through `omnid` ÷ a raw Unix-socket echo |
@@ -35,6 +36,7 @@ mod listing;
 mod memory;
 mod search;
 mod send;
+mod shared;
 mod start;
 
 /// Prints a figure in the one form tools read: `FIGURE name value`.
@@ -75,6 +77,9 @@ fn main() {
         }
         if wanted("commit_ratio") {
             disk::commit_ratio(300).await;
+        }
+        if wanted("commit_ratio_postgres") {
+            shared::commit_ratio(1000).await;
         }
         if wanted("commit_ratio_search") {
             search::commit_with_index(300).await;

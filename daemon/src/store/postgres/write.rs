@@ -2,7 +2,7 @@
 //! `synchronous_commit`, on by default, makes the commit durable), then handed to the
 //! observer.
 
-use tokio_postgres::Transaction;
+use deadpool_postgres::Transaction;
 use tokio_postgres::error::SqlState;
 use uuid::Uuid;
 
@@ -13,33 +13,42 @@ use crate::store::encoding::formats::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT};
 use crate::store::{ChainHash, Change, Import, Link, Purged, Recorded, StoreError};
 
 impl PgStore {
-    /// Commits a change in one transaction.
+    /// Commits a change in one transaction: its writes go out together (pipelined, each
+    /// a statement prepared once per connection), then the commit.
     pub async fn commit(&self, change: &Change<'_>) -> Result<(), StoreError> {
         let id = change.session.id;
         let mut client = self.connection().await?;
         let failed = |e| self.failed(e);
         let transaction = client.transaction().await.map_err(failed)?;
-        if let Some(node) = change.node {
-            insert_node(&transaction, &id, node)
-                .await
-                .map_err(failed_or(self, id))?;
+        if let Some(Recorded::Chain(_)) = &change.recorded
+            && change.node.is_none()
+        {
+            return Err(StoreError::Corrupt(
+                "a conversation's chain entry needs its node".into(),
+            ));
         }
-        if let Some(mv) = change.mv {
-            insert_move(&transaction, &id, mv)
-                .await
-                .map_err(failed_or(self, id))?;
-        }
-        write_session(&transaction, change.session, None)
-            .await
-            .map_err(failed_or(self, id))?;
-        if let Some(Recorded::Chain(hash)) = &change.recorded {
-            let node = change.node.ok_or_else(|| {
-                StoreError::Corrupt("a conversation's chain entry needs its node".into())
-            })?;
-            insert_chain(&transaction, hash, &id, node.id)
-                .await
-                .map_err(failed)?;
-        }
+        let node = async {
+            match change.node {
+                Some(node) => insert_node(&transaction, &id, node).await,
+                None => Ok(()),
+            }
+        };
+        let mv = async {
+            match change.mv {
+                Some(mv) => insert_move(&transaction, &id, mv).await,
+                None => Ok(()),
+            }
+        };
+        let session = write_session(&transaction, change.session, None);
+        let chain = async {
+            match (&change.recorded, change.node) {
+                (Some(Recorded::Chain(hash)), Some(node)) => {
+                    Ok(insert_chain(&transaction, hash, &id, node.id).await?)
+                }
+                _ => Ok(()),
+            }
+        };
+        tokio::try_join!(node, mv, session, chain).map_err(failed_or(self, id))?;
         transaction.commit().await.map_err(failed)?;
         let gained = change.node.map(std::slice::from_ref).unwrap_or_default();
         self.committed(id, gained).await;
@@ -181,9 +190,10 @@ async fn insert_node(
     let value = codec::encode(node, NODE_FORMAT)?;
     let role = i16::from(Link::role_code(node.role));
     let sql = "INSERT INTO nodes (session, id, parent, role, value) VALUES ($1, $2, $3, $4, $5)";
+    let statement = transaction.prepare_cached(sql).await?;
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
         [session, &int(node.id), &int(node.parent), &role, &value];
-    transaction.execute(sql, &params).await?;
+    transaction.execute(&statement, &params).await?;
     Ok(())
 }
 
