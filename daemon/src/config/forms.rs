@@ -104,6 +104,17 @@ impl SettingValue for ModelList {
     }
 }
 
+/// The base URL's default depends on the provider's kind: chosen when the settings are
+/// typed (see `Config`).
+pub fn kind_default(_: &super::declare::DefaultInputs<'_>) -> anyhow::Result<Option<String>> {
+    Ok(None)
+}
+
+/// No models: the default of a list of them.
+pub fn no_models(_: &super::declare::DefaultInputs<'_>) -> anyhow::Result<ModelList> {
+    Ok(ModelList::default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,7 +36,7 @@ pub use settings::Settings;
 use crate::diag::{Policy, Retention};
 use crate::provider::{ApiKey, ProviderConfig, Redactor, RequestOptions};
 use crate::resilience::RetryPolicy;
-use crate::store::{SharedStore, StoreOptions};
+use crate::store::StoreOptions;
 use checks::{at_least_one, loopback, seconds};
 use declare::DefaultInputs;
 pub use forms::ModelList;
@@ -271,7 +271,10 @@ impl Config {
             store: StoreOptions {
                 min_free_bytes: s.min_free_space_mb.saturating_mul(1024 * 1024),
                 cache_bytes: s.store_cache_mb.max(1).saturating_mul(1024 * 1024),
-                shared: shared_store(s.store_url.as_ref(), s.store_password_file.as_deref())?,
+                shared: store_url::shared_store(
+                    s.store_url.as_ref(),
+                    s.store_password_file.as_deref(),
+                )?,
             },
             settings,
         })
@@ -370,32 +373,6 @@ impl Config {
         }
         value
     }
-}
-
-/// The shared store the settings name, if any: its URL and the password from its file
-/// (refused unless only its owner may read it).
-fn shared_store(
-    url: Option<&store_url::StoreUrl>,
-    password_file: Option<&std::path::Path>,
-) -> anyhow::Result<Option<SharedStore>> {
-    let Some(url) = url else {
-        if let Some(file) = password_file {
-            anyhow::bail!(
-                "store_password_file {} is set but store_url is not: set both, or neither",
-                file.display()
-            );
-        }
-        return Ok(None);
-    };
-    let password = match password_file {
-        Some(file) => Some(key::read_private_file(file, "the store's password file")?),
-        None => None,
-    };
-    Ok(Some(SharedStore {
-        url: url.secret_text().to_string(),
-        password,
-        shown: url.shown(),
-    }))
 }
 
 #[cfg(test)]

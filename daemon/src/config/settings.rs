@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use super::declare::{DefaultInputs, settings};
-use super::forms::ModelList;
+use super::declare::settings;
+use super::forms::{ModelList, kind_default, no_models};
 use super::key::ApiKeyFrom;
 use super::places::{default_data_dir, default_log_dir, default_socket};
 use super::store_url::StoreUrl;
@@ -334,9 +334,8 @@ settings! {
         reloads: true,
         secret: false,
     }
-    /// Keep sessions in this shared PostgreSQL database (`postgres://USER@HOST:PORT/DB`)
-    /// instead of the data directory: any number of omnid may share it. Unset: sled in the
-    /// data directory. A password in the URL is never printed.
+    /// Keep sessions in this PostgreSQL database (`postgres://USER@HOST:PORT/DB`), which
+    /// several omnid may share, not in the data directory; a password in it is never shown.
     store_url: StoreUrl {
         key: "store_url",
         flag: value("store-url", "URL"),
@@ -405,14 +404,4 @@ settings! {
         reloads: true,
         secret: false,
     }
-}
-
-/// The base URL's default depends on the provider's kind: chosen when the settings are
-/// typed (see `Config`).
-fn kind_default(_: &DefaultInputs<'_>) -> anyhow::Result<Option<String>> {
-    Ok(None)
-}
-
-fn no_models(_: &DefaultInputs<'_>) -> anyhow::Result<ModelList> {
-    Ok(ModelList::default())
 }

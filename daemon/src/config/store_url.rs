@@ -7,6 +7,7 @@ use std::str::FromStr;
 use serde::Deserialize;
 
 use super::forms::SettingValue;
+use crate::store::SharedStore;
 
 /// A PostgreSQL URL as given (its password, if any, included).
 #[derive(Clone, PartialEq, Eq, Deserialize)]
@@ -73,6 +74,35 @@ impl SettingValue for StoreUrl {
     fn json_form(&self) -> serde_json::Value {
         serde_json::Value::String(self.shown())
     }
+}
+
+/// The shared store the settings name, if any: its URL and the password from its file
+/// (refused unless only its owner may read it).
+pub fn shared_store(
+    url: Option<&StoreUrl>,
+    password_file: Option<&std::path::Path>,
+) -> anyhow::Result<Option<SharedStore>> {
+    let Some(url) = url else {
+        if let Some(file) = password_file {
+            anyhow::bail!(
+                "store_password_file {} is set but store_url is not: set both, or neither",
+                file.display()
+            );
+        }
+        return Ok(None);
+    };
+    let password = match password_file {
+        Some(file) => Some(super::key::read_private_file(
+            file,
+            "the store's password file",
+        )?),
+        None => None,
+    };
+    Ok(Some(SharedStore {
+        url: url.secret_text().to_string(),
+        password,
+        shown: url.shown(),
+    }))
 }
 
 #[cfg(test)]
