@@ -246,7 +246,9 @@ impl Registry {
             });
         }
         if let Some(handle) = self.loaded(&id) {
-            return Ok(handle);
+            if self.still_current(&handle, &id).await {
+                return Ok(handle);
+            }
         }
         // Read outside any lock: loading one session never holds up another.
         let store = &self.ctx.store;
@@ -318,6 +320,28 @@ impl Registry {
         self.damaged.forget(id);
         self.ctx.current.forget(id);
         Ok(())
+    }
+
+    /// Whether a loaded actor holds the session as the store has it. On a shared store
+    /// another omnid may have changed it since: then the actor ends (unless it is busy:
+    /// its own commit is refused if it is behind) and the session is read again, so a
+    /// person switching machines goes on at once.
+    async fn still_current(&self, handle: &ActorHandle, id: &Uuid) -> bool {
+        if !self.ctx.store.is_shared() {
+            return true;
+        }
+        let Ok(Some(stored)) = self.ctx.store.session(id).await else {
+            return true;
+        };
+        if handle.holds(&stored) || handle.close().await.is_err() {
+            return true;
+        }
+        tracing::info!(session = %id, "another omnid changed the session; it is read again");
+        let mut actors = self.actors.lock().unwrap_or_else(|p| p.into_inner());
+        if actors.get(id).is_some_and(ActorHandle::is_closed) {
+            actors.remove(id);
+        }
+        false
     }
 
     /// The actor of a session that is loaded now, if any.

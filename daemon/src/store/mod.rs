@@ -142,6 +142,11 @@ impl Store {
         Ok(Self { backend })
     }
 
+    /// Whether other omnid may change the store (a shared database) while this one runs.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.backend, Backend::Postgres(_))
+    }
+
     /// Which backend runs and where (`embedded` or the shared database's URL, without
     /// its password), for `status`.
     pub fn kind(&self) -> (&'static str, Option<&str>) {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use omni_tests::harness::{Omni, omnid_bin};
 use omni_tests::postgres::PgCluster;
+use omni_tests::scenario::held_answer;
 use serde_json::Value;
 
 /// The cluster's password in a file only its owner may read.
@@ -82,15 +83,15 @@ fn sessions_live_in_the_shared_database_and_a_second_omnid_sees_them() {
     second.ctl(&["send", "--session", &session, "and from the second"]).ok();
     assert_eq!(turns(&first, &session).len(), 6, "the first sees the second's turn");
 
-    // The first's session was loaded before the second's turn: its change is refused, the
-    // session is read again, and the next send follows the whole history.
-    let stale = first.ctl(&["send", "--session", &session, "from the first again"]);
-    assert_ne!(stale.code, 0, "{}", stale.stdout);
-    assert!(stale.stderr.contains("changed by another omnid"), "{}", stale.stderr);
+    // The first's actor was loaded before the second's turn: the session is read again
+    // before its next send, which follows the whole history.
     first.ctl(&["send", "--session", &session, "from the first again"]).ok();
     let all = turns(&second, &session);
     assert_eq!(all.len(), 8, "{all:?}");
-    assert_eq!((all[4].1.as_str(), all[6].1.as_str()), ("and from the second", "from the first again"));
+    assert_eq!(
+        (all[4].1.as_str(), all[6].1.as_str()),
+        ("and from the second", "from the first again")
+    );
 
     for omni in [&first, &second] {
         let stderr = omni.daemon_stderr();
@@ -153,4 +154,31 @@ fn a_database_that_goes_away_fails_a_send_naming_it_and_is_used_again_when_back(
     let said: Vec<String> = turns(&omni, &session).into_iter().map(|t| t.1).collect();
     assert_eq!(said.len(), 4, "{said:?}");
     assert_eq!((said[0].as_str(), said[2].as_str()), ("before", "after"));
+}
+
+#[test]
+fn a_turn_that_another_omnid_overtook_is_refused_and_nothing_is_mixed() {
+    let cluster = PgCluster::start();
+    let secrets = tempfile::tempdir().unwrap();
+    let password = password_file(secrets.path(), &cluster);
+    let first = on_postgres(&cluster, &password);
+    let second = on_postgres(&cluster, &password);
+    let session = first.new_session();
+    let gate = held_answer(&first);
+    let mut slow = first.spawn_ctl(&["send", "-s", &session, "a slow question"]);
+    slow.read_texts(1);
+    // Meanwhile the second takes a turn on the same session.
+    second.ctl(&["send", "-s", &session, "a quick one"]).ok();
+    gate.open();
+    let overtaken = slow.finish();
+    assert_ne!(overtaken.code, 0, "{}", overtaken.stdout);
+    assert!(
+        overtaken.stderr.contains("changed by another omnid"),
+        "{}",
+        overtaken.stderr
+    );
+    let said: Vec<String> = turns(&first, &session).into_iter().map(|t| t.1).collect();
+    assert_eq!(said[0], "a slow question");
+    assert_eq!(said[1], "a quick one", "the second's turn follows, whole: {said:?}");
+    assert_eq!(said.len(), 3, "{said:?}");
 }

@@ -155,6 +155,14 @@ impl Actor {
             self.ctx.usage_today.count(info, now_ms());
         }
         self.record = record;
+        if let Some(held) = self
+            .holds
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_mut()
+        {
+            *held = self.record.clone();
+        }
         if self.client_made && how.activity {
             self.ctx.current.set(self.record.id);
         }

@@ -2,7 +2,7 @@
 //! command, each send that command and wait for its reply; each is written in the file of
 //! its command's work.
 
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
@@ -14,10 +14,16 @@ use crate::services::Services;
 use crate::session::SessionError;
 use crate::session::tree::Tree;
 
+/// The session's record as its actor holds it (for a shared store; `None` otherwise).
+pub(super) type Holds = Arc<Mutex<Option<SessionRecord>>>;
+
 /// A cheap, cloneable way to talk to a session's actor.
 #[derive(Clone)]
 pub struct ActorHandle {
     id: Uuid,
+    /// The record the actor holds, kept for a shared store only: another omnid may
+    /// change the session, and the registry compares this with the store's.
+    holds: Holds,
     commands: mpsc::Sender<Command>,
 }
 
@@ -34,6 +40,7 @@ impl ActorHandle {
     ) -> Self {
         let (commands, inbox) = mpsc::channel(MAILBOX);
         let id = record.id;
+        let holds = Arc::new(Mutex::new(ctx.store.is_shared().then(|| record.clone())));
         let actor = Actor {
             ctx: ctx.clone(),
             record,
@@ -46,10 +53,22 @@ impl ActorHandle {
             life: Default::default(),
             retired: false,
             client_made,
+            holds: holds.clone(),
             loaded,
         };
         ctx.tracker.spawn(actor.run());
-        Self { id, commands }
+        Self {
+            id,
+            commands,
+            holds,
+        }
+    }
+
+    /// Whether the actor holds the session as `stored` has it (always, on the embedded
+    /// store: no one else writes it).
+    pub fn holds(&self, stored: &SessionRecord) -> bool {
+        let held = self.holds.lock().unwrap_or_else(|p| p.into_inner());
+        held.as_ref().is_none_or(|held| held == stored)
     }
 
     /// Whether the actor has ended (shutdown, or retired after a store failure).

@@ -142,6 +142,8 @@ struct Actor {
     /// Made by a client of omnid's own (not recorded from the proxy): its changes make
     /// it the current session.
     client_made: bool,
+    /// What the handles say the actor holds (see [`handle::Holds`]).
+    holds: handle::Holds,
 }
 
 /// The registry's map of loaded sessions and their actors.

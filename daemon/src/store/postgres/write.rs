@@ -48,7 +48,8 @@ impl PgStore {
                 _ => Ok(()),
             }
         };
-        tokio::try_join!(node, mv, session, chain).map_err(failed_or(self, id))?;
+        let (node, mv, session, chain) = tokio::join!(node, mv, session, chain);
+        first_cause([node, mv, session, chain]).map_err(failed_or(self, id))?;
         transaction.commit().await.map_err(failed)?;
         let gained = change.node.map(std::slice::from_ref).unwrap_or_default();
         self.committed(id, gained).await;
@@ -149,6 +150,20 @@ impl PgStore {
             .await
             .map_err(|e| self.failed(e))?;
         Ok(())
+    }
+}
+
+/// The error that caused a pipelined transaction to fail: once one statement fails, the
+/// ones after it fail as "transaction aborted", and may be heard first.
+fn first_cause(results: [Result<(), WriteError>; 4]) -> Result<(), WriteError> {
+    let aborted = |error: &WriteError| match error {
+        WriteError::Database(error) => error.code() == Some(&SqlState::IN_FAILED_SQL_TRANSACTION),
+        WriteError::Store(_) => false,
+    };
+    let mut errors: Vec<WriteError> = results.into_iter().filter_map(Result::err).collect();
+    match errors.iter().position(|error| !aborted(error)) {
+        Some(cause) => Err(errors.swap_remove(cause)),
+        None => errors.into_iter().next().map_or(Ok(()), Err),
     }
 }
 
