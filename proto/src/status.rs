@@ -69,6 +69,9 @@ pub struct DaemonStatus {
     pub store_kind: String,
     /// The shared store's URL, without its password (none for the embedded store).
     pub store_url: Option<String>,
+    /// This omnid's name among those sharing a store (`--instance-name`; the host name by
+    /// default).
+    pub instance: String,
 }
 
 /// What the model APIs' proxy has done since the daemon started, in all and per endpoint.

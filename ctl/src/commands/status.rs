@@ -61,7 +61,7 @@ fn places(status: &DaemonStatus) -> Vec<String> {
         format!(
             "store:    {} ({}, {}, {} loaded; {} and {} since start)",
             match &status.store_url {
-                Some(url) => format!("{} {url}", status.store_kind),
+                Some(url) => format!("{} {url}, as {}", status.store_kind, status.instance),
                 None => status.data_dir.clone(),
             },
             render::bytes(status.store_bytes),

@@ -64,6 +64,8 @@ pub struct Config {
     pub web_listen: Option<std::net::SocketAddr>,
     /// The store's directory.
     pub data_dir: PathBuf,
+    /// This omnid's name among those sharing a store (`instance_name`).
+    pub instance_name: String,
     /// The diagnostic log directory.
     pub log_dir: PathBuf,
     /// The providers, the default model and the fallback chain (with the keys, read from
@@ -239,6 +241,7 @@ impl Config {
             web_listen: loopback("web-listen", "the web app", s.web_listen)?,
             proxy_history: history_policy(s)?,
             data_dir: s.data_dir.clone(),
+            instance_name: s.instance_name.clone(),
             log_dir: s.log_dir.clone(),
             provider,
             provider_entries: file.providers().clone(),

@@ -29,6 +29,19 @@ pub(super) fn default_data_dir(inputs: &DefaultInputs<'_>) -> anyhow::Result<Pat
     Ok(if inputs.demo { dir.join("demo") } else { dir })
 }
 
+/// This omnid's name among those sharing a store: the host name.
+pub(super) fn default_instance_name(_: &DefaultInputs<'_>) -> anyhow::Result<String> {
+    let name = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    Ok(if name.is_empty() {
+        "omnid".into()
+    } else {
+        name
+    })
+}
+
 /// Diagnostic logs: systemd's logs directory, else the XDG state directory.
 pub(super) fn default_log_dir(inputs: &DefaultInputs<'_>) -> anyhow::Result<PathBuf> {
     match inputs.env.path("LOGS_DIRECTORY") {

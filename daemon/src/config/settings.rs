@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::declare::settings;
 use super::forms::{ModelList, kind_default, no_models};
 use super::key::ApiKeyFrom;
-use super::places::{default_data_dir, default_log_dir, default_socket};
+use super::places::{default_data_dir, default_instance_name, default_log_dir, default_socket};
 use super::store_url::StoreUrl;
 
 /// The model asked when nothing says otherwise.
@@ -343,6 +343,15 @@ settings! {
         default: none,
         reloads: false,
         secret: true,
+    }
+    /// This omnid's name among those sharing a store (in `status` and, later, in who holds
+    /// a session).
+    instance_name: String {
+        key: "instance_name",
+        flag: value("instance-name", "NAME"),
+        default: from(default_instance_name, "the host name"),
+        reloads: false,
+        secret: false,
     }
     /// The shared store's password: a file readable by its owner only.
     store_password_file: PathBuf {

@@ -128,6 +128,7 @@
  * @property {DamagedSession[]} damaged_sessions Sessions found damaged (readable, but refusing changes).
  * @property {string} data_dir Its data directory (the sled store).
  * @property {string | null} http_address The HTTP/JSON API's loopback TCP address, when it listens there (bearer token).
+ * @property {string} instance This omnid's name among those sharing a store (`--instance-name`; the host name by default).
  * @property {string} log_dir Its log directory.
  * @property {number} log_write_failures Diagnostic records that could not be written since start-up.
  * @property {string} model The model asked.

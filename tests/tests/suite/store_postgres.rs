@@ -71,8 +71,9 @@ fn sessions_live_in_the_shared_database_and_a_second_omnid_sees_them() {
     assert_eq!(status["store_kind"], "postgres");
     let url = status["store_url"].as_str().unwrap();
     assert!(url.contains(&format!("127.0.0.1:{}", cluster.port())), "{url}");
+    assert!(!status["instance"].as_str().unwrap().is_empty(), "{status}");
     let text = first.ctl(&["status"]).ok().stdout;
-    assert!(text.contains(&format!("store:    postgres {url}")), "{text}");
+    assert!(text.contains(&format!("store:    postgres {url}, as ")), "{text}");
     first.stop();
     first.restart();
     assert_eq!(turns(&first, &session), said, "kept across a restart");
@@ -108,11 +109,13 @@ fn the_password_is_never_printed_and_a_newer_schema_stops_the_start() {
     let socket = secrets.path().join("omnid.sock").display().to_string();
     let printed = std::process::Command::new(omnid_bin())
         .args(["--print-config", "--socket", &socket, "--store-url", &with_password])
+        .args(["--instance-name", "the-laptop"])
         .output()
         .unwrap();
     let printed = String::from_utf8_lossy(&printed.stdout).to_string();
     assert!(printed.contains("store_url = \"postgres://omni:***@127.0.0.1"), "{printed}");
     assert!(!printed.contains(cluster.password()), "{printed}");
+    assert!(printed.contains("instance_name = \"the-laptop\""), "{printed}");
 
     let mut omni = on_postgres(&cluster, &password);
     omni.stop();

@@ -33,6 +33,7 @@ pub async fn status(daemon: &Daemon) -> DaemonStatus {
         data_dir: config.data_dir.display().to_string(),
         store_kind: daemon.services.store.kind().0.to_string(),
         store_url: daemon.services.store.kind().1.map(str::to_string),
+        instance: config.instance_name.clone(),
         log_dir: config.log_dir.display().to_string(),
         store_bytes: daemon.services.store.size_on_disk().await,
         sessions: daemon.services.store.session_count().await as u64,
