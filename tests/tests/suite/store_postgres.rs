@@ -1,7 +1,8 @@
 //! The shared store: omnid keeps its sessions in a PostgreSQL database of the tests' own
 //! (`--store-url`, the password in `--store-password-file`), a second omnid on another
 //! data directory sees the same history, the password is never printed, and a database
-//! whose schema is newer than omnid knows stops the start, naming both versions.
+//! whose schema is newer than omnid knows, a wrong password, an unreachable database or a
+//! password file others may read stops the start with the reason.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -120,20 +121,7 @@ fn the_password_is_never_printed_and_a_newer_schema_stops_the_start() {
     let mut omni = on_postgres(&cluster, &password);
     omni.stop();
     sql(&cluster, "UPDATE omni_schema SET version = 99");
-    let data = tempfile::tempdir().unwrap();
-    let refused = std::process::Command::new(omnid_bin())
-        .arg("--store-url")
-        .arg(cluster.url())
-        .arg("--store-password-file")
-        .arg(&password)
-        .arg("--data-dir")
-        .arg(data.path())
-        .arg("--socket")
-        .arg(data.path().join("omnid.sock"))
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&refused.stderr);
-    assert!(!refused.status.success(), "{said}");
+    let said = refused_start(&cluster.url(), &password);
     assert!(said.contains("schema version 99") && said.contains("(1)"), "{said}");
     assert!(said.contains(&format!("127.0.0.1:{}", cluster.port())), "{said}");
 }
@@ -184,4 +172,47 @@ fn a_turn_that_another_omnid_overtook_is_refused_and_nothing_is_mixed() {
     assert_eq!(said[0], "a slow question");
     assert_eq!(said[1], "a quick one", "the second's turn follows, whole: {said:?}");
     assert_eq!(said.len(), 3, "{said:?}");
+}
+
+/// Starts omnid on `url` with the password in `password`, expecting it to stop; its
+/// standard error.
+fn refused_start(url: &str, password: &Path) -> String {
+    let data = tempfile::tempdir().unwrap();
+    let started = std::process::Command::new(omnid_bin())
+        .arg("--store-url")
+        .arg(url)
+        .arg("--store-password-file")
+        .arg(password)
+        .arg("--data-dir")
+        .arg(data.path())
+        .arg("--socket")
+        .arg(data.path().join("omnid.sock"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&started.stderr).to_string();
+    assert!(!started.status.success(), "{said}");
+    said
+}
+
+#[test]
+fn a_wrong_password_or_an_unreachable_database_stops_the_start_with_the_reason() {
+    let cluster = PgCluster::start();
+    let secrets = tempfile::tempdir().unwrap();
+    let wrong = secrets.path().join("wrong-password");
+    std::fs::write(&wrong, "not-the-password").unwrap();
+    std::fs::set_permissions(&wrong, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let said = refused_start(&cluster.url(), &wrong);
+    assert!(said.contains("password authentication failed"), "{said}");
+    assert!(said.contains(&format!("127.0.0.1:{}", cluster.port())), "{said}");
+    assert!(!said.contains("not-the-password"), "{said}");
+
+    let nowhere = cluster.url().replace(&cluster.port().to_string(), "1");
+    let said = refused_start(&nowhere, &wrong);
+    assert!(said.contains("the store at") && said.contains("127.0.0.1:1/"), "{said}");
+
+    let open = secrets.path().join("readable-password");
+    std::fs::write(&open, cluster.password()).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let said = refused_start(&cluster.url(), &open);
+    assert!(said.contains("readable by others"), "{said}");
 }
