@@ -16,6 +16,7 @@ pub async fn status(daemon: &Daemon) -> DaemonStatus {
     let services = &daemon.services;
     let live = services.live.get();
     let config = &live.config;
+    let (store_kind, store_url) = services.store.kind();
     DaemonStatus {
         current_context: current_context(daemon, &live).await,
         version: env!("CARGO_PKG_VERSION").to_string(),
@@ -31,8 +32,8 @@ pub async fn status(daemon: &Daemon) -> DaemonStatus {
             .map(|address| address.to_string()),
         web_address: daemon.web.address().map(|address| address.to_string()),
         data_dir: config.data_dir.display().to_string(),
-        store_kind: daemon.services.store.kind().0.to_string(),
-        store_url: daemon.services.store.kind().1.map(str::to_string),
+        store_kind: store_kind.to_string(),
+        store_url: store_url.map(str::to_string),
         instance: config.instance_name.clone(),
         log_dir: config.log_dir.display().to_string(),
         store_bytes: daemon.services.store.size_on_disk().await,
