@@ -211,6 +211,30 @@ impl PgCluster {
         self.port
     }
 
+    /// The password in a file in `dir` only its owner may read (as omnid demands).
+    pub fn password_file(&self, dir: &Path) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("store-password");
+        std::fs::write(&path, PASSWORD).expect("the password file is written");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+            .expect("the password file is made private");
+        path
+    }
+
+    /// An omnid on this cluster named `instance`, its password in `password` (see
+    /// [`PgCluster::password_file`]); more arguments may follow.
+    pub fn omnid(&self, password: &Path, instance: &str) -> crate::harness::OmniBuilder {
+        let password = password.display().to_string();
+        crate::harness::Omni::builder().args(&[
+            "--store-url",
+            &self.url(),
+            "--store-password-file",
+            &password,
+            "--instance-name",
+            instance,
+        ])
+    }
+
     /// Stops the server at once (as a crash would), keeping its data.
     pub fn stop(&self) {
         self.pg_ctl(&["stop", "-m", "immediate"]);

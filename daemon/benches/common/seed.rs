@@ -96,6 +96,7 @@ pub fn session(store: &Store, turns: u64, sizes: Sizes) -> (Uuid, u64) {
                 node: Some(&node),
                 mv: Some(&mv),
                 recorded: None,
+                fence: None,
             })
             .now_or_never()
             .expect("the embedded store applies at once")
@@ -114,6 +115,7 @@ pub async fn commit_one(store: &Store, record: &mut SessionRecord) {
         node: Some(&node),
         mv: Some(&mv),
         recorded: None,
+        fence: None,
     };
     store.commit(&change).await.unwrap();
 }

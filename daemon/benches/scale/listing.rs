@@ -26,6 +26,7 @@ async fn store_of(count: u64) -> tempfile::TempDir {
             node: Some(&node),
             mv: Some(&mv),
             recorded: None,
+            fence: None,
         };
         store.apply(&change).await.unwrap();
     }

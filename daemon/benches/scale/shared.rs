@@ -39,6 +39,8 @@ pub async fn commit_ratio(rounds: usize) {
             url: cluster.url(),
             password: Some(cluster.password().to_string()),
             shown: cluster.url(),
+            instance: "bench".into(),
+            lease: std::time::Duration::from_secs(10),
         }),
         ..StoreOptions::default()
     };

@@ -276,7 +276,9 @@ impl From<SessionError> for wire::ErrorReply {
         use wire::ErrorKind as Kind;
         let kind = match &error {
             SessionError::NotFound(_) => Kind::NotFound,
-            SessionError::Busy(_) | SessionError::Unloaded(_) => Kind::Busy,
+            SessionError::Busy(_) | SessionError::BusyElsewhere(_) | SessionError::Unloaded(_) => {
+                Kind::Busy
+            }
             SessionError::Invalid(_) => Kind::InvalidRequest,
             SessionError::WrongState(_) => Kind::WrongState,
             SessionError::Upstream(_) => Kind::UpstreamFailure,

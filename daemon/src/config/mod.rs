@@ -274,10 +274,7 @@ impl Config {
             store: StoreOptions {
                 min_free_bytes: s.min_free_space_mb.saturating_mul(1024 * 1024),
                 cache_bytes: s.store_cache_mb.max(1).saturating_mul(1024 * 1024),
-                shared: store_url::shared_store(
-                    s.store_url.as_ref(),
-                    s.store_password_file.as_deref(),
-                )?,
+                shared: store_url::shared_store(s)?,
             },
             settings,
         })

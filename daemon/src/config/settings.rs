@@ -344,12 +344,21 @@ settings! {
         reloads: false,
         secret: true,
     }
-    /// This omnid's name among those sharing a store (in `status` and, later, in who holds
-    /// a session).
+    /// This omnid's name among those sharing a store (in `status`, and in who holds a
+    /// session busy).
     instance_name: String {
         key: "instance_name",
         flag: value("instance-name", "NAME"),
         default: from(default_instance_name, "the host name"),
+        reloads: false,
+        secret: false,
+    }
+    /// Seconds a session's lease on a shared store lasts unless renewed: how long a
+    /// session stays busy after the omnid changing it stopped without letting it go.
+    store_lease_secs: f64 {
+        key: "store_lease_secs",
+        flag: value("store-lease-secs", "S"),
+        default: fixed(10.0),
         reloads: false,
         secret: false,
     }

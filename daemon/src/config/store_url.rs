@@ -6,6 +6,8 @@ use std::str::FromStr;
 
 use serde::Deserialize;
 
+use super::Settings;
+use super::checks::seconds;
 use super::forms::SettingValue;
 use crate::store::SharedStore;
 
@@ -76,13 +78,12 @@ impl SettingValue for StoreUrl {
     }
 }
 
-/// The shared store the settings name, if any: its URL and the password from its file
-/// (refused unless only its owner may read it).
-pub fn shared_store(
-    url: Option<&StoreUrl>,
-    password_file: Option<&std::path::Path>,
-) -> anyhow::Result<Option<SharedStore>> {
-    let Some(url) = url else {
+/// The shared store the settings name, if any: its URL, the password from its file
+/// (refused unless only its owner may read it), this instance's name and the leases'
+/// length.
+pub fn shared_store(settings: &Settings) -> anyhow::Result<Option<SharedStore>> {
+    let password_file = settings.store_password_file.as_deref();
+    let Some(url) = &settings.store_url else {
         if let Some(file) = password_file {
             anyhow::bail!(
                 "store_password_file {} is set but store_url is not: set both, or neither",
@@ -98,10 +99,16 @@ pub fn shared_store(
         )?),
         None => None,
     };
+    let lease = seconds("store-lease-secs", settings.store_lease_secs)?;
+    if lease < std::time::Duration::from_millis(300) {
+        anyhow::bail!("store_lease_secs must be at least 0.3 (it is renewed every third of it)");
+    }
     Ok(Some(SharedStore {
         url: url.secret_text().to_string(),
         password,
         shown: url.shown(),
+        instance: settings.instance_name.clone(),
+        lease,
     }))
 }
 

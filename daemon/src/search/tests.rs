@@ -40,6 +40,7 @@ async fn turn(store: &Store, record: &mut SessionRecord, text: &str, durable: bo
         node: Some(&node),
         mv: Some(&mv),
         recorded: None,
+        fence: None,
     };
     if durable {
         store.commit(&change).await.unwrap();

@@ -17,6 +17,10 @@ pub enum SessionError {
     /// The session is answering a prompt right now.
     #[error("session {0} is busy answering a prompt; wait for the answer, then try again")]
     Busy(Uuid),
+    /// Another omnid sharing the store is changing the session right now; the message
+    /// names it.
+    #[error("{0}")]
+    BusyElsewhere(String),
     /// The request itself is malformed.
     #[error("{0}")]
     Invalid(String),
@@ -92,13 +96,17 @@ impl SessionError {
 impl From<StoreError> for SessionError {
     /// A store failure: nothing changed unless the message says so.
     fn from(error: StoreError) -> Self {
+        if let StoreError::HeldElsewhere { .. } = error {
+            return Self::BusyElsewhere(error.to_string());
+        }
         tracing::error!(%error, "store failure");
         match error {
             StoreError::DiskFull { .. }
             | StoreError::Unavailable(_)
             | StoreError::Sync(_)
             | StoreError::Database { .. }
-            | StoreError::ChangedElsewhere { .. } => Self::Storage(error.to_string()),
+            | StoreError::ChangedElsewhere { .. }
+            | StoreError::LeaseLost { .. } => Self::Storage(error.to_string()),
             _ if error.is_disk_full() => Self::Storage(error.to_string()),
             _ => Self::Internal(error.to_string()),
         }

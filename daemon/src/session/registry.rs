@@ -155,6 +155,7 @@ impl Registry {
             node: None,
             mv: None,
             recorded: None,
+            fence: None,
         };
         self.ctx
             .store

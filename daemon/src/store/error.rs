@@ -90,6 +90,32 @@ pub enum StoreError {
         /// The session.
         session: uuid::Uuid,
     },
+    /// Another omnid holds the session's lease: a change of its is in flight there.
+    #[error(
+        "session {session} is busy on omnid {holder:?}: a turn, move or compaction is under \
+         way there. Try again when it is done (if that omnid stopped, its hold runs out \
+         within {seconds_left} s)"
+    )]
+    HeldElsewhere {
+        /// The session.
+        session: uuid::Uuid,
+        /// The instance that holds it (its `instance_name`).
+        holder: String,
+        /// Seconds until the lease runs out unless it is renewed.
+        seconds_left: u64,
+    },
+    /// This omnid's lease ran out (it was paused or cut off) and another took the session
+    /// over: nothing of this change was written.
+    #[error(
+        "session {session} was taken over by omnid {holder:?} while this omnid could not \
+         renew its hold (it was paused or cut off): this change was not written"
+    )]
+    LeaseLost {
+        /// The session.
+        session: uuid::Uuid,
+        /// The instance that holds it now, or held it last.
+        holder: String,
+    },
     /// The shared database's schema is newer than this omnid knows; nothing was changed.
     #[error(
         "the store at {store} has schema version {found}, newer than this omnid knows \

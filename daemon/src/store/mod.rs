@@ -8,6 +8,7 @@
 mod encoding;
 mod error;
 mod health;
+mod lease;
 mod observe;
 mod postgres;
 mod sled;
@@ -19,11 +20,12 @@ use uuid::Uuid;
 
 pub use error::StoreError;
 pub use health::Failing;
+pub use lease::{Fence, Lease};
 pub use observe::{Applied, Observer};
 pub use types::{ChainHash, Change, ContentHash, Import, Link, Purged, Recorded, StoredSession};
 
 use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
-use postgres::{PgStore, PgTarget};
+use postgres::PgStore;
 use sled::SledStore;
 
 /// How the store behaves.
@@ -48,6 +50,10 @@ pub struct SharedStore {
     pub password: Option<String>,
     /// Its URL with any password replaced, for messages.
     pub shown: String,
+    /// This omnid's name among those sharing it (`instance_name`): who holds a lease.
+    pub instance: String,
+    /// How long a session's lease lasts unless renewed (`store_lease_secs`).
+    pub lease: std::time::Duration,
 }
 
 impl std::fmt::Debug for SharedStore {
@@ -136,7 +142,7 @@ impl Store {
     /// its schema up to date), else the embedded store in `dir`.
     pub async fn open_configured(dir: &Path, options: StoreOptions) -> Result<Self, StoreError> {
         let backend = match &options.shared {
-            Some(shared) => Backend::Postgres(PgStore::open(PgTarget::of(shared)?, dir).await?),
+            Some(shared) => Backend::Postgres(PgStore::open(shared, dir).await?),
             None => Backend::Sled(SledStore::open_with(dir, options)?),
         };
         Ok(Self { backend })
@@ -177,6 +183,24 @@ impl Store {
             Backend::Postgres(store) => Ok(Box::new(
                 store.by_activity(before).await?.into_iter().map(Ok),
             )),
+        }
+    }
+
+    /// Takes the session's lease for a change that lasts (a turn, a compaction), so that
+    /// no other instance changes the session until it is let go; refused while another
+    /// holds it. `None`: the store is this instance's alone, and needs no lease.
+    pub async fn hold(&self, session: &Uuid) -> Result<Option<Lease>, StoreError> {
+        match &self.backend {
+            Backend::Sled(_) => Ok(None),
+            Backend::Postgres(store) => store.hold(session).await,
+        }
+    }
+
+    /// Lets a lease go: any instance may take the session at once.
+    pub async fn release(&self, lease: Lease) {
+        match &self.backend {
+            Backend::Sled(_) => drop(lease),
+            Backend::Postgres(store) => store.release(lease).await,
         }
     }
 

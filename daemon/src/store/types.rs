@@ -2,7 +2,7 @@
 
 use uuid::Uuid;
 
-use super::StoreError;
+use super::{Fence, StoreError};
 use crate::model::{MoveRecord, NodeId, NodeRecord, Role, SessionRecord};
 
 /// One atomic change to a session: its new record, and optionally a node, a move and an
@@ -16,6 +16,10 @@ pub struct Change<'a> {
     pub mv: Option<&'a MoveRecord>,
     /// An entry of the proxy's indexes that comes with the change, if any.
     pub recorded: Option<Recorded>,
+    /// The lease it is made under, if this instance holds the session's (a turn in
+    /// flight); without one, a shared store takes and lets go of the lease within the
+    /// change's own transaction. The embedded store has no leases.
+    pub fence: Option<Fence>,
 }
 
 /// What a conversation recorded through the proxy adds to the indexes

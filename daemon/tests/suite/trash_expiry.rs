@@ -27,6 +27,7 @@ fn deleted_days_ago(data_dir: &Path, session: &str, days: u64) {
             node: None,
             mv: None,
             recorded: None,
+            fence: None,
         };
         store.commit(&change).await.unwrap();
         store.close().unwrap();

@@ -43,6 +43,7 @@ pub fn write_into_store(
                 node: node.as_ref(),
                 mv: mv.as_ref(),
                 recorded: None,
+                fence: None,
             };
             store.commit(&change).await.expect("the change is stored");
         }

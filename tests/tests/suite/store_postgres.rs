@@ -5,30 +5,14 @@
 //! password file others may read stops the start with the reason.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use omni_tests::harness::{Omni, omnid_bin};
 use omni_tests::postgres::PgCluster;
-use omni_tests::scenario::held_answer;
 use serde_json::Value;
 
-/// The cluster's password in a file only its owner may read.
-fn password_file(dir: &Path, cluster: &PgCluster) -> PathBuf {
-    let path = dir.join("store-password");
-    std::fs::write(&path, cluster.password()).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
-    path
-}
-
-fn on_postgres(cluster: &PgCluster, password: &Path) -> Omni {
-    let password = password.display().to_string();
-    Omni::builder()
-        .args(&["--store-url", &cluster.url(), "--store-password-file", &password])
-        .start()
-}
-
 /// (role, text) of every entry of a session's history.
-fn turns(omni: &Omni, session: &str) -> Vec<(String, String)> {
+pub fn turns(omni: &Omni, session: &str) -> Vec<(String, String)> {
     let history: Value = omni.history_of(session);
     history["entries"]
         .as_array()
@@ -42,7 +26,7 @@ fn turns(omni: &Omni, session: &str) -> Vec<(String, String)> {
 }
 
 /// Runs one statement on the cluster.
-fn sql(cluster: &PgCluster, statement: &str) {
+pub fn sql(cluster: &PgCluster, statement: &str) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -60,8 +44,8 @@ fn sql(cluster: &PgCluster, statement: &str) {
 fn sessions_live_in_the_shared_database_and_a_second_omnid_sees_them() {
     let cluster = PgCluster::start();
     let secrets = tempfile::tempdir().unwrap();
-    let password = password_file(secrets.path(), &cluster);
-    let mut first = on_postgres(&cluster, &password);
+    let password = cluster.password_file(secrets.path());
+    let mut first = cluster.omnid(&password, "first").start();
     let session = first.new_session();
     first.ctl(&["send", "hello from the first machine"]).ok();
     let said = turns(&first, &session);
@@ -80,7 +64,7 @@ fn sessions_live_in_the_shared_database_and_a_second_omnid_sees_them() {
     assert_eq!(turns(&first, &session), said, "kept across a restart");
 
     first.ctl(&["send", "--session", &session, "the first's session is loaded"]).ok();
-    let second = on_postgres(&cluster, &password);
+    let second = cluster.omnid(&password, "second").start();
     assert_eq!(turns(&second, &session).len(), 4, "the same history on another omnid");
     second.ctl(&["send", "--session", &session, "and from the second"]).ok();
     assert_eq!(turns(&first, &session).len(), 6, "the first sees the second's turn");
@@ -105,7 +89,7 @@ fn sessions_live_in_the_shared_database_and_a_second_omnid_sees_them() {
 fn the_password_is_never_printed_and_a_newer_schema_stops_the_start() {
     let cluster = PgCluster::start();
     let secrets = tempfile::tempdir().unwrap();
-    let password = password_file(secrets.path(), &cluster);
+    let password = cluster.password_file(secrets.path());
     let with_password = cluster.url().replace("omni@", &format!("omni:{}@", cluster.password()));
     let socket = secrets.path().join("omnid.sock").display().to_string();
     let printed = std::process::Command::new(omnid_bin())
@@ -118,11 +102,11 @@ fn the_password_is_never_printed_and_a_newer_schema_stops_the_start() {
     assert!(!printed.contains(cluster.password()), "{printed}");
     assert!(printed.contains("instance_name = \"the-laptop\""), "{printed}");
 
-    let mut omni = on_postgres(&cluster, &password);
+    let mut omni = cluster.omnid(&password, "only").start();
     omni.stop();
     sql(&cluster, "UPDATE omni_schema SET version = 99");
     let said = refused_start(&cluster.url(), &password);
-    assert!(said.contains("schema version 99") && said.contains("(1)"), "{said}");
+    assert!(said.contains("schema version 99") && said.contains("(2)"), "{said}");
     assert!(said.contains(&format!("127.0.0.1:{}", cluster.port())), "{said}");
 }
 
@@ -130,8 +114,8 @@ fn the_password_is_never_printed_and_a_newer_schema_stops_the_start() {
 fn a_database_that_goes_away_fails_a_send_naming_it_and_is_used_again_when_back() {
     let cluster = PgCluster::start();
     let secrets = tempfile::tempdir().unwrap();
-    let password = password_file(secrets.path(), &cluster);
-    let omni = on_postgres(&cluster, &password);
+    let password = cluster.password_file(secrets.path());
+    let omni = cluster.omnid(&password, "only").start();
     let session = omni.new_session();
     omni.ctl(&["send", "before"]).ok();
     cluster.stop();
@@ -145,33 +129,6 @@ fn a_database_that_goes_away_fails_a_send_naming_it_and_is_used_again_when_back(
     let said: Vec<String> = turns(&omni, &session).into_iter().map(|t| t.1).collect();
     assert_eq!(said.len(), 4, "{said:?}");
     assert_eq!((said[0].as_str(), said[2].as_str()), ("before", "after"));
-}
-
-#[test]
-fn a_turn_that_another_omnid_overtook_is_refused_and_nothing_is_mixed() {
-    let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = password_file(secrets.path(), &cluster);
-    let first = on_postgres(&cluster, &password);
-    let second = on_postgres(&cluster, &password);
-    let session = first.new_session();
-    let gate = held_answer(&first);
-    let mut slow = first.spawn_ctl(&["send", "-s", &session, "a slow question"]);
-    slow.read_texts(1);
-    // Meanwhile the second takes a turn on the same session.
-    second.ctl(&["send", "-s", &session, "a quick one"]).ok();
-    gate.open();
-    let overtaken = slow.finish();
-    assert_ne!(overtaken.code, 0, "{}", overtaken.stdout);
-    assert!(
-        overtaken.stderr.contains("changed by another omnid"),
-        "{}",
-        overtaken.stderr
-    );
-    let said: Vec<String> = turns(&first, &session).into_iter().map(|t| t.1).collect();
-    assert_eq!(said[0], "a slow question");
-    assert_eq!(said[1], "a quick one", "the second's turn follows, whole: {said:?}");
-    assert_eq!(said.len(), 3, "{said:?}");
 }
 
 /// Starts omnid on `url` with the password in `password`, expecting it to stop; its

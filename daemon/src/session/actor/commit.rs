@@ -63,6 +63,9 @@ pub(super) struct NotSaved {
 impl NotSaved {
     /// What the client hears, naming what was not saved ("the prompt", "the move").
     pub fn error(&self, what: &str) -> SessionError {
+        if let StoreError::HeldElsewhere { .. } = &self.error {
+            return SessionError::BusyElsewhere(self.error.to_string());
+        }
         let message = match (&self.error, self.kept) {
             (StoreError::DiskFull { .. }, _) => format!(
                 "disk full: {what} was not saved ({}). Free some space, then try again",
@@ -125,6 +128,7 @@ impl Actor {
             node: node.as_ref(),
             mv: mv.as_ref(),
             recorded: how.recorded,
+            fence: self.lease.as_ref().map(crate::store::Lease::fence),
         };
         let written = if how.durable {
             self.ctx.store.commit(&change).await
@@ -179,15 +183,19 @@ impl Actor {
         error: StoreError,
     ) -> Result<(), NotSaved> {
         let store = self.ctx.store.clone();
-        if matches!(error, StoreError::ChangedElsewhere { .. }) {
-            // Nothing was written, and what this actor holds is behind the store.
-            tracing::info!(session = %record.id, "another omnid changed the session first; it is read again");
+        let elsewhere = matches!(
+            error,
+            StoreError::ChangedElsewhere { .. }
+                | StoreError::HeldElsewhere { .. }
+                | StoreError::LeaseLost { .. }
+        );
+        if elsewhere {
+            // Nothing was written, and what this actor holds is (or is about to be) behind
+            // the store.
+            tracing::info!(session = %record.id, %error, "another omnid has the session; it is read again");
             self.retired = true;
         }
-        if matches!(
-            error,
-            StoreError::DiskFull { .. } | StoreError::ChangedElsewhere { .. }
-        ) {
+        if elsewhere || matches!(error, StoreError::DiskFull { .. }) {
             // Refused before anything was written.
             return Err(NotSaved {
                 error,

@@ -55,6 +55,7 @@ impl ActorHandle {
             client_made,
             holds: holds.clone(),
             loaded,
+            lease: None,
         };
         ctx.tracker.spawn(actor.run());
         Self {

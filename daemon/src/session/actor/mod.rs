@@ -11,6 +11,7 @@ mod events;
 mod handle;
 mod health;
 mod held;
+mod lease;
 mod meta;
 mod models;
 mod moves;
@@ -144,6 +145,9 @@ struct Actor {
     client_made: bool,
     /// What the handles say the actor holds (see [`handle::Holds`]).
     holds: handle::Holds,
+    /// The session's lease on a shared store, held while a turn or compaction is in
+    /// flight (`lease.rs`).
+    lease: Option<crate::store::Lease>,
 }
 
 /// The registry's map of loaded sessions and their actors.
@@ -172,6 +176,11 @@ impl Actor {
                         break;
                     }
                 }
+            }
+            if self.inflight.is_none() {
+                // Whatever ended the change (or kept it from starting), nothing is in
+                // flight: the lease goes (the usual ends let it go before replying).
+                self.let_go().await;
             }
             if (self.retired || !inbox_open) && self.inflight.is_none() {
                 break;

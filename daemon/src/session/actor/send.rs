@@ -33,7 +33,10 @@ impl Actor {
                 });
                 self.start_answering(turn, events, done).await;
             }
-            Err(error) => done(Err(error)),
+            Err(error) => {
+                self.let_go().await;
+                done(Err(error))
+            }
         }
     }
 
@@ -100,6 +103,8 @@ impl Actor {
                 "the prompt is empty; nothing was sent",
             ));
         }
+        // The turn is this instance's from its prompt on.
+        self.hold().await?;
         let parent = match replaced {
             Some(oldest) => self.tree.parent(oldest).unwrap_or(ROOT),
             None => self.tree.head(),

@@ -125,8 +125,16 @@ impl Actor {
             redoes: None,
             redo: RedoEffect::Clear,
         };
-        if let Err(error) = self.commit(Some(tool_node), Some(to_head)).await {
-            return done(Err(error.error("the function results")));
+        let stored = match self.hold().await {
+            Ok(()) => self
+                .commit(Some(tool_node), Some(to_head))
+                .await
+                .map_err(|e| e.error("the function results")),
+            Err(error) => Err(error),
+        };
+        if let Err(error) = stored {
+            self.let_go().await;
+            return done(Err(error));
         }
         let events = self.events(Some(events));
         events.send(SessionEvent::PromptStored {

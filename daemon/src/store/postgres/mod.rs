@@ -6,6 +6,7 @@
 //! connects again by itself once it is back. The data directory still holds what each
 //! instance keeps for itself (the search index, diagnostic records).
 
+mod lease;
 mod read;
 mod schema;
 mod write;
@@ -64,6 +65,10 @@ pub struct PgStore {
     health: Health,
     commits: AtomicU64,
     observers: Observers,
+    /// This instance's name, as the leases it holds name it.
+    instance: String,
+    /// How long a lease lasts unless renewed.
+    lease: Duration,
 }
 
 /// A pooled connection.
@@ -72,7 +77,8 @@ type Connection = deadpool_postgres::Object;
 impl PgStore {
     /// Connects to the database and brings its schema up to date; an unreachable database
     /// or a wrong password fails here, naming the database.
-    pub async fn open(target: PgTarget, dir: &Path) -> Result<Self, StoreError> {
+    pub async fn open(shared: &SharedStore, dir: &Path) -> Result<Self, StoreError> {
+        let target = PgTarget::of(shared)?;
         let mut config = target.config;
         config.connect_timeout(PATIENCE);
         config.application_name("omnid");
@@ -100,6 +106,8 @@ impl PgStore {
             health: Health::default(),
             commits: AtomicU64::new(0),
             observers: Observers::default(),
+            instance: shared.instance.clone(),
+            lease: shared.lease,
         };
         let mut client = store.connection().await?;
         store.migrate(&mut client).await?;

@@ -45,6 +45,14 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE INDEX imports_by_session ON imports (session);
      CREATE TABLE unfinished_purges (session uuid PRIMARY KEY);",
+    // 2: who holds each session's lease, until when (the database's clock), and its
+    // fencing number, which only grows (the row stays when the lease is let go).
+    "CREATE TABLE leases (
+         session uuid PRIMARY KEY,
+         holder text NOT NULL,
+         fence bigint NOT NULL,
+         expires_at timestamptz NOT NULL
+     );",
 ];
 
 /// The newest schema version this omnid knows.

@@ -17,15 +17,22 @@ impl PgStore {
     /// a statement prepared once per connection), then the commit.
     pub async fn commit(&self, change: &Change<'_>) -> Result<(), StoreError> {
         let id = change.session.id;
-        let mut client = self.connection().await?;
-        let failed = |e| self.failed(e);
-        let transaction = client.transaction().await.map_err(failed)?;
         if let Some(Recorded::Chain(_)) = &change.recorded
             && change.node.is_none()
         {
             return Err(StoreError::Corrupt(
                 "a conversation's chain entry needs its node".into(),
             ));
+        }
+        let mut client = self.connection().await?;
+        let failed = |e| self.failed(e);
+        let transaction = client.transaction().await.map_err(failed)?;
+        // The lease first: two changes of one session wait for each other here, before
+        // either writes anything else.
+        let leased = self.lease_step(&transaction, &id, change.fence).await;
+        if !leased.map_err(failed)? {
+            drop(transaction);
+            return Err(self.refused(&client, &id, change.fence).await);
         }
         let node = async {
             match change.node {
@@ -127,7 +134,7 @@ impl PgStore {
             .execute(&delete("moves"), &[id])
             .await
             .map_err(failed)?;
-        for table in ["chains", "imports"] {
+        for table in ["chains", "imports", "leases"] {
             transaction
                 .execute(&delete(table), &[id])
                 .await

@@ -11,6 +11,7 @@ async fn put(store: &SledStore, id: Uuid, updated_at_ms: u64) {
         node: None,
         mv: None,
         recorded: None,
+        fence: None,
     };
     store.commit(&change).await.unwrap();
 }

@@ -67,6 +67,7 @@ mod tests {
             node: None,
             mv: None,
             recorded: None,
+            fence: None,
         };
         store.commit_new(&change(&first)).await.unwrap();
         assert_eq!(store.session_count(), 1, "counted from the tree");

@@ -18,6 +18,7 @@ async fn session_of(store: &SledStore, count: u64) -> SessionRecord {
             node: Some(&node),
             mv: Some(&mv),
             recorded: None,
+            fence: None,
         };
         store.apply(&change).unwrap();
     }
@@ -70,6 +71,7 @@ async fn a_store_without_the_index_has_it_rebuilt_from_the_nodes() {
         node: Some(&node),
         mv: Some(&mv),
         recorded: None,
+        fence: None,
     };
     store.commit(&change).await.unwrap();
     store.db.get().unwrap().nodes.clear().unwrap();
@@ -98,6 +100,7 @@ async fn a_change_cut_short_before_its_record_is_invisible_and_written_over() {
             node: Some(&cut),
             mv: Some(&mv),
             recorded: None,
+            fence: None,
         })
         .unwrap();
     assert_eq!(store.session(&record.id).unwrap(), Some(record.clone()));
@@ -115,6 +118,7 @@ async fn a_change_cut_short_before_its_record_is_invisible_and_written_over() {
             node: Some(&node),
             mv: Some(&mv),
             recorded: None,
+            fence: None,
         })
         .await
         .unwrap();
@@ -152,6 +156,7 @@ async fn a_recorded_conversation_s_entries_come_with_its_change() {
         node: Some(&node),
         mv: Some(&mv),
         recorded: Some(Recorded::Chain(hash)),
+        fence: None,
     };
     store.commit(&turn).await.unwrap();
     assert_eq!(store.chain(&hash).unwrap(), Some((record.id, 2)));
@@ -162,6 +167,7 @@ async fn a_recorded_conversation_s_entries_come_with_its_change() {
         node: None,
         mv: None,
         recorded: Some(Recorded::Chain([8u8; 32])),
+        fence: None,
     };
     assert!(store.commit(&nothing).await.is_err());
     assert_eq!(store.chain(&[8u8; 32]).unwrap(), None);

@@ -192,6 +192,7 @@ mod tests {
             node: Some(&node),
             mv: Some(&mv),
             recorded: None,
+            fence: None,
         };
         store.commit(&change).await.unwrap();
         record.id

@@ -45,6 +45,7 @@ pub(super) async fn commit_prompt(store: &SledStore, record: &mut SessionRecord,
         node: Some(&node),
         mv: Some(&mv),
         recorded: None,
+        fence: None,
     };
     store.commit(&change).await.unwrap();
 }
@@ -65,6 +66,7 @@ async fn a_committed_change_is_there_after_reopening() {
                 node: Some(node),
                 mv: Some(&mv),
                 recorded: None,
+                fence: None,
             };
             store.commit(&change).await.unwrap();
         }
@@ -352,6 +354,7 @@ async fn a_failed_write_retires_the_database_and_the_next_use_opens_it_again() {
         node: None,
         mv: None,
         recorded: None,
+        fence: None,
     };
     store.commit(&change).await.unwrap();
     assert!(store.health().is_none());
@@ -380,6 +383,7 @@ async fn only_a_record_from_before_usage_totals_is_counted_from_its_nodes() {
         node: None,
         mv: None,
         recorded: None,
+        fence: None,
     };
     store.commit(&change).await.unwrap();
     assert!(!store.session_predates_usage(&new.id).unwrap());

@@ -101,7 +101,7 @@ impl Actor {
             }));
         }
         if cancelled {
-            return self.compaction_failed(compaction, "it was cancelled".into());
+            return self.compaction_failed(compaction, "it was cancelled".into()).await;
         }
         match step {
             Step::Summary(text, info) => {
@@ -122,9 +122,9 @@ impl Actor {
                     compaction.pieces.push_front(first);
                     self.spawn_step(compaction).await;
                 }
-                None => self.compaction_failed(compaction, why),
+                None => self.compaction_failed(compaction, why).await,
             },
-            Step::Failed(why) => self.compaction_failed(compaction, why),
+            Step::Failed(why) => self.compaction_failed(compaction, why).await,
         }
     }
 
@@ -176,7 +176,7 @@ impl Actor {
             })
             .await;
         if let Err(error) = stored {
-            return then.fail(error.error("the compaction's summary"));
+            return self.give_up(then, error.error("the compaction's summary")).await;
         }
         let live = self.ctx.live.get();
         let compacted = Compacted {
@@ -194,6 +194,7 @@ impl Actor {
         let event = SessionEvent::Compacted(Box::new(compacted.clone()));
         match then {
             Then::Reply(reply) => {
+                self.let_go().await;
                 self.life.end(self.record.id, "compacted");
                 self.announce(event);
                 let _ = reply.send(Ok(compacted));
@@ -206,7 +207,7 @@ impl Actor {
     }
 
     /// What a compaction that did not complete means: nothing changed.
-    pub(super) fn compaction_failed(&self, compaction: Compaction, why: String) {
+    pub(super) async fn compaction_failed(&mut self, compaction: Compaction, why: String) {
         tracing::warn!(session = %self.record.id, "compaction failed: {why}");
         self.life.end(self.record.id, "not compacted");
         let message = format!(
@@ -221,6 +222,6 @@ impl Actor {
             )),
         };
         self.announce(SessionEvent::Failed(error.clone()));
-        compaction.then.fail(error);
+        self.give_up(compaction.then, error).await;
     }
 }

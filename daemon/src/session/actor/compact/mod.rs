@@ -122,6 +122,9 @@ impl Actor {
         events: Events,
         then: Then,
     ) {
+        if let Err(error) = self.hold().await {
+            return then.fail(error);
+        }
         let live = self.ctx.live.get();
         let planned = self
             .tree
@@ -130,11 +133,11 @@ impl Actor {
             .and_then(|plan| Ok((self.summary_chain(&live)?, plan)));
         let (chain, plan) = match planned {
             Ok(planned) => planned,
-            Err(error) => return then.fail(error),
+            Err(error) => return self.give_up(then, error).await,
         };
         let pieces = match self.pieces_of(&plan, &chain[0], &live).await {
             Ok(pieces) => pieces,
-            Err(error) => return then.fail(error),
+            Err(error) => return self.give_up(then, error).await,
         };
         events.send(SessionEvent::Compacting(Compacting {
             session: self.record.id,
@@ -157,6 +160,12 @@ impl Actor {
             events: events.progress_only(),
         };
         self.spawn_step(compaction).await;
+    }
+
+    /// Lets the lease go, then tells whoever waits that the compaction did not happen.
+    pub(super) async fn give_up(&mut self, then: Then, error: SessionError) {
+        self.let_go().await;
+        then.fail(error);
     }
 
     /// The covered nodes in pieces of at most half the summarising model's window (by

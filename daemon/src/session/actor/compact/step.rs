@@ -41,11 +41,11 @@ impl Actor {
         let endpoint = compaction.chain[0].clone();
         let context = match self.step_context(&mut compaction, &endpoint).await {
             Ok(context) => context,
-            Err(error) => return self.compaction_failed(compaction, error.to_string()),
+            Err(error) => return self.compaction_failed(compaction, error.to_string()).await,
         };
         let body = match context.body_for(&endpoint, &live).await {
             Ok(body) => body,
-            Err(error) => return self.compaction_failed(compaction, error.to_string()),
+            Err(error) => return self.compaction_failed(compaction, error.to_string()).await,
         };
         let pieces_left = compaction.pieces.len();
         self.life

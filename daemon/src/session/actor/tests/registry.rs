@@ -23,6 +23,7 @@ async fn healthy_then_newer(world: &World, edit: impl FnOnce(&mut SessionRecord)
         node: None,
         mv: None,
         recorded: None,
+        fence: None,
     };
     world.services.store.commit(&change).await.unwrap();
     (healthy, newer)

@@ -91,7 +91,7 @@ impl Actor {
                 };
                 let result = self.store_outcome(ended, outcome, cancellers).await;
                 self.held.trim();
-                self.finish(done, result);
+                self.finish(done, result).await;
             }
             Stage::Compacting(compaction) => {
                 self.finish_compaction(*compaction, outcome, latency_ms, cancellers)

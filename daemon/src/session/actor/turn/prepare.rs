@@ -69,10 +69,13 @@ impl Actor {
         over_window: Option<Gauge>,
     ) {
         self.life.enter(self.record.id, Phase::Preparing);
+        if let Err(error) = self.hold().await {
+            return self.finish(done, Err(error)).await;
+        }
         let live = self.ctx.live.get();
         let chain = match self.model_chain(&live) {
             Ok(chain) => chain,
-            Err(error) => return self.finish(done, Err(error)),
+            Err(error) => return self.finish(done, Err(error)).await,
         };
         let prompts = self.tree.prompts_ending_at(turn);
         if prompts.len() > 1 {
@@ -91,7 +94,7 @@ impl Actor {
             .follow(&store, &self.record.id, &path, &target)
             .await
         {
-            return self.finish(done, Err(error.into()));
+            return self.finish(done, Err(error.into())).await;
         }
         let context = Context {
             session: self.record.id,
@@ -115,13 +118,13 @@ impl Actor {
             let error = self
                 .refuse_over_window(turn, &gauge, url, body.text().into_owned(), &live)
                 .await;
-            return self.finish(done, Err(error));
+            return self.finish(done, Err(error)).await;
         }
         if let Err(violation) = self.held.validate() {
             let error = self
                 .refuse_preflight(turn, violation, url, body.text().into_owned(), &live)
                 .await;
-            return self.finish(done, Err(error));
+            return self.finish(done, Err(error)).await;
         }
         let launch = Launch {
             turn,
@@ -164,12 +167,14 @@ impl Actor {
         self.refuse_unsent(unsent, rollback_to, live).await
     }
 
-    /// Tells the session's watchers how a turn ended, then the requester.
-    pub(in crate::session::actor) fn finish(
-        &self,
+    /// Lets the session's lease go, then tells the session's watchers how a turn ended,
+    /// then the requester.
+    pub(in crate::session::actor) async fn finish(
+        &mut self,
         done: Done,
         result: Result<Answer, SessionError>,
     ) {
+        self.let_go().await;
         let how = if result.is_ok() { "answered" } else { "failed" };
         self.life.end(self.record.id, how);
         self.announce(match &result {
