@@ -25,7 +25,7 @@ mod report;
 pub use report::{Sent, attempt_report};
 
 /// A wait before the next attempt, and why: what the client is told.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RetryNotice {
     /// Attempts that reached the API so far.
     pub attempt: u32,

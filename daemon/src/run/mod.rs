@@ -25,6 +25,7 @@ use crate::services::{Counters, CurrentSession, Live, Services, Swap};
 use crate::session::registry::Registry;
 use crate::store::Store;
 
+mod follow;
 mod listen;
 
 use listen::{listen, listen_http, listen_proxy, listen_web, tcp_cap};
@@ -98,6 +99,7 @@ pub async fn run(
     let told = describe().await;
     notify::ready(&told);
     check_in_background(&tracker, &daemon);
+    follow::other_instances(&daemon);
     learn_default_window(&tracker, &services, shutdown.clone());
     crate::api::trash::spawn_expiry(&tracker, daemon.clone(), shutdown.clone());
     notify::spawn_watchdog(&tracker, shutdown.clone());

@@ -163,6 +163,17 @@ impl SearchIndex {
         self.ask(|done| Job::Whole(id, done))
     }
 
+    /// Indexes what another instance sharing the store committed to a session (read from
+    /// the store), with the next batch.
+    pub fn changed_elsewhere(&self, session: Uuid) {
+        let changed = vec![Applied {
+            session,
+            nodes: Vec::new(),
+        }];
+        let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = jobs.send(Job::Changed(changed));
+    }
+
     /// Commits what the indexer was told of, ends it and returns once it has let go of the
     /// store: at shutdown, so the store closes (its last acknowledged counts written) when
     /// the daemon lets go of it too.

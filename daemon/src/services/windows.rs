@@ -21,7 +21,7 @@ use crate::provider::Kind;
 pub const RETRY_AFTER: Duration = Duration::from_secs(600);
 
 /// A model's input window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Window {
     /// How many input tokens it takes.
     pub tokens: u64,
@@ -30,7 +30,7 @@ pub struct Window {
 }
 
 /// Where a window comes from, in the order they are asked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum WindowSource {
     /// The configuration's `[windows]` table.
     Config,

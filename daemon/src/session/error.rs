@@ -9,7 +9,7 @@ use crate::store::StoreError;
 
 /// Why a request about a session did not succeed. Each message says what was wrong and
 /// what to do.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum SessionError {
     /// The session, node or other named thing does not exist.
     #[error("{0}")]

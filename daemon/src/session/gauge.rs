@@ -10,7 +10,7 @@ use crate::services::{Live, Services, Window};
 const BYTES_PER_TOKEN: u64 = 4;
 
 /// Tokens a context holds, and how many of them are an estimate.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ContextSize {
     /// All of them.
     pub tokens: u64,
@@ -100,7 +100,7 @@ pub async fn measure<E, F: Future<Output = Result<NodeRecord, E>>>(
 }
 
 /// A context's size against its model's window.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Gauge {
     /// The context's size.
     pub size: ContextSize,

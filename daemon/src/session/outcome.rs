@@ -10,7 +10,7 @@ use crate::model::{ModelInfo, NodeId, Part};
 /// Progress while a request runs, and (for the session's watchers) each change once it is
 /// stored. The client that asked sees only the progress (changes are announced with no
 /// requester); watchers see everything.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SessionEvent {
     /// The turn to answer (a prompt, or function results) is durably stored.
     PromptStored {
@@ -56,7 +56,7 @@ pub enum SessionEvent {
 }
 
 /// A compaction starting.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Compacting {
     /// The session.
     pub session: Uuid,
@@ -65,11 +65,11 @@ pub struct Compacting {
     /// The model asked to write it (`PROVIDER/MODEL`).
     pub model: String,
     /// Why: `asked`, `auto` or `recovery`.
-    pub why: &'static str,
+    pub why: std::borrow::Cow<'static, str>,
 }
 
 /// What a compaction did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Compacted {
     /// The session.
     pub session: Uuid,
@@ -106,7 +106,7 @@ pub struct Cancelled {
 pub use crate::exchange::RetryNotice;
 
 /// A function call of the model's turn at the head.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PendingCall {
     /// The call's id, when the model gave one.
     pub id: Option<String>,
@@ -119,7 +119,7 @@ pub struct PendingCall {
 }
 
 /// A completed, durably stored answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Answer {
     /// The session.
     pub session: Uuid,
@@ -143,7 +143,7 @@ pub struct Answer {
 }
 
 /// A head move a client asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum HeadOp {
     /// Drop the answer to the latest prompt, keep the prompt.
     Undo,
@@ -156,7 +156,7 @@ pub enum HeadOp {
 }
 
 /// Where a head move went.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MoveOutcome {
     /// The session.
     pub session: Uuid,
@@ -171,7 +171,7 @@ pub struct MoveOutcome {
 }
 
 /// The ways out of *needs recovery*; each is a move, so nothing is deleted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RecoveryChoice {
     /// Drop the last prompt and its tool chain from the context.
     Deep,
@@ -186,7 +186,7 @@ pub enum RecoveryChoice {
 }
 
 /// Where a recovery move went.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Recovered {
     /// The session.
     pub session: Uuid,

@@ -246,10 +246,13 @@ impl Registry {
                 reason: reason.clone(),
             });
         }
+        let mut followed = None;
         if let Some(handle) = self.loaded(&id) {
             if self.still_current(&handle, &id).await {
                 return Ok(handle);
             }
+            // Whoever follows it goes on following its successor.
+            followed = Some(handle.watchers());
         }
         // Read outside any lock: loading one session never holds up another.
         let store = &self.ctx.store;
@@ -305,7 +308,14 @@ impl Registry {
             return Ok(handle.clone());
         }
         let loaded = Arc::downgrade(&self.actors);
-        let handle = ActorHandle::spawn(self.ctx.clone(), record, tree, loaded, client_made);
+        let handle = ActorHandle::spawn(
+            self.ctx.clone(),
+            record,
+            tree,
+            loaded,
+            client_made,
+            followed,
+        );
         actors.insert(id, handle.clone());
         Ok(handle)
     }
@@ -343,6 +353,14 @@ impl Registry {
             actors.remove(id);
         }
         false
+    }
+
+    /// Tells whoever follows a session here what another instance's turn did (nobody
+    /// follows a session that is not loaded).
+    pub fn relay(&self, id: &Uuid, event: crate::session::outcome::SessionEvent) {
+        if let Some(handle) = self.loaded(id) {
+            handle.relay(event);
+        }
     }
 
     /// The actor of a session that is loaded now, if any.

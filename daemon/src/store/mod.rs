@@ -7,6 +7,7 @@
 
 mod encoding;
 mod error;
+mod feed;
 mod health;
 mod lease;
 mod observe;
@@ -19,6 +20,7 @@ use std::path::Path;
 use uuid::Uuid;
 
 pub use error::StoreError;
+pub use feed::{FeedItem, FeedReader, LiveOutlet};
 pub use health::Failing;
 pub use lease::{Fence, Lease};
 pub use observe::{Applied, Observer};
@@ -193,6 +195,25 @@ impl Store {
         match &self.backend {
             Backend::Sled(_) => Ok(None),
             Backend::Postgres(store) => store.hold(session).await,
+        }
+    }
+
+    /// Where this instance's live events go to the other instances sharing the store;
+    /// `None` when there are none (the embedded store).
+    pub fn live_outlet(&self) -> Option<LiveOutlet> {
+        match &self.backend {
+            Backend::Sled(_) => None,
+            Backend::Postgres(store) => store.live_outlet(),
+        }
+    }
+
+    /// Follows what other instances sharing the store do (see `feed.rs`), handing it to
+    /// `reader`; false on the embedded store, which no other instance changes (or when
+    /// followed already).
+    pub fn follow(&self, reader: FeedReader) -> bool {
+        match &self.backend {
+            Backend::Sled(_) => false,
+            Backend::Postgres(store) => store.follow(reader),
         }
     }
 

@@ -1,11 +1,14 @@
 //! Where a session's events go: to the client whose request produced them, and to every
 //! client watching the session (`attach`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use tokio::sync::{broadcast, mpsc};
+use uuid::Uuid;
 
 use crate::session::outcome::SessionEvent;
+use crate::store::LiveOutlet;
 
 /// How many events a slow watcher may fall behind before it misses some (and is told).
 pub const WATCH_BACKLOG: usize = 1024;
@@ -22,17 +25,41 @@ pub struct Following {
 /// A session's watchers: the channel is made by the first `watch`, so the sessions nobody
 /// follows (nearly all) never hold its backlog (a few hundred KiB). The turn in flight's
 /// events are kept until a change is stored, so whoever starts following mid-answer sees
-/// the answer whole, as those who followed from the start did.
+/// the answer whole, as those who followed from the start did. On a shared store every
+/// event also goes out to the other instances (`outlet`), whose watchers hear it relayed
+/// ([`Watchers::relay`]) as if the turn ran there.
 #[derive(Clone, Default)]
-pub(super) struct Watchers(Arc<Shared>);
+pub(in crate::session) struct Watchers(Arc<Shared>);
 
 #[derive(Default)]
 struct Shared {
     sender: OnceLock<broadcast::Sender<SessionEvent>>,
     turn: Mutex<Vec<SessionEvent>>,
+    /// The session, and where its events go to the other instances.
+    outlet: Option<(Uuid, LiveOutlet)>,
+    /// A turn relayed from another instance is in flight.
+    relayed_turn: AtomicBool,
 }
 
 impl Watchers {
+    /// The watchers of `session`, its events also published through `outlet`.
+    pub fn new(session: Uuid, outlet: Option<LiveOutlet>) -> Self {
+        Self(Arc::new(Shared {
+            outlet: outlet.map(|outlet| (session, outlet)),
+            ..Shared::default()
+        }))
+    }
+
+    /// An event of another instance's, for the watchers here (and not published again).
+    pub fn relay(&self, event: SessionEvent) {
+        let mut turn = self.0.turn.lock().unwrap_or_else(PoisonError::into_inner);
+        keep_for_latecomers(&mut turn, &event);
+        self.0
+            .relayed_turn
+            .store(!turn.is_empty(), Ordering::Release);
+        self.deliver(event);
+    }
+
     /// A new watcher of every event from now on, with the turn's events so far when
     /// `in_flight` (taken under the same lock as each event is sent: no gap, no repeat).
     pub fn subscribe(&self, in_flight: bool) -> Following {
@@ -42,6 +69,7 @@ impl Watchers {
             .sender
             .get_or_init(|| broadcast::channel(WATCH_BACKLOG).0)
             .subscribe();
+        let in_flight = in_flight || self.0.relayed_turn.load(Ordering::Acquire);
         let so_far = if in_flight { turn.clone() } else { Vec::new() };
         Following { so_far, events }
     }
@@ -57,10 +85,21 @@ impl Watchers {
     fn send(&self, event: &SessionEvent) {
         let mut turn = self.0.turn.lock().unwrap_or_else(PoisonError::into_inner);
         keep_for_latecomers(&mut turn, event);
+        if let Some((session, outlet)) = &self.0.outlet {
+            match serde_json::to_vec(event) {
+                Ok(body) => outlet.send(*session, body),
+                Err(error) => tracing::debug!(%error, "an event could not be published"),
+            }
+        }
+        self.deliver(event.clone());
+    }
+
+    /// Hands an event to whoever watches here (called under the turn's lock).
+    fn deliver(&self, event: SessionEvent) {
         if let Some(sender) = self.0.sender.get()
             && sender.receiver_count() > 0
         {
-            let _ = sender.send(event.clone());
+            let _ = sender.send(event);
         }
     }
 }

@@ -24,29 +24,35 @@ pub struct ActorHandle {
     /// The record the actor holds, kept for a shared store only: another omnid may
     /// change the session, and the registry compares this with the store's.
     holds: Holds,
+    /// Who follows the session here: kept for the actor that replaces this one (another
+    /// omnid changed the session), and for events relayed from other instances.
+    watchers: Watchers,
     commands: mpsc::Sender<Command>,
 }
 
 impl ActorHandle {
     /// Starts the actor for a session whose record and tree were loaded from the store;
     /// it leaves `loaded` (the registry's map) when it ends.
-    /// `client_made`: made by a client of omnid's own, not recorded from the proxy.
-    pub fn spawn(
+    /// `client_made`: made by a client of omnid's own, not recorded from the proxy;
+    /// `followed`: the watchers of the actor this one replaces, if any.
+    pub(in crate::session) fn spawn(
         ctx: Arc<Services>,
         record: SessionRecord,
         tree: Tree,
         loaded: Weak<Loaded>,
         client_made: bool,
+        followed: Option<Watchers>,
     ) -> Self {
         let (commands, inbox) = mpsc::channel(MAILBOX);
         let id = record.id;
+        let watchers = followed.unwrap_or_else(|| Watchers::new(id, ctx.store.live_outlet()));
         let holds = Arc::new(Mutex::new(ctx.store.is_shared().then(|| record.clone())));
         let actor = Actor {
             ctx: ctx.clone(),
             record,
             tree,
             inbox,
-            watchers: Watchers::default(),
+            watchers: watchers.clone(),
             held: Default::default(),
             measured: None,
             inflight: None,
@@ -62,7 +68,18 @@ impl ActorHandle {
             id,
             commands,
             holds,
+            watchers,
         }
+    }
+
+    /// The session's watchers here, for the actor that replaces this one.
+    pub(in crate::session) fn watchers(&self) -> Watchers {
+        self.watchers.clone()
+    }
+
+    /// Tells whoever follows the session here what another instance's turn did.
+    pub fn relay(&self, event: crate::session::outcome::SessionEvent) {
+        self.watchers.relay(event);
     }
 
     /// Whether the actor holds the session as `stored` has it (always, on the embedded

@@ -40,7 +40,28 @@ const HOLDER: &str = "SELECT holder, CASE WHEN expires_at > now()
         THEN ceil(extract(epoch FROM expires_at - now()))::bigint ELSE 0 END
     FROM leases WHERE session = $1";
 
+/// Lets go of the leases an earlier run of this instance held.
+const LEFT_BEHIND: &str = "UPDATE leases SET expires_at = '-infinity'
+    WHERE holder = $1 AND expires_at > now()";
+
 impl PgStore {
+    /// At start: an earlier run of this instance (same name) that was killed mid-turn
+    /// left its leases behind; they are let go at once, so the sessions it held do not
+    /// stay busy until the leases run out. (Hence each instance needs a name of its own.)
+    pub(super) async fn let_go_of_left_behind(
+        &self,
+        client: &tokio_postgres::Client,
+    ) -> Result<(), StoreError> {
+        let released = client
+            .execute(LEFT_BEHIND, &[&self.instance])
+            .await
+            .map_err(|e| self.failed(e))?;
+        if released > 0 {
+            tracing::info!(sessions = released, instance = %self.instance, "let go of the sessions an earlier run of this omnid held when it stopped");
+        }
+        Ok(())
+    }
+
     /// Takes the session's lease for a change that lasts, renewed in the background until
     /// it is let go; refused, naming the holder, while another instance holds it.
     pub async fn hold(&self, session: &Uuid) -> Result<Option<Lease>, StoreError> {
@@ -49,7 +70,11 @@ impl PgStore {
         let statement = client.prepare_cached(TAKE).await.map_err(failed)?;
         let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
             [session, &self.instance, &self.lease.as_secs_f64()];
-        match client.query_opt(&statement, &params).await.map_err(failed)? {
+        match client
+            .query_opt(&statement, &params)
+            .await
+            .map_err(failed)?
+        {
             Some(row) => {
                 let fence = Fence(row.get(0));
                 let renewal = self.renew_in_background(*session, fence);
@@ -158,12 +183,7 @@ impl PgStore {
 }
 
 /// Renews a lease: false once its fence is no longer the session's.
-async fn renew(
-    pool: &Pool,
-    session: Uuid,
-    fence: Fence,
-    length: Duration,
-) -> Result<bool, String> {
+async fn renew(pool: &Pool, session: Uuid, fence: Fence, length: Duration) -> Result<bool, String> {
     let client = pool.get().await.map_err(|e| e.to_string())?;
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
         [&session, &fence.0, &length.as_secs_f64()];

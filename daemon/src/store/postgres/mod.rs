@@ -6,6 +6,7 @@
 //! connects again by itself once it is back. The data directory still holds what each
 //! instance keeps for itself (the search index, diagnostic records).
 
+mod feed;
 mod lease;
 mod read;
 mod schema;
@@ -20,7 +21,7 @@ use tokio_postgres::NoTls;
 
 use super::health::{Failing, Health};
 use super::observe::{Observer, Observers};
-use super::{SharedStore, StoreError};
+use super::{LiveOutlet, SharedStore, StoreError};
 
 /// How long a request waits for a connection (or to make one) before it fails.
 const PATIENCE: Duration = Duration::from_secs(5);
@@ -69,6 +70,18 @@ pub struct PgStore {
     instance: String,
     /// How long a lease lasts unless renewed.
     lease: Duration,
+    /// This run of omnid, as the feed's lines it wrote name it (`feed.rs`).
+    run: uuid::Uuid,
+    /// Where this instance's live events go.
+    live: LiveOutlet,
+    /// The connection settings, for the feed's listening connection.
+    config: tokio_postgres::Config,
+    /// The feed's horizon when the store opened: where following it begins.
+    start_mark: i64,
+    /// Set once the feed is followed.
+    following: std::sync::OnceLock<()>,
+    /// Ends the feed's tasks when the store closes.
+    stop: tokio_util::sync::CancellationToken,
 }
 
 /// A pooled connection.
@@ -83,7 +96,7 @@ impl PgStore {
         config.connect_timeout(PATIENCE);
         config.application_name("omnid");
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             NoTls,
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
@@ -99,7 +112,10 @@ impl PgStore {
                 store: target.shown.clone(),
                 message: e.to_string(),
             })?;
-        let store = Self {
+        let run = uuid::Uuid::new_v4();
+        let stop = tokio_util::sync::CancellationToken::new();
+        let mut store = Self {
+            live: feed::start_publisher(pool.clone(), run, stop.clone()),
             pool,
             target: target.shown,
             dir: dir.to_path_buf(),
@@ -108,9 +124,17 @@ impl PgStore {
             observers: Observers::default(),
             instance: shared.instance.clone(),
             lease: shared.lease,
+            run,
+            config,
+            start_mark: 0,
+            following: std::sync::OnceLock::new(),
+            stop,
         };
         let mut client = store.connection().await?;
         store.migrate(&mut client).await?;
+        store.let_go_of_left_behind(&client).await?;
+        store.start_mark = Self::horizon(&client).await.map_err(|e| store.failed(e))?;
+        drop(client);
         Ok(store)
     }
 
@@ -182,8 +206,9 @@ impl PgStore {
         Ok(())
     }
 
-    /// Closes the pool's connections.
+    /// Closes the pool's connections and ends the feed's tasks.
     pub fn close(self) -> Result<(), StoreError> {
+        self.stop.cancel();
         self.pool.close();
         Ok(())
     }

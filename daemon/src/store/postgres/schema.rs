@@ -53,6 +53,19 @@ const MIGRATIONS: &[&str] = &[
          fence bigint NOT NULL,
          expires_at timestamptz NOT NULL
      );",
+    // 3: the change feed (`feed.rs`): each line's transaction id orders it; `origin` is
+    // the running omnid that wrote it; lines are kept ten minutes.
+    "CREATE TABLE changes (
+         xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+         seq bigserial,
+         session uuid NOT NULL,
+         kind smallint NOT NULL,
+         origin uuid NOT NULL,
+         body bytea,
+         at timestamptz NOT NULL DEFAULT now(),
+         PRIMARY KEY (xid, seq)
+     );
+     CREATE INDEX changes_by_age ON changes (at);",
 ];
 
 /// The newest schema version this omnid knows.

@@ -6,7 +6,7 @@ use deadpool_postgres::Transaction;
 use tokio_postgres::error::SqlState;
 use uuid::Uuid;
 
-use super::{PgStore, int};
+use super::{PgStore, feed, int};
 use crate::model::{MoveRecord, NodeRecord, SessionRecord};
 use crate::store::encoding::codec;
 use crate::store::encoding::formats::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT};
@@ -55,8 +55,9 @@ impl PgStore {
                 _ => Ok(()),
             }
         };
-        let (node, mv, session, chain) = tokio::join!(node, mv, session, chain);
-        first_cause([node, mv, session, chain]).map_err(failed_or(self, id))?;
+        let noted = async { Ok(self.note(&transaction, &id, feed::COMMITTED).await?) };
+        let (node, mv, session, chain, noted) = tokio::join!(node, mv, session, chain, noted);
+        first_cause([node, mv, session, chain, noted]).map_err(failed_or(self, id))?;
         transaction.commit().await.map_err(failed)?;
         let gained = change.node.map(std::slice::from_ref).unwrap_or_default();
         self.committed(id, gained).await;
@@ -105,6 +106,9 @@ impl PgStore {
                 .await
                 .map_err(failed)?;
         }
+        self.note(&transaction, &id, feed::COMMITTED)
+            .await
+            .map_err(failed)?;
         transaction.commit().await.map_err(failed)?;
         self.committed(id, import.nodes).await;
         Ok(())
@@ -140,6 +144,9 @@ impl PgStore {
                 .await
                 .map_err(failed)?;
         }
+        self.note(&transaction, id, feed::PURGED)
+            .await
+            .map_err(failed)?;
         transaction.commit().await.map_err(failed)?;
         self.committed(*id, &[]).await;
         Ok(Some(Purged {
@@ -162,7 +169,7 @@ impl PgStore {
 
 /// The error that caused a pipelined transaction to fail: once one statement fails, the
 /// ones after it fail as "transaction aborted", and may be heard first.
-fn first_cause(results: [Result<(), WriteError>; 4]) -> Result<(), WriteError> {
+fn first_cause(results: [Result<(), WriteError>; 5]) -> Result<(), WriteError> {
     let aborted = |error: &WriteError| match error {
         WriteError::Database(error) => error.code() == Some(&SqlState::IN_FAILED_SQL_TRANSACTION),
         WriteError::Store(_) => false,

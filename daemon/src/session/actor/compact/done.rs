@@ -101,7 +101,9 @@ impl Actor {
             }));
         }
         if cancelled {
-            return self.compaction_failed(compaction, "it was cancelled".into()).await;
+            return self
+                .compaction_failed(compaction, "it was cancelled".into())
+                .await;
         }
         match step {
             Step::Summary(text, info) => {
@@ -176,7 +178,9 @@ impl Actor {
             })
             .await;
         if let Err(error) = stored {
-            return self.give_up(then, error.error("the compaction's summary")).await;
+            return self
+                .give_up(then, error.error("the compaction's summary"))
+                .await;
         }
         let live = self.ctx.live.get();
         let compacted = Compacted {

@@ -143,7 +143,7 @@ impl Actor {
             session: self.record.id,
             covers: plan.covers.len() as u64,
             model: chain[0].reference.clone(),
-            why: why.as_str(),
+            why: why.as_str().into(),
         }));
         tracing::info!(session = %self.record.id, covers = plan.covers.len(), pieces = pieces.len(), model = %chain[0].reference, why = why.as_str(), "compacting");
         let compaction = Compaction {
