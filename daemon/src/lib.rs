@@ -33,8 +33,8 @@ mod time;
 mod usage;
 mod web;
 
-pub use config::{Args, Config, Env};
+pub use config::{Action, Args, Config, CopyArgs, Env, StoreAction};
 pub use provider::RedactedStderr;
-pub use run::{Startup, print_config, run};
+pub use run::{Startup, copy_store, print_config, run};
 pub use scratch::Scratch;
 pub use signals::install as install_signals;

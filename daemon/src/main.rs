@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
-use omnid::{Args, Config, Env};
+use omnid::{Action, Args, Config, Env, StoreAction};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
@@ -66,6 +66,10 @@ fn log_filter() -> (EnvFilter, Option<String>) {
 }
 
 fn start(args: Args, env: Env) -> anyhow::Result<()> {
+    if let Some(Action::Store(StoreAction::Copy(copy))) = &args.action {
+        print!("{}", omnid::copy_store(copy)?);
+        return Ok(());
+    }
     let config = Config::load(&args, &env)?;
     if args.print_config {
         print!("{}", omnid::print_config(config)?);

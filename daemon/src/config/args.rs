@@ -36,4 +36,42 @@ pub struct Args {
     /// The settings' flags.
     #[command(flatten)]
     pub settings: SettingFlags,
+
+    /// Something to do instead of running.
+    #[command(subcommand)]
+    pub action: Option<Action>,
+}
+
+/// What omnid does instead of running.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Action {
+    /// Tools for the store.
+    #[command(subcommand)]
+    Store(StoreAction),
+}
+
+/// `omnid store ...`.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum StoreAction {
+    /// Copy every session (nodes, moves, origins, imports, recorded conversations) from one
+    /// store into another, each a data directory or a postgres:// URL, reading each back.
+    /// Sessions already there are left alone: running it twice adds nothing.
+    Copy(CopyArgs),
+}
+
+/// `omnid store copy`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CopyArgs {
+    /// The store to copy: a data directory, or postgres://USER@HOST:PORT/DATABASE
+    #[arg(long, value_name = "DIR|URL")]
+    pub from: String,
+    /// The store to copy into (a data directory is created if it does not exist)
+    #[arg(long, value_name = "DIR|URL")]
+    pub to: String,
+    /// The source database's password, in a file only its owner may read
+    #[arg(long, value_name = "FILE")]
+    pub from_password_file: Option<PathBuf>,
+    /// The destination database's password, in a file only its owner may read
+    #[arg(long, value_name = "FILE")]
+    pub to_password_file: Option<PathBuf>,
 }

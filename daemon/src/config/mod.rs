@@ -23,15 +23,17 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::json;
 
-pub use args::Args;
+pub use args::{Action, Args, CopyArgs, StoreAction};
 pub use env::Env;
 pub use file::FileValues;
 /// Parses a configuration file's text (as `--config` would read it).
 #[cfg(test)]
 pub use file::parse as parse_file_text;
+pub use key::read_private_file;
 #[cfg(test)]
 pub use settings::SettingFlags;
 pub use settings::Settings;
+pub use store_url::StoreUrl;
 
 use crate::diag::{Policy, Retention};
 use crate::provider::{ApiKey, ProviderConfig, Redactor, RequestOptions};

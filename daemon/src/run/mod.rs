@@ -25,9 +25,11 @@ use crate::services::{Counters, CurrentSession, Live, Services, Swap};
 use crate::session::registry::Registry;
 use crate::store::Store;
 
+mod copy;
 mod follow;
 mod listen;
 
+pub use copy::copy_store;
 use listen::{listen, listen_http, listen_proxy, listen_web, tcp_cap};
 
 /// What start-up needs beyond the configuration: the flags and environment it was resolved

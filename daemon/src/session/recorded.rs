@@ -31,7 +31,7 @@ impl Registry {
             session: &whole.record,
             nodes: &whole.nodes,
             moves: &whole.moves,
-            origin,
+            origin: Some(origin),
             hash: None,
             chains: &whole.chains,
         };

@@ -5,6 +5,7 @@
 //! returns; a reader never sees a record that counts what is not there; who observes
 //! durable changes (the search index) hears of each once it is durable.
 
+mod copy;
 mod encoding;
 mod error;
 mod feed;
@@ -19,6 +20,7 @@ use std::path::Path;
 
 use uuid::Uuid;
 
+pub use copy::{Copied, copy};
 pub use error::StoreError;
 pub use feed::{FeedItem, FeedReader, LiveOutlet};
 pub use health::Failing;
@@ -284,6 +286,10 @@ impl Store {
         local fn imported(&self, hash: &ContentHash) -> Result<Option<Uuid>, StoreError>;
         /// How many sessions the store holds.
         local fn session_count(&self) -> usize;
+        /// Every chain entry: a recorded conversation's hash, its session and node.
+        local fn chain_entries(&self) -> Result<Vec<(ChainHash, Uuid, NodeId)>, StoreError>;
+        /// Every import's content hash and the session it made.
+        local fn import_entries(&self) -> Result<Vec<(ContentHash, Uuid)>, StoreError>;
     }
 
     forward! {

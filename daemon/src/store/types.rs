@@ -55,8 +55,9 @@ pub struct Import<'a> {
     pub nodes: &'a [NodeRecord],
     /// Every move, numbered from 1 in order.
     pub moves: &'a [MoveRecord],
-    /// Where it came from (`import (omni: FILE)`, `gemini proxy (UA)`).
-    pub origin: &'a str,
+    /// Where it came from (`import (omni: FILE)`, `gemini proxy (UA)`); none for a session
+    /// a client of omnid's own made (one copied from another store).
+    pub origin: Option<&'a str>,
     /// An import's content hash.
     pub hash: Option<ContentHash>,
     /// A recorded conversation's chain entries: the hash of the conversation up to each

@@ -50,7 +50,7 @@ fn shared_store_args(dir: &Path) -> Vec<String> {
 }
 
 /// Copies a directory tree (files and directories only).
-fn copy_tree(from: &Path, to: &Path) {
+pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create a directory");
     for entry in std::fs::read_dir(from).expect("read a directory") {
         let entry = entry.expect("a directory entry");

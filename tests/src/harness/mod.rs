@@ -22,7 +22,7 @@ use crate::fake_gemini::FakeGemini;
 mod builder;
 mod ctl;
 mod notify;
-pub use builder::OmniBuilder;
+pub use builder::{OmniBuilder, copy_tree};
 pub use ctl::{CtlOutput, RunningCtl};
 pub use notify::Notifications;
 

@@ -84,7 +84,7 @@ async fn import(daemon: &Daemon, asked: ImportRequest) -> Result<ImportOutcome, 
         session: &record,
         nodes: &nodes,
         moves: &moves,
-        origin: &origin,
+        origin: Some(&origin),
         hash: Some(hash),
         chains: &[],
     };

@@ -183,6 +183,27 @@ impl PgStore {
         Ok(self.row(sql, &[&&hash[..]]).await?.map(|row| row.get(0)))
     }
 
+    /// Every chain entry: the conversation's hash, its session and node.
+    pub async fn chain_entries(&self) -> Result<Vec<(ChainHash, Uuid, NodeId)>, StoreError> {
+        let rows = self
+            .rows("SELECT hash, session, node FROM chains", &[])
+            .await?;
+        rows.iter()
+            .map(|row| {
+                let hash = hash_of(row.get::<_, &[u8]>(0))?;
+                Ok((hash, row.get(1), row.get::<_, i64>(2) as NodeId))
+            })
+            .collect()
+    }
+
+    /// Every import's content hash and the session it made.
+    pub async fn import_entries(&self) -> Result<Vec<(ContentHash, Uuid)>, StoreError> {
+        let rows = self.rows("SELECT hash, session FROM imports", &[]).await?;
+        rows.iter()
+            .map(|row| Ok((hash_of(row.get::<_, &[u8]>(0))?, row.get(1))))
+            .collect()
+    }
+
     /// How many sessions the store holds (0 when it cannot be asked).
     pub async fn session_count(&self) -> usize {
         let row = self.row("SELECT count(*) FROM sessions", &[]).await;
@@ -214,4 +235,11 @@ impl PgStore {
             .map(|row| (row.get::<_, i64>(0).max(0) as u64, row.get(1)))
             .collect())
     }
+}
+
+/// A 32-byte hash as stored.
+fn hash_of(bytes: &[u8]) -> Result<[u8; 32], StoreError> {
+    bytes
+        .try_into()
+        .map_err(|_| StoreError::Corrupt(format!("a hash of {} bytes, not 32", bytes.len())))
 }

@@ -90,7 +90,7 @@ impl PgStore {
                 .await
                 .map_err(failed_or(self, id))?;
         }
-        write_session(&transaction, import.session, Some(import.origin))
+        write_session(&transaction, import.session, import.origin)
             .await
             .map_err(failed_or(self, id))?;
         if let Some(hash) = &import.hash {

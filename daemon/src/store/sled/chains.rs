@@ -22,6 +22,21 @@ impl SledStore {
         codec::decode::<(Uuid, NodeId)>(&value, "chain", INDEX_FORMAT).map(Some)
     }
 
+    /// Every chain entry: the conversation's hash, its session and node.
+    pub fn chain_entries(&self) -> Result<Vec<(ChainHash, Uuid, NodeId)>, StoreError> {
+        let db = self.db.get()?;
+        let mut entries = Vec::new();
+        for entry in db.chains.iter() {
+            let (key, value) = entry?;
+            let hash: ChainHash = key[..]
+                .try_into()
+                .map_err(|_| StoreError::Corrupt("a chain key of the wrong length".into()))?;
+            let (session, node) = codec::decode::<(Uuid, NodeId)>(&value, "chain", INDEX_FORMAT)?;
+            entries.push((hash, session, node));
+        }
+        Ok(entries)
+    }
+
     /// Where a session came from, if not from a client of omnid's own.
     pub fn origin(&self, session: &Uuid) -> Option<String> {
         let value = self.db.get().ok()?.origins.get(session.as_bytes()).ok()??;

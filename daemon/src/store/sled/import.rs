@@ -30,11 +30,31 @@ impl SledStore {
         codec::decode::<Uuid>(&value, "import", IMPORTS_FORMAT).map(Some)
     }
 
+    /// Every import's content hash and the session it made.
+    pub fn import_entries(&self) -> Result<Vec<(ContentHash, Uuid)>, StoreError> {
+        let db = self.db.get()?;
+        let mut entries = Vec::new();
+        for entry in db.imports.iter() {
+            let (key, value) = entry?;
+            let hash: ContentHash = key[..]
+                .try_into()
+                .map_err(|_| StoreError::Corrupt("an import key of the wrong length".into()))?;
+            entries.push((
+                hash,
+                codec::decode::<Uuid>(&value, "import", IMPORTS_FORMAT)?,
+            ));
+        }
+        Ok(entries)
+    }
+
     /// Writes a new session whole and waits until it is durable; it is counted as a new
     /// session. The record goes after its nodes and moves and the hash after the record.
     pub async fn import(&self, import: &Import<'_>) -> Result<(), StoreError> {
         let id = import.session.id;
-        let origin = codec::encode(&import.origin.to_string(), IMPORTS_FORMAT)?;
+        let origin = match import.origin {
+            Some(origin) => Some(codec::encode(&origin.to_string(), IMPORTS_FORMAT)?),
+            None => None,
+        };
         let nodes = import
             .nodes
             .iter()
@@ -65,7 +85,9 @@ impl SledStore {
         {
             let mut count = self.count.lock();
             let write = || -> Result<(), sled::Error> {
-                db.origins.insert(id.as_bytes(), origin)?;
+                if let Some(origin) = origin {
+                    db.origins.insert(id.as_bytes(), origin)?;
+                }
                 for (key, value) in &nodes {
                     db.nodes.insert(&key[..], &value[..])?;
                 }
@@ -134,7 +156,7 @@ mod tests {
             session: &record,
             nodes: &nodes,
             moves: &[],
-            origin: "import (omni: /tmp/x.json)",
+            origin: Some("import (omni: /tmp/x.json)"),
             hash: Some([7; 32]),
             chains: &[],
         };

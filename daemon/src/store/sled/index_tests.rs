@@ -138,7 +138,7 @@ async fn a_recorded_conversation_s_entries_come_with_its_change() {
         session: &record,
         nodes: std::slice::from_ref(&first),
         moves: std::slice::from_ref(&first_move),
-        origin: "proxy (test)",
+        origin: Some("proxy (test)"),
         hash: None,
         chains: &[([6u8; 32], 1)],
     };
