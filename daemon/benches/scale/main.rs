@@ -15,6 +15,8 @@
 //! | `syncs_per_turn_64` | file syncs per committed turn, 64 sessions sending at once |
 //! | `commit_ratio` | one committed turn ÷ a raw `write` + `fdatasync` in the same directory |
 //! | `commit_ratio_postgres` | one committed turn on PostgreSQL ÷ a bare `INSERT` + `COMMIT` of the same bytes on the same server |
+//! | `follower_delay_postgres` | a chunk published on one instance until another hears it (p50, p99), and ÷ a bare `NOTIFY` |
+//! | `sends_ratio_two_instances` | turns committed by 16 sessions at once on two instances ÷ on one |
 //! | `rss_mb_10k_idle` | resident memory after 10,000 sessions were touched once and left idle |
 //! | `disk_ratio_100k` | bytes on disk ÷ bytes of text, for a 100,000-turn chat |
 //! | `ipc_ratio` | a request round trip through `omnid` ÷ a raw Unix-socket echo |
@@ -37,6 +39,7 @@ mod memory;
 mod search;
 mod send;
 mod shared;
+mod shared_live;
 mod start;
 
 /// Prints a figure in the one form tools read: `FIGURE name value`.
@@ -80,6 +83,12 @@ fn main() {
         }
         if wanted("commit_ratio_postgres") {
             shared::commit_ratio(1000).await;
+        }
+        if wanted("follower_delay_postgres") {
+            shared_live::follower_delay(300).await;
+        }
+        if wanted("sends_ratio_two_instances") {
+            shared_live::two_instances(5).await;
         }
         if wanted("commit_ratio_search") {
             search::commit_with_index(300).await;

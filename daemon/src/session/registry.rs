@@ -71,8 +71,8 @@ impl Registry {
     /// marks the others.
     pub async fn current_at_start(&self) -> Result<Option<Uuid>, StoreError> {
         let store = &self.ctx.store;
-        for entry in store.by_activity(None).await? {
-            let (at, id) = entry?;
+        let mut entries = store.by_activity(None);
+        while let Some((at, id)) = entries.next().await? {
             let record = match store.session(&id).await {
                 Ok(Some(record)) => record,
                 Ok(None) => continue,

@@ -5,6 +5,7 @@
 //! returns; a reader never sees a record that counts what is not there; who observes
 //! durable changes (the search index) hears of each once it is durable.
 
+mod activity;
 mod copy;
 mod encoding;
 mod error;
@@ -20,6 +21,7 @@ use std::path::Path;
 
 use uuid::Uuid;
 
+pub use activity::ByActivity;
 pub use copy::{Copied, copy};
 pub use error::StoreError;
 pub use feed::{FeedItem, FeedReader, LiveOutlet};
@@ -78,9 +80,6 @@ impl Default for StoreOptions {
         }
     }
 }
-
-/// Sessions' (last activity, id) places, newest first (see [`Store::by_activity`]).
-pub type ByActivity<'a> = Box<dyn Iterator<Item = Result<(u64, Uuid), StoreError>> + Send + 'a>;
 
 /// The store the daemon runs on.
 pub struct Store {
@@ -178,16 +177,8 @@ impl Store {
     /// entry's (time, id) place; all when `None`): (last activity, id) pairs. Entries
     /// whose time is not the record's (left by a crash) may appear: check the record's
     /// `updated_at_ms`.
-    pub async fn by_activity(
-        &self,
-        before: Option<(u64, Uuid)>,
-    ) -> Result<ByActivity<'_>, StoreError> {
-        match &self.backend {
-            Backend::Sled(store) => Ok(Box::new(store.by_activity(before)?)),
-            Backend::Postgres(store) => Ok(Box::new(
-                store.by_activity(before).await?.into_iter().map(Ok),
-            )),
-        }
+    pub fn by_activity(&self, before: Option<(u64, Uuid)>) -> ByActivity<'_> {
+        ByActivity::new(self, before)
     }
 
     /// Takes the session's lease for a change that lasts (a turn, a compaction), so that

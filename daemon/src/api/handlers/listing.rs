@@ -33,8 +33,8 @@ async fn page(daemon: &Daemon, query: &SessionQuery) -> Result<SessionPage, Erro
     let mut sessions: Vec<SessionSummary> = Vec::new();
     let mut last = None;
     let mut next_before = None;
-    for entry in store.by_activity(start(query)?).await.map_err(store_error)? {
-        let (ms, id) = entry.map_err(store_error)?;
+    let mut entries = store.by_activity(start(query)?);
+    while let Some((ms, id)) = entries.next().await.map_err(store_error)? {
         if query.since_ms.is_some_and(|since| ms < since) {
             break;
         }

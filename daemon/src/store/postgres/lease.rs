@@ -10,12 +10,15 @@ use uuid::Uuid;
 use super::PgStore;
 use crate::store::{Fence, Lease, StoreError};
 
-/// Takes a lease nobody holds (or whose holder let it run out), with a new fence.
+/// Takes a lease nobody holds (or whose holder let it run out), with a new fence. One that
+/// names this instance is its own, left behind (it could not be let go while the database
+/// was away, or an earlier run was killed): this instance's one actor per session holds no
+/// other, so it is taken over at once.
 const TAKE: &str = "INSERT INTO leases (session, holder, fence, expires_at)
     VALUES ($1, $2, 1, now() + make_interval(secs => $3))
     ON CONFLICT (session) DO UPDATE
     SET holder = EXCLUDED.holder, fence = leases.fence + 1, expires_at = EXCLUDED.expires_at
-    WHERE leases.expires_at <= now()
+    WHERE leases.expires_at <= now() OR leases.holder = EXCLUDED.holder
     RETURNING fence";
 
 /// Takes and lets go of a lease at once, for a change made in one transaction: the fence
@@ -24,7 +27,7 @@ const TAKE_FOR_ONE: &str = "INSERT INTO leases (session, holder, fence, expires_
     VALUES ($1, $2, 1, '-infinity')
     ON CONFLICT (session) DO UPDATE
     SET holder = EXCLUDED.holder, fence = leases.fence + 1, expires_at = '-infinity'
-    WHERE leases.expires_at <= now()
+    WHERE leases.expires_at <= now() OR leases.holder = EXCLUDED.holder
     RETURNING fence";
 
 /// Renews a lease still held under its fence.

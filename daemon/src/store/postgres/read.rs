@@ -216,18 +216,20 @@ impl PgStore {
     pub async fn by_activity(
         &self,
         before: Option<(u64, Uuid)>,
+        limit: usize,
     ) -> Result<Vec<(u64, Uuid)>, StoreError> {
+        let limit = limit as i64;
         let rows = match before {
             Some((at, id)) => {
                 let sql = "SELECT updated_at_ms, id FROM sessions
                            WHERE (updated_at_ms, id) < ($1, $2)
-                           ORDER BY updated_at_ms DESC, id DESC";
-                self.rows(sql, &[&int(at), &id]).await?
+                           ORDER BY updated_at_ms DESC, id DESC LIMIT $3";
+                self.rows(sql, &[&int(at), &id, &limit]).await?
             }
             None => {
                 let sql = "SELECT updated_at_ms, id FROM sessions
-                           ORDER BY updated_at_ms DESC, id DESC";
-                self.rows(sql, &[]).await?
+                           ORDER BY updated_at_ms DESC, id DESC LIMIT $1";
+                self.rows(sql, &[&limit]).await?
             }
         };
         Ok(rows
