@@ -17,6 +17,7 @@
 //! | `commit_ratio_postgres` | one committed turn on PostgreSQL ÷ a bare `INSERT` + `COMMIT` of the same bytes on the same server |
 //! | `follower_delay_postgres` | a chunk published on one instance until another hears it (p50, p99), and ÷ a bare `NOTIFY` |
 //! | `sends_ratio_two_instances` | turns committed by 16 sessions at once on two instances ÷ on one |
+//! | `cold_start_ratio_postgres` | start to the first answer on a database of 1,000,000 nodes in 1,000 sessions ÷ on an empty one |
 //! | `rss_mb_10k_idle` | resident memory after 10,000 sessions were touched once and left idle |
 //! | `disk_ratio_100k` | bytes on disk ÷ bytes of text, for a 100,000-turn chat |
 //! | `ipc_ratio` | a request round trip through `omnid` ÷ a raw Unix-socket echo |
@@ -40,6 +41,7 @@ mod search;
 mod send;
 mod shared;
 mod shared_live;
+mod shared_start;
 mod start;
 
 /// Prints a figure in the one form tools read: `FIGURE name value`.
@@ -89,6 +91,9 @@ fn main() {
         }
         if wanted("sends_ratio_two_instances") {
             shared_live::two_instances(5).await;
+        }
+        if wanted("cold_start_ratio_postgres") {
+            shared_start::cold_start(1000, 1000, 5).await;
         }
         if wanted("commit_ratio_search") {
             search::commit_with_index(300).await;

@@ -6,7 +6,6 @@
 use std::sync::{Arc, Weak};
 
 use crate::api::Daemon;
-use crate::session::outcome::SessionEvent;
 use crate::store::FeedItem;
 
 /// Starts following the other instances, for as long as the store is open.
@@ -27,12 +26,7 @@ pub fn other_instances(daemon: &Arc<Daemon>) {
 
 fn heard(daemon: &Arc<Daemon>, item: FeedItem, runtime: &tokio::runtime::Handle) {
     match item {
-        FeedItem::Live { session, body } => match serde_json::from_slice::<SessionEvent>(&body) {
-            Ok(event) => daemon.sessions.relay(&session, event),
-            Err(error) => {
-                tracing::debug!(%session, %error, "an event from another omnid could not be read")
-            }
-        },
+        FeedItem::Live { session, body } => daemon.sessions.relay(&session, &body),
         FeedItem::Committed { session } => {
             if let Some(search) = &daemon.search {
                 search.changed_elsewhere(session);

@@ -355,11 +355,11 @@ impl Registry {
         false
     }
 
-    /// Tells whoever follows a session here what another instance's turn did (nobody
-    /// follows a session that is not loaded).
-    pub fn relay(&self, id: &Uuid, event: crate::session::outcome::SessionEvent) {
+    /// Tells whoever follows a session here what another instance's turn did, an event as
+    /// it published it (nobody follows a session that is not loaded: it is not read).
+    pub fn relay(&self, id: &Uuid, body: &[u8]) {
         if let Some(handle) = self.loaded(id) {
-            handle.relay(event);
+            handle.relay(body);
         }
     }
 

@@ -50,8 +50,17 @@ impl Watchers {
         }))
     }
 
+    /// An event another instance published (as [`Watchers::send`] encodes it), for the
+    /// watchers here; one that cannot be read is dropped.
+    pub fn relay_encoded(&self, body: &[u8]) {
+        match serde_json::from_slice::<SessionEvent>(body) {
+            Ok(event) => self.relay(event),
+            Err(error) => tracing::debug!(%error, "an event from another omnid could not be read"),
+        }
+    }
+
     /// An event of another instance's, for the watchers here (and not published again).
-    pub fn relay(&self, event: SessionEvent) {
+    fn relay(&self, event: SessionEvent) {
         let mut turn = self.0.turn.lock().unwrap_or_else(PoisonError::into_inner);
         keep_for_latecomers(&mut turn, &event);
         self.0

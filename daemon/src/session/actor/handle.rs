@@ -77,9 +77,10 @@ impl ActorHandle {
         self.watchers.clone()
     }
 
-    /// Tells whoever follows the session here what another instance's turn did.
-    pub fn relay(&self, event: crate::session::outcome::SessionEvent) {
-        self.watchers.relay(event);
+    /// Tells whoever follows the session here what another instance's turn did (an event
+    /// as the other instance published it).
+    pub fn relay(&self, body: &[u8]) {
+        self.watchers.relay_encoded(body);
     }
 
     /// Whether the actor holds the session as `stored` has it (always, on the embedded

@@ -80,16 +80,12 @@ impl PgStore {
         let mut client = self.connection().await?;
         let failed = |e| self.failed(e);
         let transaction = client.transaction().await.map_err(failed)?;
-        for node in import.nodes {
-            insert_node(&transaction, &id, node)
-                .await
-                .map_err(failed_or(self, id))?;
-        }
-        for mv in import.moves {
-            insert_move(&transaction, &id, mv)
-                .await
-                .map_err(failed_or(self, id))?;
-        }
+        insert_nodes(&transaction, &id, import.nodes)
+            .await
+            .map_err(failed_or(self, id))?;
+        insert_moves(&transaction, &id, import.moves)
+            .await
+            .map_err(failed_or(self, id))?;
         write_session(&transaction, import.session, import.origin)
             .await
             .map_err(failed_or(self, id))?;
@@ -236,6 +232,45 @@ async fn insert_move(
     transaction
         .execute(sql, &[session, &int(mv.seq), &value])
         .await?;
+    Ok(())
+}
+
+/// Inserts a whole session's nodes in one statement (arrays unnested on the server).
+async fn insert_nodes(
+    transaction: &Transaction<'_>,
+    session: &Uuid,
+    nodes: &[NodeRecord],
+) -> Result<(), WriteError> {
+    let mut columns = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for node in nodes {
+        columns.0.push(int(node.id));
+        columns.1.push(int(node.parent));
+        columns.2.push(i16::from(Link::role_code(node.role)));
+        columns.3.push(codec::encode(node, NODE_FORMAT)?);
+    }
+    let sql = "INSERT INTO nodes (session, id, parent, role, value)
+               SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::smallint[], $5::bytea[])";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+        [session, &columns.0, &columns.1, &columns.2, &columns.3];
+    transaction.execute(sql, &params).await?;
+    Ok(())
+}
+
+/// Inserts a whole session's moves in one statement.
+async fn insert_moves(
+    transaction: &Transaction<'_>,
+    session: &Uuid,
+    moves: &[MoveRecord],
+) -> Result<(), WriteError> {
+    let mut seqs = Vec::with_capacity(moves.len());
+    let mut values = Vec::with_capacity(moves.len());
+    for mv in moves {
+        seqs.push(int(mv.seq));
+        values.push(codec::encode(mv, MOVE_FORMAT)?);
+    }
+    let sql = "INSERT INTO moves (session, seq, value)
+               SELECT $1, * FROM unnest($2::bigint[], $3::bytea[])";
+    transaction.execute(sql, &[session, &seqs, &values]).await?;
     Ok(())
 }
 
