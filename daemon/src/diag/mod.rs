@@ -11,6 +11,7 @@ mod files;
 mod forget;
 mod query;
 mod rotate;
+mod shared;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,6 +21,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use crate::provider::Redactor;
+use crate::store::SharedDiagnostic;
 
 pub use entry::{AttemptTrace, Cause, ErrorRecord, Report, ResponseInfo};
 pub use rotate::{LOG_NAME, Retention};
@@ -41,6 +43,9 @@ pub struct Diagnostics {
     write_failures: AtomicU64,
     /// One writer at a time, so entries never interleave and rotation is decided once.
     writing: Mutex<()>,
+    /// A shared store, which keeps every record too, for every instance to read
+    /// (`shared.rs`).
+    shared: Option<Arc<crate::store::Store>>,
 }
 
 /// A fresh error id: sortable by time, unique in practice (`20261122T010203Z-a1b2c3`).
@@ -62,6 +67,7 @@ impl Diagnostics {
             dir: dir.to_path_buf(),
             write_failures: AtomicU64::new(0),
             writing: Mutex::new(()),
+            shared: None,
         }
     }
 
@@ -83,7 +89,7 @@ impl Diagnostics {
         let (this, policy) = (self.clone(), policy.clone());
         let written = tokio::task::spawn_blocking(move || this.write(&report, &policy)).await;
         match written {
-            Ok(Ok(id)) => Some(id),
+            Ok(Ok(written)) => Some(self.share(written).await),
             Ok(Err(error)) => {
                 self.write_failures.fetch_add(1, Ordering::Relaxed);
                 tracing::error!(%error, dir = %self.dir.display(), "could not write a diagnostic record");
@@ -97,7 +103,7 @@ impl Diagnostics {
         }
     }
 
-    fn write(&self, report: &Report, policy: &Policy) -> std::io::Result<String> {
+    fn write(&self, report: &Report, policy: &Policy) -> std::io::Result<SharedDiagnostic> {
         let _one_writer = self.writing.lock().unwrap_or_else(|p| p.into_inner());
         let now = SystemTime::now();
         let id = new_id(now);
@@ -131,6 +137,12 @@ impl Diagnostics {
         }
         files::append_synced(&self.log_path(), &text)?;
         files::sync_dir(&self.dir)?;
-        Ok(id)
+        Ok(SharedDiagnostic {
+            id,
+            subject: report.subject(),
+            time,
+            record: json,
+            entry: text,
+        })
     }
 }

@@ -73,8 +73,8 @@ pub(super) fn entries(text: &str) -> Vec<&str> {
 }
 
 impl Diagnostics {
-    /// Every record, newest first; only one session's if given.
-    pub fn records(&self, session: Option<&str>) -> Vec<ErrorRecord> {
+    /// Every record in the log directory, newest first; only one session's if given.
+    pub(super) fn local_records(&self, session: Option<&str>) -> Vec<ErrorRecord> {
         let mut records: Vec<ErrorRecord> = record_files(&self.dir)
             .iter()
             .filter(|p| {
@@ -86,8 +86,8 @@ impl Diagnostics {
         records
     }
 
-    /// One record by id (or a unique prefix of one).
-    pub fn find(&self, id: &str) -> Result<ErrorRecord, String> {
+    /// One record in the log directory by id (or a unique prefix of one).
+    pub(super) fn local_find(&self, id: &str) -> Result<ErrorRecord, String> {
         let matches: Vec<PathBuf> = record_files(&self.dir)
             .into_iter()
             .filter(|p| {
@@ -110,7 +110,7 @@ impl Diagnostics {
     }
 
     /// The log entries (from the live log and its archives) of the given errors.
-    fn entries_of(&self, ids: &[String]) -> Vec<String> {
+    pub(super) fn entries_of(&self, ids: &[String]) -> Vec<String> {
         let mut logs = rotate::archives(&self.dir).unwrap_or_default();
         logs.push(self.log_path());
         logs.iter()
@@ -131,10 +131,12 @@ impl Diagnostics {
     /// Assembles a bundle of `records` and a transcript (secrets redacted): the JSON text,
     /// and how many records it holds. The daemon never writes it to a file: it travels to
     /// the client, which writes it with its user's own permissions.
+    /// `log_entries`: the records' log entries ([`Diagnostics::log_entries`]).
     pub fn bundle(
         &self,
         session: Option<String>,
         records: Vec<ErrorRecord>,
+        log_entries: Vec<String>,
         transcript: Option<Value>,
         policy: &Policy,
     ) -> io::Result<(Vec<u8>, usize)> {
@@ -144,7 +146,7 @@ impl Diagnostics {
             created_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
             daemon: serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "config": policy.config }),
             session,
-            log_entries: self.entries_of(&ids),
+            log_entries,
             errors: records,
             transcript,
         };

@@ -269,7 +269,8 @@ async fn build_services(
     if let Err(error) = log_dir {
         tracing::error!(%error, dir = %config.log_dir.display(), "cannot create the log directory (or make it private); diagnostics may not be written");
     }
-    let diag = Arc::new(Diagnostics::new(&config.log_dir, &config.retention));
+    let diag = Diagnostics::new(&config.log_dir, &config.retention).shared_through(store.clone());
+    let diag = Arc::new(diag);
     let default = &config.provider.default;
     let expected_key = default.kind.family().expected_key();
     if let Some(expected) = expected_key.filter(|_| default.api_key.is_none() && !config.demo) {

@@ -28,7 +28,9 @@ pub use feed::{FeedItem, FeedReader, LiveOutlet};
 pub use health::Failing;
 pub use lease::{Fence, Lease};
 pub use observe::{Applied, Observer};
-pub use types::{ChainHash, Change, ContentHash, Import, Link, Purged, Recorded, StoredSession};
+pub use types::{
+    ChainHash, Change, ContentHash, Import, Link, Purged, Recorded, SharedDiagnostic, StoredSession,
+};
 
 use crate::model::{MoveRecord, NodeId, NodeRecord, SessionRecord};
 use postgres::PgStore;
@@ -207,6 +209,28 @@ impl Store {
         match &self.backend {
             Backend::Sled(_) => false,
             Backend::Postgres(store) => store.follow(reader),
+        }
+    }
+
+    /// Keeps a diagnostic record where every instance reads it (a shared store); the
+    /// embedded store keeps none (the log directory holds them).
+    pub async fn put_diagnostic(&self, record: &SharedDiagnostic) -> Result<(), StoreError> {
+        match &self.backend {
+            Backend::Sled(_) => Ok(()),
+            Backend::Postgres(store) => store.put_diagnostic(record).await,
+        }
+    }
+
+    /// The diagnostic records a shared store keeps, of one subject or all, and (`prefix`)
+    /// whose id begins so; `None` on the embedded store, which keeps none.
+    pub async fn diagnostics(
+        &self,
+        subject: Option<&str>,
+        prefix: Option<&str>,
+    ) -> Result<Option<Vec<SharedDiagnostic>>, StoreError> {
+        match &self.backend {
+            Backend::Sled(_) => Ok(None),
+            Backend::Postgres(store) => store.diagnostics(subject, prefix).await.map(Some),
         }
     }
 

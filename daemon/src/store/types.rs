@@ -105,3 +105,18 @@ pub struct Purged {
     /// Moves removed.
     pub moves: usize,
 }
+
+/// A diagnostic record as a shared store keeps it, so that every instance reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedDiagnostic {
+    /// The error's id.
+    pub id: String,
+    /// What it is about: a session id, or `proxy`.
+    pub subject: String,
+    /// When, RFC 3339.
+    pub time: String,
+    /// The structured record, JSON (secrets redacted).
+    pub record: Vec<u8>,
+    /// Its `api_errors.log` entry, as written.
+    pub entry: String,
+}

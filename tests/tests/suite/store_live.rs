@@ -90,3 +90,61 @@ fn a_turn_committed_on_one_omnid_is_found_on_another_and_a_purge_leaves_both_ind
     });
     assert_eq!(hits(&beta), 0);
 }
+
+#[test]
+fn a_failure_recorded_on_one_omnid_is_listed_exported_and_recovered_on_another() {
+    use omni_tests::fake_gemini::Reply;
+    use omni_tests::harness::TEST_API_KEY;
+    let cluster = PgCluster::start();
+    let secrets = tempfile::tempdir().unwrap();
+    let password = cluster.password_file(secrets.path());
+    let alpha = cluster.omnid(&password, "alpha").start();
+    let beta = cluster.omnid(&password, "beta").start();
+    let session = alpha.new_session();
+    let refusal = "Request contains an invalid argument.";
+    alpha
+        .fake()
+        .push([Reply::error(400, "INVALID_ARGUMENT", refusal)]);
+    let failed = alpha.ctl(&["send", "-s", &session, "refused on alpha"]);
+    assert_ne!(failed.code, 0, "{}", failed.stdout);
+
+    let listed = beta.ctl(&["--json", "logs", "list", "-s", &session]).ok().json();
+    let errors = listed["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{listed}");
+    let id = errors[0]["id"].as_str().unwrap();
+    let bundle = beta.ctl(&["logs", "export", "-s", &session, "-o", "-"]).ok().stdout;
+    assert!(!bundle.contains(TEST_API_KEY));
+    let bundle: serde_json::Value = serde_json::from_str(&bundle).unwrap();
+    assert_eq!(bundle["errors"][0]["id"], id);
+    let entry = bundle["log_entries"][0].as_str().unwrap();
+    assert!(entry.contains(&format!("ERROR: error {id},")), "{entry}");
+    assert!(!cluster_holds_key(&cluster), "the key never reaches the database");
+
+    // The session waits for a recovery choice, made on beta.
+    beta.ctl(&["recover", "-s", &session, "--ignore"]).ok();
+    beta.ctl(&["send", "-s", &session, "and on from beta"]).ok();
+
+    // A purge on beta takes alpha's record out of the database too.
+    beta.ctl(&["purge", "-s", &session, "--yes"]).ok();
+    let listed = alpha.ctl(&["--json", "logs", "list"]).ok().json();
+    assert_eq!(listed["errors"].as_array().unwrap().len(), 0, "{listed}");
+}
+
+/// Whether any diagnostic record in the cluster's database holds the tests' API key.
+fn cluster_holds_key(cluster: &PgCluster) -> bool {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut config: tokio_postgres::Config = cluster.url().parse().unwrap();
+        config.password(cluster.password());
+        let (client, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        let key = omni_tests::harness::TEST_API_KEY;
+        let sql = "SELECT count(*) FROM diagnostics
+                   WHERE position($1::bytea IN record) > 0 OR position($2 IN entry) > 0";
+        let row = client.query_one(sql, &[&key.as_bytes(), &key]).await.unwrap();
+        row.get::<_, i64>(0) > 0
+    })
+}

@@ -25,6 +25,7 @@ impl Handle for ListErrors {
         let diag = &daemon.services.diag;
         let summaries = diag
             .records(session.as_deref())
+            .await
             .into_iter()
             .map(views::diag::error_summary)
             .collect();
@@ -65,13 +66,14 @@ async fn export(
         Some(id) => {
             let record = diag
                 .find(id)
+                .await
                 .map_err(|m| ErrorReply::new(ErrorKind::NotFound, m))?;
             (record.session.clone(), vec![record])
         }
         None => {
             let session = session.unwrap_or(SessionRef::Current);
             let id = daemon.sessions.resolve(session_ref(&session)).await?.to_string();
-            let records = diag.records(Some(&id));
+            let records = diag.records(Some(&id)).await;
             (id, records)
         }
     };
@@ -85,8 +87,10 @@ async fn export(
         .replace(['-', ':'], "");
     let short: String = session_id.chars().take(8).collect();
     let name = format!("omni-bundle-{short}-{stamp}.json");
+    let ids = records.iter().map(|r| r.id.clone()).collect();
+    let entries = diag.log_entries(ids).await;
     let built = tokio::task::spawn_blocking(move || {
-        diag.bundle(Some(session_id), records, transcript, &policy)
+        diag.bundle(Some(session_id), records, entries, transcript, &policy)
     })
     .await
     .map_err(|e| ErrorReply::new(ErrorKind::Internal, format!("the export failed: {e}")))?;

@@ -30,6 +30,7 @@ async fn replay(daemon: &Daemon, error: &str) -> Result<ReplayOutcome, ErrorRepl
     let record = services
         .diag
         .find(error)
+        .await
         .map_err(|m| ErrorReply::new(ErrorKind::NotFound, m))?;
     let api = live.api_for_url(&record.request.url).ok_or_else(|| {
         ErrorReply::new(

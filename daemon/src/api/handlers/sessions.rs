@@ -37,25 +37,24 @@ pub async fn recovery_choices(daemon: &Daemon, record: &SessionRecord) -> Vec<Re
     let Ok(places) = indexed(&daemon.services.store, &record.id, &links).await else {
         return Vec::new();
     };
+    let too_long = too_long(daemon, record).await;
     build_tree(record, places.into_iter())
-        .map(|tree| views::recovery_choices(record, &tree, too_long(daemon, record)))
+        .map(|tree| views::recovery_choices(record, &tree, too_long))
         .unwrap_or_default()
 }
 
 /// Whether the failure the session needs recovery from says the context is too long
 /// (its diagnostic record's class: the API's answer, or Omni's own estimate).
-fn too_long(daemon: &Daemon, record: &SessionRecord) -> bool {
+async fn too_long(daemon: &Daemon, record: &SessionRecord) -> bool {
     let error_id = record
         .needs_recovery
         .as_ref()
         .and_then(|r| r.error_id.as_ref());
-    error_id.is_some_and(|id| {
-        daemon
-            .services
-            .diag
-            .find(id)
-            .is_ok_and(|found| found.class == "context_too_long")
-    })
+    let Some(id) = error_id else {
+        return false;
+    };
+    let found = daemon.services.diag.find(id).await;
+    found.is_ok_and(|found| found.class == "context_too_long")
 }
 
 /// How full the context at the session's head is.

@@ -6,6 +6,7 @@
 //! connects again by itself once it is back. The data directory still holds what each
 //! instance keeps for itself (the search index, diagnostic records).
 
+mod diagnostics;
 mod feed;
 mod lease;
 mod read;

@@ -66,6 +66,16 @@ const MIGRATIONS: &[&str] = &[
          PRIMARY KEY (xid, seq)
      );
      CREATE INDEX changes_by_age ON changes (at);",
+    // 4: diagnostic records, for every instance to read (`logs`, bundles, recovery): the
+    // record (JSON, secrets redacted) and its `api_errors.log` entry.
+    "CREATE TABLE diagnostics (
+         id text PRIMARY KEY,
+         session text NOT NULL,
+         at text NOT NULL,
+         record bytea NOT NULL,
+         entry text NOT NULL
+     );
+     CREATE INDEX diagnostics_by_session ON diagnostics (session);",
 ];
 
 /// The newest schema version this omnid knows.

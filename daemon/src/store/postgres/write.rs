@@ -140,6 +140,11 @@ impl PgStore {
                 .await
                 .map_err(failed)?;
         }
+        let forgotten = "DELETE FROM diagnostics WHERE session = $1";
+        transaction
+            .execute(forgotten, &[&id.to_string()])
+            .await
+            .map_err(failed)?;
         self.note(&transaction, id, feed::PURGED)
             .await
             .map_err(failed)?;
