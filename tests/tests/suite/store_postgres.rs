@@ -106,7 +106,7 @@ fn the_password_is_never_printed_and_a_newer_schema_stops_the_start() {
     omni.stop();
     sql(&cluster, "UPDATE omni_schema SET version = 99");
     let said = refused_start(&cluster.url(), &password);
-    assert!(said.contains("schema version 99") && said.contains("(3)"), "{said}");
+    assert!(said.contains("schema version 99") && said.contains("(4)"), "{said}");
     assert!(said.contains(&format!("127.0.0.1:{}", cluster.port())), "{said}");
 }
 

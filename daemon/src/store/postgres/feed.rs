@@ -24,7 +24,7 @@ pub(super) const PURGED: i16 = 1;
 const LIVE: i16 = 2;
 
 /// A line of the feed, and its wake-up, in the transaction of the change it tells of.
-const NOTE: &str = "WITH noted AS (
+pub(super) const NOTE: &str = "WITH noted AS (
         INSERT INTO changes (session, kind, origin) VALUES ($1, $2, $3))
     SELECT pg_notify('omni_changes', '')";
 

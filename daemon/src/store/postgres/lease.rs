@@ -23,7 +23,7 @@ const TAKE: &str = "INSERT INTO leases (session, holder, fence, expires_at)
 
 /// Takes and lets go of a lease at once, for a change made in one transaction: the fence
 /// still moves on, so a holder whose lease ran out can write no more.
-const TAKE_FOR_ONE: &str = "INSERT INTO leases (session, holder, fence, expires_at)
+pub(super) const TAKE_FOR_ONE: &str = "INSERT INTO leases (session, holder, fence, expires_at)
     VALUES ($1, $2, 1, '-infinity')
     ON CONFLICT (session) DO UPDATE
     SET holder = EXCLUDED.holder, fence = leases.fence + 1, expires_at = '-infinity'
@@ -31,7 +31,7 @@ const TAKE_FOR_ONE: &str = "INSERT INTO leases (session, holder, fence, expires_
     RETURNING fence";
 
 /// Renews a lease still held under its fence.
-const RENEW: &str = "UPDATE leases SET expires_at = now() + make_interval(secs => $3)
+pub(super) const RENEW: &str = "UPDATE leases SET expires_at = now() + make_interval(secs => $3)
     WHERE session = $1 AND fence = $2";
 
 /// Lets a lease go (the row, and its fence, stay).

@@ -12,6 +12,24 @@ use crate::store::encoding::codec;
 use crate::store::encoding::formats::{MOVE_FORMAT, NODE_FORMAT, SESSION_FORMAT};
 use crate::store::{ChainHash, Change, Import, Link, Purged, Recorded, StoreError};
 
+/// A node of a change.
+pub(super) const NODE: &str =
+    "INSERT INTO nodes (session, id, parent, role, value) VALUES ($1, $2, $3, $4, $5)";
+
+/// A move of a change.
+pub(super) const MOVE: &str = "INSERT INTO moves (session, seq, value) VALUES ($1, $2, $3)";
+
+/// The session's record after a change (and, for a whole session, its origin).
+pub(super) const SESSION: &str = "INSERT INTO sessions (id, record, updated_at_ms, origin)
+    VALUES ($1, $2, $3, $4)
+    ON CONFLICT (id) DO UPDATE
+    SET record = EXCLUDED.record, updated_at_ms = EXCLUDED.updated_at_ms,
+        origin = COALESCE(EXCLUDED.origin, sessions.origin)";
+
+/// A recorded conversation's chain entry.
+pub(super) const CHAIN: &str = "INSERT INTO chains (hash, session, node) VALUES ($1, $2, $3)
+    ON CONFLICT (hash) DO UPDATE SET session = EXCLUDED.session, node = EXCLUDED.node";
+
 impl PgStore {
     /// Commits a change in one transaction: its writes go out together (pipelined, each
     /// a statement prepared once per connection), then the commit.
@@ -27,13 +45,10 @@ impl PgStore {
         let mut client = self.connection().await?;
         let failed = |e| self.failed(e);
         let transaction = client.transaction().await.map_err(failed)?;
-        // The lease first: two changes of one session wait for each other here, before
+        // The lease goes first (every statement is prepared already, so they go out in the
+        // order written): two changes of one session wait for each other there, before
         // either writes anything else.
-        let leased = self.lease_step(&transaction, &id, change.fence).await;
-        if !leased.map_err(failed)? {
-            drop(transaction);
-            return Err(self.refused(&client, &id, change.fence).await);
-        }
+        let lease = self.lease_step(&transaction, &id, change.fence);
         let node = async {
             match change.node {
                 Some(node) => insert_node(&transaction, &id, node).await,
@@ -56,7 +71,12 @@ impl PgStore {
             }
         };
         let noted = async { Ok(self.note(&transaction, &id, feed::COMMITTED).await?) };
-        let (node, mv, session, chain, noted) = tokio::join!(node, mv, session, chain, noted);
+        let (leased, node, mv, session, chain, noted) =
+            tokio::join!(lease, node, mv, session, chain, noted);
+        if !leased.map_err(failed)? {
+            drop(transaction);
+            return Err(self.refused(&client, &id, change.fence).await);
+        }
         first_cause([node, mv, session, chain, noted]).map_err(failed_or(self, id))?;
         transaction.commit().await.map_err(failed)?;
         let gained = change.node.map(std::slice::from_ref).unwrap_or_default();
@@ -219,8 +239,7 @@ async fn insert_node(
 ) -> Result<(), WriteError> {
     let value = codec::encode(node, NODE_FORMAT)?;
     let role = i16::from(Link::role_code(node.role));
-    let sql = "INSERT INTO nodes (session, id, parent, role, value) VALUES ($1, $2, $3, $4, $5)";
-    let statement = transaction.prepare_cached(sql).await?;
+    let statement = transaction.prepare_cached(NODE).await?;
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
         [session, &int(node.id), &int(node.parent), &role, &value];
     transaction.execute(&statement, &params).await?;
@@ -233,9 +252,9 @@ async fn insert_move(
     mv: &MoveRecord,
 ) -> Result<(), WriteError> {
     let value = codec::encode(mv, MOVE_FORMAT)?;
-    let sql = "INSERT INTO moves (session, seq, value) VALUES ($1, $2, $3)";
+    let statement = transaction.prepare_cached(MOVE).await?;
     transaction
-        .execute(sql, &[session, &int(mv.seq), &value])
+        .execute(&statement, &[session, &int(mv.seq), &value])
         .await?;
     Ok(())
 }
@@ -286,13 +305,10 @@ async fn write_session(
     origin: Option<&str>,
 ) -> Result<(), WriteError> {
     let value = codec::encode(record, SESSION_FORMAT)?;
-    let sql = "INSERT INTO sessions (id, record, updated_at_ms, origin) VALUES ($1, $2, $3, $4)
-               ON CONFLICT (id) DO UPDATE
-               SET record = EXCLUDED.record, updated_at_ms = EXCLUDED.updated_at_ms,
-                   origin = COALESCE(EXCLUDED.origin, sessions.origin)";
+    let statement = transaction.prepare_cached(SESSION).await?;
     let active = int(record.updated_at_ms);
     transaction
-        .execute(sql, &[&record.id, &value, &active, &origin])
+        .execute(&statement, &[&record.id, &value, &active, &origin])
         .await?;
     Ok(())
 }
@@ -303,10 +319,9 @@ async fn insert_chain(
     session: &Uuid,
     node: u64,
 ) -> Result<(), tokio_postgres::Error> {
-    let sql = "INSERT INTO chains (hash, session, node) VALUES ($1, $2, $3)
-               ON CONFLICT (hash) DO UPDATE SET session = EXCLUDED.session, node = EXCLUDED.node";
+    let statement = transaction.prepare_cached(CHAIN).await?;
     transaction
-        .execute(sql, &[&&hash[..], session, &int(node)])
+        .execute(&statement, &[&&hash[..], session, &int(node)])
         .await?;
     Ok(())
 }
