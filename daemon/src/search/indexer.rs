@@ -35,6 +35,9 @@ const BATCH_WAIT: Duration = Duration::from_secs(1);
 /// proxy records hundreds of new sessions a second; remembering every one grew without end).
 const COUNTS_KEPT: usize = 10_000;
 
+/// Past this many nodes to take in, a session's nodes are read at once, not one by one.
+const WHOLE_READ: u64 = 16;
+
 /// The writer's memory budget (tantivy's minimum is 15 MB).
 pub const WRITER_BUDGET: usize = 16_000_000;
 
@@ -220,6 +223,17 @@ impl Indexer {
             from = 0;
         }
         let fields = self.shared.fields;
+        if record.nodes - from > WHOLE_READ {
+            // Many nodes to take in (a new index, a session changed on another instance):
+            // one read of them all, not one per node (a round trip each on a database).
+            if let Ok(nodes) = self.read(self.shared.store.nodes(id)) {
+                let wanted = nodes.iter().filter(|n| n.id > from && n.id <= record.nodes);
+                for node in wanted {
+                    self.writer.add_document(fields.node_document(id, node))?;
+                }
+                return self.mark(id, record.nodes);
+            }
+        }
         for number in from + 1..=record.nodes {
             match self.read(self.shared.store.node(id, number)) {
                 Ok(node) => {
@@ -230,10 +244,16 @@ impl Indexer {
                 }
             }
         }
+        self.mark(id, record.nodes)
+    }
+
+    /// Notes that `count` of a session's nodes are indexed (its marker, committed with the
+    /// batch). Always true: something changed.
+    fn mark(&mut self, id: &Uuid, count: u64) -> Result<bool, SearchError> {
+        let fields = self.shared.fields;
         self.writer.delete_term(fields.marker_term(id));
-        self.writer
-            .add_document(fields.marker_document(id, record.nodes))?;
-        self.counts.insert(*id, record.nodes);
+        self.writer.add_document(fields.marker_document(id, count))?;
+        self.counts.insert(*id, count);
         Ok(true)
     }
 
@@ -256,10 +276,7 @@ impl Indexer {
         for node in gained.iter().filter(|node| node.id > from) {
             self.writer.add_document(fields.node_document(id, node))?;
         }
-        self.writer.delete_term(fields.marker_term(id));
-        self.writer.add_document(fields.marker_document(id, last))?;
-        self.counts.insert(*id, last);
-        Ok(true)
+        self.mark(id, last)
     }
 
     /// How many of a session's nodes are indexed (none: it is not in the index).
