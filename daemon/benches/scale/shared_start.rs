@@ -65,6 +65,19 @@ async fn fill(cluster: &PgCluster, sessions: usize, turns: u64) {
     to.close().unwrap();
 }
 
+/// The store's open in the last start in `dir`, as omnid logged it.
+fn store_open_logged(dir: &Path) -> Duration {
+    let log = std::fs::read_to_string(dir.join("omnid.log")).unwrap();
+    let ms = log
+        .lines()
+        .find(|l| l.contains("the store is open"))
+        .and_then(|l| l.split("took_ms=").nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("omnid logged no store open: {log}"));
+    Duration::from_millis(ms)
+}
+
 /// `cold_start_ratio_postgres`: `rounds` starts on each, alternating.
 pub async fn cold_start(sessions: usize, turns: u64, rounds: usize) {
     let (empty, big) = (PgCluster::start(), PgCluster::start());
@@ -85,22 +98,32 @@ pub async fn cold_start(sessions: usize, turns: u64, rounds: usize) {
         daemon.stop();
     }
     let mut samples = [Vec::new(), Vec::new()];
+    let mut opens = [Vec::new(), Vec::new()];
     for _ in 0..rounds {
-        for (n, samples) in samples.iter_mut().enumerate() {
+        for n in 0..2 {
             let spawned = Instant::now();
             let daemon = start(n);
             daemon.status().await;
-            samples.push(spawned.elapsed());
+            samples[n].push(spawned.elapsed());
             daemon.stop();
+            opens[n].push(store_open_logged(dirs[n].path()));
         }
     }
     let [small, large] = samples.map(stats);
+    let [small_open, large_open] = opens.map(stats);
     report(
         "start to first answer",
         "empty database",
         &small,
         "1M nodes",
         &large,
+    );
+    report(
+        "of which the store's open",
+        "empty",
+        &small_open,
+        "1M nodes",
+        &large_open,
     );
     figure("cold_start_ratio_postgres", ratio(&large, &small));
 }

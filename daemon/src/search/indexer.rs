@@ -252,7 +252,8 @@ impl Indexer {
     fn mark(&mut self, id: &Uuid, count: u64) -> Result<bool, SearchError> {
         let fields = self.shared.fields;
         self.writer.delete_term(fields.marker_term(id));
-        self.writer.add_document(fields.marker_document(id, count))?;
+        self.writer
+            .add_document(fields.marker_document(id, count))?;
         self.counts.insert(*id, count);
         Ok(true)
     }
