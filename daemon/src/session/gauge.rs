@@ -5,6 +5,7 @@
 
 use crate::model::{NodeId, NodeRecord, PartContent, ROOT, Role, SessionRecord};
 use crate::services::{Live, Services, Window};
+use crate::store::StoreError;
 
 /// Bytes of text per token, for the estimate (English prose and code average about 4).
 const BYTES_PER_TOKEN: u64 = 4;
@@ -145,11 +146,12 @@ pub async fn gauge_of(
     node: NodeId,
     known: Option<(NodeId, ContextSize)>,
 ) -> Gauge {
-    let read = |id| services.store.node(&record.id, id);
-    let size = measure(node, known, read).await.unwrap_or_else(|error| {
-        tracing::warn!(session = %record.id, %error, "cannot measure the context");
-        ContextSize::default()
-    });
+    let size = size_of(services, record, node, known)
+        .await
+        .unwrap_or_else(|error| {
+            tracing::warn!(session = %record.id, %error, "cannot measure the context");
+            ContextSize::default()
+        });
     let own = record.model.as_ref().unwrap_or(&live.config.provider.model);
     let (model, window) = match live.endpoint(own) {
         Ok(endpoint) => {
@@ -166,6 +168,60 @@ pub async fn gauge_of(
         model,
         window,
         warn_at: live.config.context.warn_at,
+    }
+}
+
+/// Nodes a measure reads one by one from a shared store before it reads the session's
+/// nodes all at once: a walk back to the last answer that reported its usage is short, but
+/// one through answers that reported none (an import) reads the whole path, a round trip
+/// each on a database.
+const ONE_BY_ONE: usize = 8;
+
+/// Why a measure stopped reading nodes one by one.
+enum Stop {
+    /// It read [`ONE_BY_ONE`] already.
+    TooMany,
+    /// The store failed.
+    Store(StoreError),
+}
+
+/// The context's size ([`measure`]), its nodes read from the store.
+async fn size_of(
+    services: &Services,
+    record: &SessionRecord,
+    node: NodeId,
+    known: Option<(NodeId, ContextSize)>,
+) -> Result<ContextSize, StoreError> {
+    let store = &services.store;
+    let mut reads = 0usize;
+    let one = |id| {
+        reads += 1;
+        let too_many = store.is_shared() && reads > ONE_BY_ONE;
+        async move {
+            if too_many {
+                return Err(Stop::TooMany);
+            }
+            store.node(&record.id, id).await.map_err(Stop::Store)
+        }
+    };
+    match measure(node, known, one).await {
+        Ok(size) => Ok(size),
+        Err(Stop::Store(error)) => Err(error),
+        Err(Stop::TooMany) => {
+            let all: std::collections::HashMap<NodeId, NodeRecord> = store
+                .nodes(&record.id)
+                .await?
+                .into_iter()
+                .map(|node| (node.id, node))
+                .collect();
+            let held = |id| {
+                let found = all.get(&id).cloned();
+                std::future::ready(found.ok_or_else(|| {
+                    StoreError::Corrupt(format!("node {id} of session {} is missing", record.id))
+                }))
+            };
+            measure(node, known, held).await
+        }
     }
 }
 
