@@ -38,6 +38,12 @@ pub(super) const RENEW: &str = "UPDATE leases SET expires_at = now() + make_inte
 const RELEASE: &str = "UPDATE leases SET expires_at = '-infinity'
     WHERE session = $1 AND fence = $2";
 
+/// Whether a session's lease is another's now: its fence differs from `$2` (a change made
+/// under a lease), or (`$2` null) it is held, unexpired, by another instance than `$3`.
+const NOT_OURS: &str = "SELECT 1 FROM leases WHERE session = $1 AND CASE
+        WHEN $2::bigint IS NOT NULL THEN fence <> $2
+        ELSE expires_at > now() AND holder <> $3 END";
+
 /// Who holds a session's lease, and for how many more seconds.
 const HOLDER: &str = "SELECT holder, CASE WHEN expires_at > now()
         THEN ceil(extract(epoch FROM expires_at - now()))::bigint ELSE 0 END
@@ -156,6 +162,27 @@ impl PgStore {
                 holder,
                 seconds_left: seconds_left.max(0) as u64,
             },
+        }
+    }
+
+    /// After a change failed with its lease's answer unknown (a statement before it failed
+    /// and aborted the transaction): the lease's refusal, if it is another's now.
+    pub(super) async fn refused_if_not_ours(
+        &self,
+        client: &impl GenericClient,
+        session: &Uuid,
+        fence: Option<Fence>,
+    ) -> Option<StoreError> {
+        let fenced = fence.map(|f| f.0);
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
+            [session, &fenced, &self.instance];
+        match client.query_opt(NOT_OURS, &params).await {
+            Ok(Some(_)) => Some(self.refused(client, session, fence).await),
+            Ok(None) => None,
+            Err(error) => {
+                tracing::debug!(%error, "cannot tell whose the session's lease is");
+                None
+            }
         }
     }
 

@@ -137,6 +137,8 @@ impl PgStore {
         };
         let mut client = store.connection().await?;
         store.migrate(&mut client).await?;
+        // Made before the schema was, this connection prepares its statements now.
+        let _ = prepare(&mut client).await;
         store.let_go_of_left_behind(&client).await?;
         store.start_mark = Self::horizon(&client).await.map_err(|e| store.failed(e))?;
         drop(client);

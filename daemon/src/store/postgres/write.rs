@@ -73,11 +73,23 @@ impl PgStore {
         let noted = async { Ok(self.note(&transaction, &id, feed::COMMITTED).await?) };
         let (leased, node, mv, session, chain, noted) =
             tokio::join!(lease, node, mv, session, chain, noted);
-        if !leased.map_err(failed)? {
-            drop(transaction);
-            return Err(self.refused(&client, &id, change.fence).await);
+        let written = first_cause([node, mv, session, chain, noted]).map_err(failed_or(self, id));
+        match leased {
+            Ok(true) => written?,
+            Ok(false) => {
+                drop(transaction);
+                return Err(self.refused(&client, &id, change.fence).await);
+            }
+            Err(error) => {
+                // The lease's statement went out after one that failed (a connection whose
+                // statements were not prepared yet): the lease, if another's, says why.
+                drop(transaction);
+                let refused = self.refused_if_not_ours(&client, &id, change.fence).await;
+                return Err(
+                    refused.unwrap_or_else(|| written.err().unwrap_or_else(|| failed(error)))
+                );
+            }
         }
-        first_cause([node, mv, session, chain, noted]).map_err(failed_or(self, id))?;
         transaction.commit().await.map_err(failed)?;
         let gained = change.node.map(std::slice::from_ref).unwrap_or_default();
         self.committed(id, gained).await;
