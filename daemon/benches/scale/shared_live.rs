@@ -61,7 +61,7 @@ pub async fn follower_delay(chunks: usize) {
     let delays = Arc::new(Mutex::new(Vec::new()));
     let (a, b) = (instance(&cluster, "a").await, instance(&cluster, "b").await);
     let heard = delays.clone();
-    b.follow(Box::new(move |items| {
+    b.follow(Box::new(move |items, _| {
         for item in items {
             if let FeedItem::Live { body, .. } = item {
                 heard.lock().unwrap().push(since(&body));

@@ -6,16 +6,20 @@
 use std::sync::{Arc, Weak};
 
 use crate::api::Daemon;
-use crate::store::FeedItem;
+use crate::store::{FeedItem, FeedMark};
 
 /// Starts following the other instances, for as long as the store is open.
 pub fn other_instances(daemon: &Arc<Daemon>) {
     let weak = Arc::downgrade(daemon);
     let runtime = tokio::runtime::Handle::current();
-    let reader = move |items: Vec<FeedItem>| {
+    let reader = move |items: Vec<FeedItem>, mark: FeedMark| {
         if let Some(daemon) = Weak::upgrade(&weak) {
             for item in items {
                 heard(&daemon, item, &runtime);
+            }
+            // Everything before the mark is heard: the index keeps it with its next commit.
+            if let Some(search) = &daemon.search {
+                search.followed_to(mark);
             }
         }
     };

@@ -1,5 +1,6 @@
 //! The indexer: one thread owning the index's writer. It catches up with the store first
-//! (every session whose indexed count differs from its record's), then takes the sessions
+//! (`catch_up.rs`: from a shared store's feed, or every session whose indexed count differs
+//! from its record's), then takes the sessions
 //! changed and the nodes each gained (sent once their changes are durable), waits a moment
 //! for more, indexes those nodes and commits once per batch. The store is the truth: a
 //! session is indexed from its marker's count to its record's, so a crash between a store
@@ -20,7 +21,7 @@ use super::{Job, SearchError, Shared};
 use crate::model::NodeRecord;
 use tokio::runtime::Handle;
 
-use crate::store::Applied;
+use crate::store::{Applied, FeedMark};
 
 /// How long a batch collects changes before it is indexed and committed: one commit a
 /// second at most. Each commit costs tantivy a fresh segment (its term table allocated and
@@ -44,7 +45,7 @@ pub const WRITER_BUDGET: usize = 16_000_000;
 /// The indexer's state: the writer and the count of indexed nodes of every session it
 /// wrote since it started (its markers may not be committed yet).
 pub struct Indexer {
-    shared: Arc<Shared>,
+    pub(super) shared: Arc<Shared>,
     /// The daemon's runtime, which the store's reads run on (the indexer is a thread of
     /// its own).
     runtime: Handle,
@@ -52,7 +53,10 @@ pub struct Indexer {
     counts: HashMap<Uuid, u64>,
     /// Sessions purged since the start: nodes heard of for them are never indexed as
     /// handed over (the store says whether the session is still there).
-    forgotten: HashSet<Uuid>,
+    pub(super) forgotten: HashSet<Uuid>,
+    /// Where the shared store's feed was heard up to: kept with each commit
+    /// (`catch_up.rs`).
+    pub(super) feed_mark: Option<FeedMark>,
 }
 
 impl Indexer {
@@ -64,11 +68,12 @@ impl Indexer {
             writer,
             counts: HashMap::new(),
             forgotten: HashSet::new(),
+            feed_mark: None,
         })
     }
 
     /// Waits for a read of the store.
-    fn read<T>(&self, read: impl Future<Output = T>) -> T {
+    pub(super) fn read<T>(&self, read: impl Future<Output = T>) -> T {
         self.runtime.block_on(read)
     }
 
@@ -149,30 +154,16 @@ impl Indexer {
     fn empty(&mut self) -> Result<(), SearchError> {
         self.writer.delete_all_documents()?;
         self.counts.clear();
+        // An empty index follows nothing: the catch-up is whole.
+        self.feed_mark = None;
         self.commit()?;
         self.writer.garbage_collect_files().wait()?;
         Ok(())
     }
 
-    /// Indexes every session whose record counts other nodes than its marker, and commits.
-    fn catch_up(&mut self) -> Result<(), SearchError> {
-        let started = Instant::now();
-        let sessions = self.read(self.shared.store.sessions())?;
-        let mut changed = 0usize;
-        for stored in &sessions {
-            if self.index_session(&stored.id, false)? {
-                changed += 1;
-            }
-            if changed > 0 && changed % 200 == 0 {
-                self.commit()?;
-            }
-        }
-        self.commit()?;
-        tracing::info!(sessions = sessions.len(), changed, took = ?started.elapsed(), "the search index is caught up with the store");
-        Ok(())
-    }
-
     fn apply(&mut self, batch: Batch) -> Result<(), SearchError> {
+        // Kept with this batch's commit (if it makes one) or the next.
+        self.feed_mark = self.feed_mark.max(batch.mark);
         for session in &batch.forget {
             self.delete(session);
             self.forgotten.insert(*session);
@@ -206,7 +197,7 @@ impl Indexer {
     /// Indexes the nodes a session gained since its marker (all of them with `whole`, or
     /// when the index holds more than the store); forgets a session the store no longer
     /// has. Whether anything changed.
-    fn index_session(&mut self, id: &Uuid, whole: bool) -> Result<bool, SearchError> {
+    pub(super) fn index_session(&mut self, id: &Uuid, whole: bool) -> Result<bool, SearchError> {
         let Some(record) = self.read(self.shared.store.session(id)).ok().flatten() else {
             let known = self.indexed_count(id)?;
             if known.is_some() {
@@ -290,15 +281,19 @@ impl Indexer {
     }
 
     /// Deletes a session's documents and marker (committed with the batch).
-    fn delete(&mut self, id: &Uuid) {
+    pub(super) fn delete(&mut self, id: &Uuid) {
         let fields = self.shared.fields;
         self.writer.delete_term(fields.session_term(id));
         self.writer.delete_term(fields.marker_term(id));
         self.counts.insert(*id, 0);
     }
 
-    fn commit(&mut self) -> Result<(), SearchError> {
-        self.writer.commit()?;
+    pub(super) fn commit(&mut self) -> Result<(), SearchError> {
+        let mut commit = self.writer.prepare_commit()?;
+        if let Some(mark) = self.feed_mark {
+            commit.set_payload(&mark.to_string());
+        }
+        commit.commit()?;
         if self.counts.len() > COUNTS_KEPT {
             self.counts = HashMap::new();
         }
@@ -309,7 +304,7 @@ impl Indexer {
 
     /// Rewrites every segment into one, so deleted documents leave the files, and removes
     /// the files no longer used: what a forgotten session needs to be gone from the disk.
-    fn compact(&mut self) -> Result<(), SearchError> {
+    pub(super) fn compact(&mut self) -> Result<(), SearchError> {
         let segments = self.shared.index.searchable_segment_ids()?;
         if !segments.is_empty() {
             self.writer.merge(&segments).wait()?;
@@ -333,6 +328,8 @@ struct Batch {
     stop: Option<std::sync::mpsc::Sender<()>>,
     /// Asked to verify the index (a search failed inside it).
     verify: bool,
+    /// The shared store's feed was heard up to here.
+    mark: Option<FeedMark>,
 }
 
 impl Batch {
@@ -357,6 +354,7 @@ impl Batch {
             Job::Flush(done) => self.waiting.push(done),
             Job::CatchUp(done) => self.catching_up.push(done),
             Job::Stop(done) => self.stop = Some(done),
+            Job::FeedMark(mark) => self.mark = self.mark.max(Some(mark)),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! The store stays the truth; the index only finds.
 
 mod bounds;
+mod catch_up;
 mod indexer;
 mod open;
 mod query;
@@ -27,7 +28,7 @@ pub use schema::INDEX_VERSION;
 use crate::model::SessionRecord;
 use tokio::runtime::Handle;
 
-use crate::store::{Applied, Store, StoreError};
+use crate::store::{Applied, FeedMark, Store, StoreError};
 use schema::Fields;
 
 /// Whether a session's nodes may be found: never one in the trash, an archived one only
@@ -78,6 +79,8 @@ enum Job {
     Verify,
     /// Answer once everything asked before is committed.
     Flush(Sender<()>),
+    /// The shared store's feed was heard up to here.
+    FeedMark(FeedMark),
     /// The same, for a caller on the async runtime (a search).
     CatchUp(tokio::sync::oneshot::Sender<()>),
     /// Commit everything asked before, let go of the store, end the indexer, then answer.
@@ -172,6 +175,13 @@ impl SearchIndex {
         }];
         let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
         let _ = jobs.send(Job::Changed(changed));
+    }
+
+    /// Notes that the shared store's feed was heard up to `mark` (every change before it
+    /// was handed over): kept with the index's next commit, where a restart catches up from.
+    pub fn followed_to(&self, mark: FeedMark) {
+        let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = jobs.send(Job::FeedMark(mark));
     }
 
     /// Commits what the indexer was told of, ends it and returns once it has let go of the

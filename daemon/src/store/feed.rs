@@ -30,8 +30,29 @@ pub enum FeedItem {
     },
 }
 
-/// Who hears the feed: called with each batch of lines, in order.
-pub type FeedReader = Box<dyn Fn(Vec<FeedItem>) + Send + Sync>;
+/// Who hears the feed: called with each batch of lines, in order, and the mark the feed
+/// was read up to (every second at least, lines or none).
+pub type FeedReader = Box<dyn Fn(Vec<FeedItem>, FeedMark) + Send + Sync>;
+
+/// Where the feed was read up to: every line before it was heard (or pruned). The search
+/// index keeps it with its commits, so a restart catches up from the lines after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct FeedMark(pub(super) i64);
+
+impl std::fmt::Display for FeedMark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "feed:{}", self.0)
+    }
+}
+
+impl std::str::FromStr for FeedMark {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<Self, ()> {
+        let number = text.strip_prefix("feed:").ok_or(())?;
+        number.parse().map(FeedMark).map_err(|_| ())
+    }
+}
 
 /// Where this instance's live events go to the other instances: cheap to clone; a send
 /// never waits (the events go out in batches, at most ~50 ms apart).

@@ -24,7 +24,7 @@ use uuid::Uuid;
 pub use activity::ByActivity;
 pub use copy::{Copied, copy};
 pub use error::StoreError;
-pub use feed::{FeedItem, FeedReader, LiveOutlet};
+pub use feed::{FeedItem, FeedMark, FeedReader, LiveOutlet};
 pub use health::Failing;
 pub use lease::{Fence, Lease};
 pub use observe::{Applied, Observer};
@@ -231,6 +231,28 @@ impl Store {
         match &self.backend {
             Backend::Sled(_) => Ok(None),
             Backend::Postgres(store) => store.diagnostics(subject, prefix).await.map(Some),
+        }
+    }
+
+    /// Where following the feed began (the feed's horizon when the store opened); `None`
+    /// on the embedded store.
+    pub fn feed_start(&self) -> Option<FeedMark> {
+        match &self.backend {
+            Backend::Sled(_) => None,
+            Backend::Postgres(store) => Some(store.feed_start()),
+        }
+    }
+
+    /// The feed's commits and purges (of every instance, this one's too) from `since` up to
+    /// now, and the mark they reach; `None` on the embedded store, or when lines after
+    /// `since` may have been pruned (then only a whole catch-up will do).
+    pub async fn feed_since(
+        &self,
+        since: FeedMark,
+    ) -> Result<Option<(Vec<FeedItem>, FeedMark)>, StoreError> {
+        match &self.backend {
+            Backend::Sled(_) => Ok(None),
+            Backend::Postgres(store) => store.feed_since(since).await,
         }
     }
 

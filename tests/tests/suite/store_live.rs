@@ -148,3 +148,25 @@ fn cluster_holds_key(cluster: &PgCluster) -> bool {
         row.get::<_, i64>(0) > 0
     })
 }
+
+#[test]
+fn a_restarted_omnid_catches_its_search_up_from_the_change_feed() {
+    let cluster = PgCluster::start();
+    let secrets = tempfile::tempdir().unwrap();
+    let password = cluster.password_file(secrets.path());
+    let alpha = cluster.omnid(&password, "alpha").start();
+    let mut beta = cluster.omnid(&password, "beta").start();
+    eventually("beta's first start indexes the whole store", || {
+        beta.daemon_stderr().contains("the search index is caught up with the store")
+    });
+    beta.stop();
+    let session = alpha.new_session();
+    alpha.ctl(&["send", "-s", &session, &format!("while beta was away: {PHRASE}")]).ok();
+    beta.restart();
+    eventually("beta's search finds the turn made while it was away", || hits(&beta) > 0);
+    let stderr = beta.daemon_stderr();
+    assert!(
+        stderr.contains("the search index caught up from the change feed sessions=1"),
+        "{stderr}"
+    );
+}

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use super::PgStore;
-use crate::store::{FeedItem, FeedReader, LiveOutlet};
+use crate::store::{FeedItem, FeedMark, FeedReader, LiveOutlet, StoreError};
 
 /// A committed change.
 pub(super) const COMMITTED: i16 = 0;
@@ -44,7 +44,16 @@ const SINCE: &str = "SELECT session, kind, body FROM changes
 
 /// How long lines are kept: an instance cut off longer than this catches up its search at
 /// its next start.
-const PRUNE: &str = "DELETE FROM changes WHERE at < now() - interval '10 minutes'";
+const PRUNE: &str = "WITH gone AS (
+        DELETE FROM changes WHERE at < now() - interval '10 minutes'
+        RETURNING xid::text::bigint AS mark)
+    UPDATE feed_floor SET mark = GREATEST(feed_floor.mark, (SELECT max(mark) + 1 FROM gone))
+    WHERE EXISTS (SELECT 1 FROM gone)";
+
+/// Every transaction's commits and purges between two horizons, in order.
+const COMMITTED_SINCE: &str = "SELECT session, kind, body FROM changes
+    WHERE xid >= $1::bigint::text::xid8 AND xid < $2::bigint::text::xid8 AND kind <> 2
+    ORDER BY xid, seq";
 
 /// How long live events gather before they go out together.
 const GATHER: Duration = Duration::from_millis(50);
@@ -70,6 +79,37 @@ impl PgStore {
     /// The feed's horizon now: where a reader starting now begins.
     pub(super) async fn horizon(client: &Client) -> Result<i64, tokio_postgres::Error> {
         Ok(client.query_one(HORIZON, &[]).await?.get(0))
+    }
+
+    /// Where following the feed began.
+    pub fn feed_start(&self) -> FeedMark {
+        FeedMark(self.start_mark)
+    }
+
+    /// Commits and purges since `since`, unless lines after it may have been pruned.
+    pub async fn feed_since(
+        &self,
+        since: FeedMark,
+    ) -> Result<Option<(Vec<FeedItem>, FeedMark)>, StoreError> {
+        let client = self.connection().await?;
+        let failed = |e| self.failed(e);
+        let floor: i64 = client
+            .query_one("SELECT mark FROM feed_floor", &[])
+            .await
+            .map_err(failed)?
+            .get(0);
+        if floor > since.0 {
+            return Ok(None);
+        }
+        let until = Self::horizon(&client).await.map_err(failed)?;
+        let rows = client
+            .query(COMMITTED_SINCE, &[&since.0, &until])
+            .await
+            .map_err(failed)?;
+        Ok(Some((
+            rows.iter().filter_map(item_of).collect(),
+            FeedMark(until),
+        )))
     }
 
     /// Where this instance's live events go.
@@ -162,9 +202,7 @@ impl Follower {
                 return Err("the connection closed".into());
             }
             let items = self.read(&client).await.map_err(|e| super::describe(&e))?;
-            if !items.is_empty() {
-                (self.reader)(items);
-            }
+            (self.reader)(items, FeedMark(self.mark));
             if pruned.elapsed() > Duration::from_secs(60) {
                 client
                     .execute(PRUNE, &[])
@@ -182,21 +220,21 @@ impl Follower {
             .query(SINCE, &[&self.mark, &until, &self.run])
             .await?;
         self.mark = until;
-        Ok(rows
-            .into_iter()
-            .filter_map(|row| {
-                let session: Uuid = row.get(0);
-                match row.get::<_, i16>(1) {
-                    COMMITTED => Some(FeedItem::Committed { session }),
-                    PURGED => Some(FeedItem::Purged { session }),
-                    LIVE => Some(FeedItem::Live {
-                        session,
-                        body: row.get::<_, Option<Vec<u8>>>(2).unwrap_or_default(),
-                    }),
-                    _ => None,
-                }
-            })
-            .collect())
+        Ok(rows.iter().filter_map(item_of).collect())
+    }
+}
+
+/// A line of the feed as read (`session, kind, body`).
+fn item_of(row: &tokio_postgres::Row) -> Option<FeedItem> {
+    let session: Uuid = row.get(0);
+    match row.get::<_, i16>(1) {
+        COMMITTED => Some(FeedItem::Committed { session }),
+        PURGED => Some(FeedItem::Purged { session }),
+        LIVE => Some(FeedItem::Live {
+            session,
+            body: row.get::<_, Option<Vec<u8>>>(2).unwrap_or_default(),
+        }),
+        _ => None,
     }
 }
 

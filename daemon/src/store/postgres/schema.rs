@@ -76,6 +76,9 @@ const MIGRATIONS: &[&str] = &[
          entry text NOT NULL
      );
      CREATE INDEX diagnostics_by_session ON diagnostics (session);",
+    // 5: the feed's floor: lines of transactions before it may have been pruned.
+    "CREATE TABLE feed_floor (mark bigint NOT NULL);
+     INSERT INTO feed_floor (mark) VALUES (0);",
 ];
 
 /// The newest schema version this omnid knows.
