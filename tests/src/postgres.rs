@@ -131,6 +131,16 @@ impl PgCluster {
     /// Makes and starts a cluster with the tests' role and database, waiting until it
     /// takes connections.
     pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// [`PgCluster::start`], its WAL in 1 MiB segments (16 by default): so that a limit on
+    /// the size of its files ([`PgCluster::restart_with_file_limit`]) can be small.
+    pub fn start_with_small_wal() -> Self {
+        Self::start_with(&["--wal-segsize=1"])
+    }
+
+    fn start_with(init_args: &[&str]) -> Self {
         let bin = bin_dir().unwrap_or_else(|why| panic!("{why}"));
         let dir = tempfile::Builder::new()
             .prefix("omni-pg-")
@@ -148,8 +158,8 @@ impl PgCluster {
             port: free_port(),
             run_as,
         };
-        cluster.init();
-        cluster.start_server();
+        cluster.init(init_args);
+        cluster.start_server(None);
         cluster.create_database();
         cluster
     }
@@ -179,10 +189,10 @@ impl PgCluster {
             std::os::unix::fs::chown(dir, Some(uid), Some(gid)).expect("chown");
         }
         if !cluster.data().exists() {
-            cluster.init();
+            cluster.init(&[]);
         }
         cluster.port = free_port();
-        cluster.start_server();
+        cluster.start_server(None);
         std::fs::write(&port_file, cluster.port.to_string()).expect("write the port");
         cluster
     }
@@ -242,7 +252,13 @@ impl PgCluster {
 
     /// Starts the server again on the same port and data.
     pub fn restart(&self) {
-        self.start_server();
+        self.start_server(None);
+    }
+
+    /// Starts the server again, no file of it allowed past `bytes` (`RLIMIT_FSIZE`, which
+    /// the server inherits): a table that grows past it fails as on a full disk.
+    pub fn restart_with_file_limit(&self, bytes: u64) {
+        self.start_server(Some(bytes));
     }
 
     fn data(&self) -> PathBuf {
@@ -284,7 +300,7 @@ impl PgCluster {
         output
     }
 
-    fn init(&self) {
+    fn init(&self, more: &[&str]) {
         let password_file = self.dir.join("password");
         std::fs::write(&password_file, PASSWORD).expect("write the password file");
         if let Some(user) = &self.run_as {
@@ -305,24 +321,49 @@ impl PgCluster {
             "UTF8",
             "--no-sync",
         ];
+        let args: Vec<&str> = args.iter().chain(more).copied().collect();
         self.run("initdb", &args);
     }
 
     fn pg_ctl(&self, args: &[&str]) {
+        self.pg_ctl_limited(args, None);
+    }
+
+    /// `pg_ctl`, under `prlimit --fsize=LIMIT` when a limit is given.
+    fn pg_ctl_limited(&self, args: &[&str], file_limit: Option<u64>) {
         let data = self.data().display().to_string();
         let mut all = vec!["-D", &data, "-w"];
         all.extend_from_slice(args);
-        self.run("pg_ctl", &all);
+        let Some(limit) = file_limit else {
+            self.run("pg_ctl", &all);
+            return;
+        };
+        let inner = self.command("pg_ctl");
+        let mut limited = Command::new("prlimit");
+        limited
+            .arg(format!("--fsize={limit}"))
+            .arg("--")
+            .arg(inner.get_program())
+            .args(inner.get_args())
+            .args(&all)
+            .env("PGPASSWORD", PASSWORD)
+            .current_dir(&self.dir);
+        let output = limited.output().expect("prlimit runs pg_ctl");
+        assert!(
+            output.status.success(),
+            "pg_ctl under prlimit failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
 
-    fn start_server(&self) {
+    fn start_server(&self, file_limit: Option<u64>) {
         let options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1",
             self.port,
             self.dir.display()
         );
         let log = self.dir.join("server.log").display().to_string();
-        self.pg_ctl(&["-l", &log, "-o", &options, "start"]);
+        self.pg_ctl_limited(&["-l", &log, "-o", &options, "start"], file_limit);
     }
 
     fn create_database(&self) {

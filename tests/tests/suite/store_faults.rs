@@ -96,3 +96,59 @@ fn postgres_restarted_under_load_loses_nothing_acknowledged() {
         }
     }
 }
+
+/// A prompt of `kib` KiB that does not compress (so the database's files grow by about as
+/// much).
+fn incompressible(n: usize, kib: usize) -> String {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ n as u64;
+    let noise: String = (0..kib * 1024)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from(b'!' + (state % 90) as u8)
+        })
+        .collect();
+    format!("prompt {n}: {noise}")
+}
+
+#[test]
+fn a_full_database_fails_sends_naming_it_keeps_what_was_acknowledged_and_takes_sends_again() {
+    let cluster = PgCluster::start_with_small_wal();
+    let secrets = tempfile::tempdir().unwrap();
+    let password = cluster.password_file(secrets.path());
+    let omni = cluster.omnid(&password, "alpha").start();
+    let session = omni.new_session();
+    // No file of the database may grow past 3 MiB (a WAL segment is 1): the table holding
+    // the prompts fills.
+    cluster.stop();
+    cluster.restart_with_file_limit(3 * 1024 * 1024);
+    let store = format!("127.0.0.1:{}", cluster.port());
+    let mut acknowledged = Vec::new();
+    let refused = loop {
+        let prompt = incompressible(acknowledged.len(), 96);
+        let said = omni.ctl(&["send", "-s", &session, &prompt]);
+        if said.code != 0 {
+            break said;
+        }
+        acknowledged.push(prompt);
+        assert!(acknowledged.len() < 1000, "the database never filled");
+    };
+    assert!(refused.stderr.contains(&store), "{}", refused.stderr);
+    assert!(refused.stderr.contains("File too large"), "{}", refused.stderr);
+    assert!(!refused.stderr.contains(cluster.password()), "{}", refused.stderr);
+
+    // Room again: every acknowledged prompt is there, and sends go through.
+    cluster.stop();
+    cluster.restart();
+    omni.ctl(&["send", "-s", &session, "room again"]).ok();
+    let kept: Vec<String> = turns(&omni, &session)
+        .into_iter()
+        .filter(|(role, _)| role == "user")
+        .map(|(_, text)| text)
+        .collect();
+    for prompt in &acknowledged {
+        assert!(kept.contains(prompt), "an acknowledged prompt is missing");
+    }
+    assert_eq!(kept.last().map(String::as_str), Some("room again"));
+}
