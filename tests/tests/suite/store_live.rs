@@ -170,3 +170,24 @@ fn a_restarted_omnid_catches_its_search_up_from_the_change_feed() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_conversation_recorded_through_one_omnid_s_proxy_goes_on_through_another_s() {
+    use omni_tests::proxy::{converse, recorded, start};
+    let cluster = PgCluster::start();
+    let secrets = tempfile::tempdir().unwrap();
+    let password = cluster.password_file(secrets.path());
+    let (url, password) = (cluster.url(), password.display().to_string());
+    let on = |name: &'static str| {
+        let flags = ["--store-url", &url, "--store-password-file", &password];
+        let mut flags = flags.to_vec();
+        flags.extend(["--instance-name", name]);
+        start(&flags)
+    };
+    let ((_alpha, alpha_api), (beta, beta_api)) = (on("alpha"), on("beta"));
+    let first = converse(&alpha_api, &[("user", "hi")]);
+    converse(&beta_api, &[("user", "hi"), ("model", &first), ("user", "more")]);
+    let sessions = recorded(&beta);
+    assert_eq!(sessions.len(), 1, "one conversation, one session: {sessions:?}");
+    assert_eq!(sessions[0]["nodes"], 4);
+}
