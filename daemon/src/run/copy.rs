@@ -24,12 +24,14 @@ pub fn copy_store(args: &CopyArgs) -> anyhow::Result<String> {
             .with_context(|| format!("copying {} into {}", shown(&args.from), shown(&args.to)))?;
         let mut said = format!(
             "copied {} sessions ({} nodes, {} moves, {} recorded-conversation entries, {} \
-             imports) from {} into {}, each read back; {} were there already\n",
+             imports, {} diagnostic records) from {} into {}, each read back; {} were there \
+             already\n",
             copied.sessions,
             copied.nodes,
             copied.moves,
             copied.chains,
             copied.imports,
+            copied.diagnostics,
             shown(&args.from),
             shown(&args.to),
             copied.already,

@@ -24,6 +24,9 @@ pub struct Copied {
     pub chains: usize,
     /// Imports' content hashes.
     pub imports: usize,
+    /// Diagnostic records (from a shared store into another; a data directory keeps its
+    /// records in its log directory, not in the store).
+    pub diagnostics: usize,
     /// Sessions the destination held already, exactly so.
     pub already: usize,
     /// Sessions the destination holds differently: left as they are there.
@@ -89,6 +92,14 @@ pub async fn copy(from: &Store, to: &Store) -> Result<Copied, StoreError> {
         copied.moves += record.moves;
         copied.chains += session_chains.len();
         copied.imports += usize::from(import.hash.is_some());
+    }
+    if let Some(records) = from.diagnostics(None, None).await? {
+        for record in &records {
+            to.put_diagnostic(record).await?;
+        }
+        if to.is_shared() {
+            copied.diagnostics = records.len();
+        }
     }
     Ok(copied)
 }

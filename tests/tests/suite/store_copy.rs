@@ -92,3 +92,37 @@ fn a_0_1_0_store_copied_to_postgres_and_back_reads_the_same_and_a_second_copy_ad
     assert_ne!(refused.code, 0);
     assert!(refused.stderr.contains("no data directory at"), "{}", refused.stderr);
 }
+
+#[test]
+fn a_shared_store_copied_into_another_brings_its_diagnostic_records() {
+    use omni_tests::fake_gemini::Reply;
+    let (from, to) = (PgCluster::start(), PgCluster::start());
+    let (from_secrets, to_secrets) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let from_password = from.password_file(from_secrets.path());
+    let to_password = to.password_file(to_secrets.path());
+    let omni = from.omnid(&from_password, "alpha").start();
+    let session = omni.new_session();
+    let refusal = "Request contains an invalid argument.";
+    omni.fake()
+        .push([Reply::error(400, "INVALID_ARGUMENT", refusal)]);
+    assert_ne!(omni.ctl(&["send", "-s", &session, "refused"]).code, 0);
+    let listed = omni.ctl(&["--json", "logs", "list"]).ok().json();
+    let id = listed["errors"][0]["id"].as_str().unwrap().to_string();
+
+    let (from_url, to_url) = (from.url(), to.url());
+    let copied = copy(&[
+        "--from",
+        &from_url,
+        "--from-password-file",
+        from_password.to_str().unwrap(),
+        "--to",
+        &to_url,
+        "--to-password-file",
+        to_password.to_str().unwrap(),
+    ]);
+    assert_eq!(copied.code, 0, "{}", copied.stderr);
+    assert!(copied.stdout.contains("1 diagnostic records"), "{}", copied.stdout);
+    let other = to.omnid(&to_password, "beta").start();
+    let listed = other.ctl(&["--json", "logs", "list", "-s", &session]).ok().json();
+    assert_eq!(listed["errors"][0]["id"], id.as_str(), "{listed}");
+}
