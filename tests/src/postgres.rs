@@ -221,20 +221,21 @@ impl PgCluster {
         self.port
     }
 
-    /// The password in a file in `dir` only its owner may read (as omnid demands).
-    pub fn password_file(&self, dir: &Path) -> PathBuf {
+    /// The password in a file only its owner may read (as omnid demands), beside the
+    /// cluster's data.
+    pub fn password_file(&self) -> PathBuf {
         use std::os::unix::fs::PermissionsExt;
-        let path = dir.join("store-password");
+        let path = self.dir.join("omnid-password");
         std::fs::write(&path, PASSWORD).expect("the password file is written");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
             .expect("the password file is made private");
         path
     }
 
-    /// An omnid on this cluster named `instance`, its password in `password` (see
+    /// An omnid on this cluster named `instance` (the password in
     /// [`PgCluster::password_file`]); more arguments may follow.
-    pub fn omnid(&self, password: &Path, instance: &str) -> crate::harness::OmniBuilder {
-        let password = password.display().to_string();
+    pub fn omnid(&self, instance: &str) -> crate::harness::OmniBuilder {
+        let password = self.password_file().display().to_string();
         crate::harness::Omni::builder().args(&[
             "--store-url",
             &self.url(),

@@ -11,6 +11,24 @@ use crate::common::seed::commit_one;
 use crate::common::{ratio, report, stats, time_n};
 use crate::figure;
 
+/// The store of an instance named `name` on the cluster (it keeps nothing in its data
+/// directory that a bench reads).
+pub async fn open_on(cluster: &PgCluster, name: &str) -> Store {
+    let options = StoreOptions {
+        shared: Some(SharedStore {
+            url: cluster.url(),
+            password: Some(cluster.password().to_string()),
+            shown: cluster.url(),
+            instance: name.into(),
+            lease: std::time::Duration::from_secs(10),
+        }),
+        ..StoreOptions::default()
+    };
+    Store::open_configured(&std::env::temp_dir(), options)
+        .await
+        .unwrap()
+}
+
 /// A client of the cluster, its connection running beside.
 async fn connect(cluster: &PgCluster) -> tokio_postgres::Client {
     let mut config: tokio_postgres::Config = cluster.url().parse().unwrap();
@@ -33,18 +51,7 @@ async fn bytes_per_turn(client: &tokio_postgres::Client) -> usize {
 /// both alike.
 pub async fn commit_ratio(rounds: usize) {
     let cluster = PgCluster::start();
-    let dir = tempfile::tempdir().unwrap();
-    let options = StoreOptions {
-        shared: Some(SharedStore {
-            url: cluster.url(),
-            password: Some(cluster.password().to_string()),
-            shown: cluster.url(),
-            instance: "bench".into(),
-            lease: std::time::Duration::from_secs(10),
-        }),
-        ..StoreOptions::default()
-    };
-    let store = Store::open_configured(dir.path(), options).await.unwrap();
+    let store = open_on(&cluster, "bench").await;
     let mut record = SessionRecord::new(Uuid::new_v4(), 1);
     let mut commit_turn = async || commit_one(&store, &mut record).await;
     time_n(rounds / 10, &mut commit_turn).await;

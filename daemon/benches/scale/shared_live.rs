@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use omni_tests::postgres::PgCluster;
 use omnid::model::SessionRecord;
-use omnid::store::{FeedItem, SharedStore, Store, StoreOptions};
+use omnid::store::{FeedItem, Store};
 use uuid::Uuid;
 
 use crate::common::seed::commit_one;
@@ -17,18 +17,7 @@ use crate::figure;
 
 /// An instance named `name` on the cluster.
 async fn instance(cluster: &PgCluster, name: &str) -> Arc<Store> {
-    let dir = tempfile::tempdir().unwrap();
-    let options = StoreOptions {
-        shared: Some(SharedStore {
-            url: cluster.url(),
-            password: Some(cluster.password().to_string()),
-            shown: cluster.url(),
-            instance: name.into(),
-            lease: Duration::from_secs(10),
-        }),
-        ..StoreOptions::default()
-    };
-    Arc::new(Store::open_configured(dir.path(), options).await.unwrap())
+    Arc::new(crate::shared::open_on(cluster, name).await)
 }
 
 /// A connection of the bench's own, its messages (notifications) handed to `heard`.

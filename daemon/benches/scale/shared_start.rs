@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use omni_tests::postgres::PgCluster;
-use omnid::store::{SharedStore, Store, StoreOptions};
+use omnid::store::Store;
 
 use crate::common::seed::{self, SHORT};
 use crate::common::{Daemon, ratio, report, stats};
@@ -40,19 +40,7 @@ async fn fill(cluster: &PgCluster, sessions: usize, turns: u64) {
         seed::session(&from, turns, SHORT);
     }
     from.sync().await.unwrap();
-    let options = StoreOptions {
-        shared: Some(SharedStore {
-            url: cluster.url(),
-            password: Some(cluster.password().to_string()),
-            shown: cluster.url(),
-            instance: "seed".into(),
-            lease: Duration::from_secs(10),
-        }),
-        ..StoreOptions::default()
-    };
-    let to = Store::open_configured(seeded.path(), options)
-        .await
-        .unwrap();
+    let to = crate::shared::open_on(cluster, "seed").await;
     let copied = omnid::store::copy(&from, &to).await.unwrap();
     println!(
         "{:<28} {} nodes in {} sessions, in {:.1} s",

@@ -48,8 +48,7 @@ fn everything(omni: &Omni) -> Vec<(String, Value, Value)> {
 #[test]
 fn a_0_1_0_store_copied_to_postgres_and_back_reads_the_same_and_a_second_copy_adds_nothing() {
     let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
+    let password = cluster.password_file();
     let password = password.to_str().unwrap();
     let work = tempfile::tempdir().unwrap();
     let original = work.path().join("original");
@@ -74,7 +73,7 @@ fn a_0_1_0_store_copied_to_postgres_and_back_reads_the_same_and_a_second_copy_ad
     assert!(again.stdout.contains("4 were there already"), "{}", again.stdout);
     assert!(again.stdout.contains("the destination 4"), "{}", again.stdout);
 
-    let mut on_postgres = cluster.omnid(Path::new(password), "copied").start();
+    let mut on_postgres = cluster.omnid("copied").start();
     assert_eq!(everything(&on_postgres), before, "the same on PostgreSQL");
     on_postgres.stop();
 
@@ -97,10 +96,8 @@ fn a_0_1_0_store_copied_to_postgres_and_back_reads_the_same_and_a_second_copy_ad
 fn a_shared_store_copied_into_another_brings_its_diagnostic_records() {
     use omni_tests::fake_gemini::Reply;
     let (from, to) = (PgCluster::start(), PgCluster::start());
-    let (from_secrets, to_secrets) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let from_password = from.password_file(from_secrets.path());
-    let to_password = to.password_file(to_secrets.path());
-    let omni = from.omnid(&from_password, "alpha").start();
+    let (from_password, to_password) = (from.password_file(), to.password_file());
+    let omni = from.omnid("alpha").start();
     let session = omni.new_session();
     let refusal = "Request contains an invalid argument.";
     omni.fake()
@@ -122,7 +119,7 @@ fn a_shared_store_copied_into_another_brings_its_diagnostic_records() {
     ]);
     assert_eq!(copied.code, 0, "{}", copied.stderr);
     assert!(copied.stdout.contains("1 diagnostic records"), "{}", copied.stdout);
-    let other = to.omnid(&to_password, "beta").start();
+    let other = to.omnid("beta").start();
     let listed = other.ctl(&["--json", "logs", "list", "-s", &session]).ok().json();
     assert_eq!(listed["errors"][0]["id"], id.as_str(), "{listed}");
 }

@@ -52,11 +52,9 @@ fn until(seen: &[Arc<Mutex<Seen>>], what: &str, ready: impl Fn(&[Arc<Mutex<Seen>
 #[test]
 fn postgres_restarted_under_load_loses_nothing_acknowledged() {
     let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
     let omnid = [
-        cluster.omnid(&password, "alpha").start(),
-        cluster.omnid(&password, "beta").start(),
+        cluster.omnid("alpha").start(),
+        cluster.omnid("beta").start(),
     ];
     let sessions: Vec<(usize, String)> = (0..4).map(|n| (n % 2, omnid[n % 2].new_session())).collect();
     let stop = AtomicBool::new(false);
@@ -115,9 +113,7 @@ fn incompressible(n: usize, kib: usize) -> String {
 #[test]
 fn a_full_database_fails_sends_naming_it_keeps_what_was_acknowledged_and_takes_sends_again() {
     let cluster = PgCluster::start_with_small_wal();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
-    let omni = cluster.omnid(&password, "alpha").start();
+    let omni = cluster.omnid("alpha").start();
     let session = omni.new_session();
     // No file of the database may grow past 3 MiB (a WAL segment is 1): the table holding
     // the prompts fills.

@@ -40,12 +40,10 @@ fn send_once_free(omni: &Omni, session: &str, prompt: &str, within: Duration) {
 #[test]
 fn a_change_on_another_omnid_while_one_answers_is_refused_naming_it_then_taken_at_once() {
     let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
     // A lease of 1 s, renewed while alpha's turn lasts.
-    let alpha = cluster.omnid(&password, "alpha").args(&["--store-lease-secs", "1"]).start();
-    let beta = cluster.omnid(&password, "beta").start();
-    let gamma = cluster.omnid(&password, "gamma").start();
+    let alpha = cluster.omnid("alpha").args(&["--store-lease-secs", "1"]).start();
+    let beta = cluster.omnid("beta").start();
+    let gamma = cluster.omnid("gamma").start();
     let session = alpha.new_session();
     alpha.ctl(&["send", "-s", &session, "first"]).ok();
     let gate = held_answer(&alpha);
@@ -76,11 +74,9 @@ fn a_change_on_another_omnid_while_one_answers_is_refused_naming_it_then_taken_a
 #[test]
 fn an_omnid_killed_mid_turn_holds_the_session_no_longer_than_its_lease() {
     let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
     let lease = ["--store-lease-secs", "3"];
-    let mut alpha = cluster.omnid(&password, "alpha").args(&lease).start();
-    let beta = cluster.omnid(&password, "beta").start();
+    let mut alpha = cluster.omnid("alpha").args(&lease).start();
+    let beta = cluster.omnid("beta").start();
     let session = alpha.new_session();
     let _gate = held_answer(&alpha);
     let mut slow = alpha.spawn_ctl(&["send", "-s", &session, "asked on alpha"]);
@@ -98,11 +94,9 @@ fn an_omnid_killed_mid_turn_holds_the_session_no_longer_than_its_lease() {
 #[test]
 fn an_omnid_paused_past_its_lease_never_writes_after_another_took_over() {
     let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
     let lease = ["--store-lease-secs", "1"];
-    let alpha = cluster.omnid(&password, "alpha").args(&lease).start();
-    let beta = cluster.omnid(&password, "beta").start();
+    let alpha = cluster.omnid("alpha").args(&lease).start();
+    let beta = cluster.omnid("beta").start();
     let session = alpha.new_session();
     let gate = held_answer(&alpha);
     let mut slow = alpha.spawn_ctl(&["send", "-s", &session, "asked on alpha"]);

@@ -16,10 +16,8 @@ fn names(events: &[serde_json::Value]) -> Vec<&str> {
 #[test]
 fn a_follower_on_another_omnid_sees_the_turn_stream_in_and_every_move() {
     let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
-    let alpha = cluster.omnid(&password, "alpha").start();
-    let beta = cluster.omnid(&password, "beta").start();
+    let alpha = cluster.omnid("alpha").start();
+    let beta = cluster.omnid("beta").start();
     let session = alpha.new_session();
     alpha.ctl(&["send", "-s", &session, "first"]).ok();
 
@@ -72,10 +70,8 @@ fn hits(omni: &Omni) -> usize {
 #[test]
 fn a_turn_committed_on_one_omnid_is_found_on_another_and_a_purge_leaves_both_indexes() {
     let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
-    let alpha = cluster.omnid(&password, "alpha").start();
-    let beta = cluster.omnid(&password, "beta").start();
+    let alpha = cluster.omnid("alpha").start();
+    let beta = cluster.omnid("beta").start();
     assert_eq!(hits(&beta), 0);
     let session = alpha.new_session();
     let prompt = format!("tell me of {PHRASE} {}", "x".repeat(2000));
@@ -96,10 +92,8 @@ fn a_failure_recorded_on_one_omnid_is_listed_exported_and_recovered_on_another()
     use omni_tests::fake_gemini::Reply;
     use omni_tests::harness::TEST_API_KEY;
     let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
-    let alpha = cluster.omnid(&password, "alpha").start();
-    let beta = cluster.omnid(&password, "beta").start();
+    let alpha = cluster.omnid("alpha").start();
+    let beta = cluster.omnid("beta").start();
     let session = alpha.new_session();
     let refusal = "Request contains an invalid argument.";
     alpha
@@ -132,15 +126,7 @@ fn a_failure_recorded_on_one_omnid_is_listed_exported_and_recovered_on_another()
 
 /// Whether any diagnostic record in the cluster's database holds the tests' API key.
 fn cluster_holds_key(cluster: &PgCluster) -> bool {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let mut config: tokio_postgres::Config = cluster.url().parse().unwrap();
-        config.password(cluster.password());
-        let (client, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(connection);
+    super::store_postgres::on_database(cluster, async |client| {
         let key = omni_tests::harness::TEST_API_KEY;
         let sql = "SELECT count(*) FROM diagnostics
                    WHERE position($1::bytea IN record) > 0 OR position($2 IN entry) > 0";
@@ -152,10 +138,8 @@ fn cluster_holds_key(cluster: &PgCluster) -> bool {
 #[test]
 fn a_restarted_omnid_catches_its_search_up_from_the_change_feed() {
     let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
-    let alpha = cluster.omnid(&password, "alpha").start();
-    let mut beta = cluster.omnid(&password, "beta").start();
+    let alpha = cluster.omnid("alpha").start();
+    let mut beta = cluster.omnid("beta").start();
     eventually("beta's first start indexes the whole store", || {
         beta.daemon_stderr().contains("the search index is caught up with the store")
     });
@@ -175,8 +159,7 @@ fn a_restarted_omnid_catches_its_search_up_from_the_change_feed() {
 fn a_conversation_recorded_through_one_omnid_s_proxy_goes_on_through_another_s() {
     use omni_tests::proxy::{converse, recorded, start};
     let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
+    let password = cluster.password_file();
     let (url, password) = (cluster.url(), password.display().to_string());
     let on = |name: &'static str| {
         let flags = ["--store-url", &url, "--store-password-file", &password];

@@ -25,8 +25,9 @@ pub fn turns(omni: &Omni, session: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Runs one statement on the cluster.
-pub fn sql(cluster: &PgCluster, statement: &str) {
+/// Runs `work` with a client of the cluster's database (tests that look inside it or
+/// alter it).
+pub fn on_database<T>(cluster: &PgCluster, work: impl AsyncFnOnce(&tokio_postgres::Client) -> T) -> T {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -36,16 +37,19 @@ pub fn sql(cluster: &PgCluster, statement: &str) {
         config.password(cluster.password());
         let (client, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
         tokio::spawn(connection);
-        client.batch_execute(statement).await.unwrap();
-    });
+        work(&client).await
+    })
+}
+
+/// Runs one statement on the cluster.
+fn sql(cluster: &PgCluster, statement: &str) {
+    on_database(cluster, async |client| client.batch_execute(statement).await.unwrap());
 }
 
 #[test]
 fn sessions_live_in_the_shared_database_and_a_second_omnid_sees_them() {
     let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
-    let mut first = cluster.omnid(&password, "first").start();
+    let mut first = cluster.omnid("first").start();
     let session = first.new_session();
     first.ctl(&["send", "hello from the first machine"]).ok();
     let said = turns(&first, &session);
@@ -64,7 +68,7 @@ fn sessions_live_in_the_shared_database_and_a_second_omnid_sees_them() {
     assert_eq!(turns(&first, &session), said, "kept across a restart");
 
     first.ctl(&["send", "--session", &session, "the first's session is loaded"]).ok();
-    let second = cluster.omnid(&password, "second").start();
+    let second = cluster.omnid("second").start();
     assert_eq!(turns(&second, &session).len(), 4, "the same history on another omnid");
     second.ctl(&["send", "--session", &session, "and from the second"]).ok();
     assert_eq!(turns(&first, &session).len(), 6, "the first sees the second's turn");
@@ -88,9 +92,9 @@ fn sessions_live_in_the_shared_database_and_a_second_omnid_sees_them() {
 #[test]
 fn the_password_is_never_printed_and_a_newer_schema_stops_the_start() {
     let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
+    let password = cluster.password_file();
     let with_password = cluster.url().replace("omni@", &format!("omni:{}@", cluster.password()));
+    let secrets = tempfile::tempdir().unwrap();
     let socket = secrets.path().join("omnid.sock").display().to_string();
     let printed = std::process::Command::new(omnid_bin())
         .args(["--print-config", "--socket", &socket, "--store-url", &with_password])
@@ -102,7 +106,7 @@ fn the_password_is_never_printed_and_a_newer_schema_stops_the_start() {
     assert!(!printed.contains(cluster.password()), "{printed}");
     assert!(printed.contains("instance_name = \"the-laptop\""), "{printed}");
 
-    let mut omni = cluster.omnid(&password, "only").start();
+    let mut omni = cluster.omnid("only").start();
     omni.stop();
     sql(&cluster, "UPDATE omni_schema SET version = 99");
     let said = refused_start(&cluster.url(), &password);
@@ -116,9 +120,7 @@ fn the_password_is_never_printed_and_a_newer_schema_stops_the_start() {
 #[test]
 fn a_database_that_goes_away_fails_a_send_naming_it_and_is_used_again_when_back() {
     let cluster = PgCluster::start();
-    let secrets = tempfile::tempdir().unwrap();
-    let password = cluster.password_file(secrets.path());
-    let omni = cluster.omnid(&password, "only").start();
+    let omni = cluster.omnid("only").start();
     let session = omni.new_session();
     omni.ctl(&["send", "before"]).ok();
     cluster.stop();
