@@ -96,6 +96,8 @@ impl Indexer {
                     Err(RecvTimeoutError::Disconnected) => break,
                 }
             }
+            // Everything handed over until now, so also before whoever waits asked.
+            batch.take_handed(self.shared.handed.take());
             stopped = batch.stop.take();
             if batch.verify {
                 self.verified_and_caught_up();
@@ -333,13 +335,16 @@ struct Batch {
 }
 
 impl Batch {
+    /// Takes in the durable changes handed over since the last batch.
+    fn take_handed(&mut self, changed: Vec<Applied>) {
+        for Applied { session, nodes } in changed {
+            self.changed.entry(session).or_default().extend(nodes);
+        }
+    }
+
     fn add(&mut self, job: Job) {
         match job {
-            Job::Changed(changed) => {
-                for Applied { session, nodes } in changed {
-                    self.changed.entry(session).or_default().extend(nodes);
-                }
-            }
+            Job::Handed => {}
             Job::Whole(id, done) => {
                 self.forget.remove(&id);
                 self.changed.entry(id).or_default();

@@ -6,6 +6,7 @@
 
 mod bounds;
 mod catch_up;
+mod handed;
 mod indexer;
 mod open;
 mod query;
@@ -68,8 +69,8 @@ impl From<tantivy::directory::error::OpenDirectoryError> for SearchError {
 
 /// What the indexer is asked.
 enum Job {
-    /// These sessions' changes are durable: index the nodes they gained.
-    Changed(Vec<Applied>),
+    /// Durable changes were handed over (`Shared::handed`): index the nodes they gained.
+    Handed,
     /// Index this session again, whole (an imported session), then answer.
     Whole(Uuid, Sender<()>),
     /// Remove this session's documents from the files for good, then answer.
@@ -97,6 +98,17 @@ struct Shared {
     complete: AtomicBool,
     /// Index commits since the start.
     commits: AtomicU64,
+    /// Durable changes waiting for the next batch.
+    handed: handed::Handed,
+}
+
+/// Hands durable changes to the indexer for its next batch, waking it only when it had
+/// none waiting.
+fn hand_over(shared: &Shared, jobs: &Mutex<Sender<Job>>, changed: Vec<Applied>) {
+    if shared.handed.hand_over(changed) {
+        let jobs = jobs.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = jobs.send(Job::Handed);
+    }
 }
 
 /// The search index: queries, and what purge and import ask of it.
@@ -123,13 +135,14 @@ impl SearchIndex {
             fields: opened.fields,
             complete: AtomicBool::new(false),
             commits: AtomicU64::new(0),
+            handed: handed::Handed::default(),
         });
         let indexer = indexer::Indexer::new(shared.clone(), runtime)?;
         let (sender, receiver) = channel();
         let observer = Mutex::new(sender.clone());
+        let handed_to = shared.clone();
         let observing = store.observe(Box::new(move |changed: Vec<Applied>| {
-            let sender = observer.lock().unwrap_or_else(|e| e.into_inner());
-            let _ = sender.send(Job::Changed(changed));
+            hand_over(&handed_to, &observer, changed);
         }));
         if !observing {
             tracing::warn!("the store already has an observer; search follows it only at starts");
@@ -173,8 +186,7 @@ impl SearchIndex {
             session,
             nodes: Vec::new(),
         }];
-        let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = jobs.send(Job::Changed(changed));
+        hand_over(&self.shared, &self.jobs, changed);
     }
 
     /// Notes that the shared store's feed was heard up to `mark` (every change before it
