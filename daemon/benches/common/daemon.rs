@@ -88,6 +88,11 @@ impl Daemon {
         cpu_of(self.child.id())
     }
 
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Resident memory now, in MiB.
     pub fn rss_mib(&self) -> f64 {
         rss_mib_of(self.child.id())

@@ -18,7 +18,8 @@
 //! (where the static upstream listens, so a gateway started before can point at it),
 //! `--gateway NAME@ADDR[@PID]` (another gateway to measure the same way, its CPU and memory
 //! read from PID; repeated) and `--gateway-header NAME@HEADER:VALUE` (a header every
-//! request to it carries). `scripts/bench-gateways` runs LiteLLM and Portkey's gateway
+//! request to it carries), `--rss-every S` (each proxy's resident memory sampled every S
+//! seconds of a run, to see whether it stays flat). `scripts/bench-gateways` runs LiteLLM and Portkey's gateway
 //! this way.
 
 #![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
@@ -50,6 +51,8 @@ struct Plan {
     /// Where the static upstream listens (0: any free port).
     upstream_port: u16,
     gateways: Vec<Gateway>,
+    /// Sample each proxy's resident memory this often during a run (`--rss-every S`).
+    rss_every: Option<f64>,
 }
 
 /// Another gateway, started by whoever runs the bench, in front of the static upstream.
@@ -108,6 +111,7 @@ fn plan() -> Plan {
         api: Api::Gemini,
         upstream_port: 0,
         gateways: Vec::new(),
+        rss_every: None,
     };
     let args: Vec<String> = std::env::args().collect();
     for pair in args.windows(2) {
@@ -137,6 +141,7 @@ fn plan() -> Plan {
                     Api::Gemini
                 }
             }
+            "--rss-every" => plan.rss_every = Some(value.parse().unwrap()),
             "--upstream-port" => plan.upstream_port = value.parse().unwrap(),
             "--gateway" => plan.gateways.push(gateway(value)),
             "--gateway-header" => {
@@ -240,6 +245,36 @@ fn row(kind: Kind, conns: usize, through: &str, measured: &Measured, base: Optio
     );
 }
 
+/// A proxy's resident memory, sampled during a run: whether it stays flat.
+struct RssSampler {
+    stop: std::sync::mpsc::Sender<()>,
+    samples: std::thread::JoinHandle<Vec<f64>>,
+}
+
+impl RssSampler {
+    fn start(pid: u32, every: f64) -> Self {
+        let (stop, stopped) = std::sync::mpsc::channel();
+        let samples = std::thread::spawn(move || {
+            let mut samples = vec![rss_mib_of(pid)];
+            while stopped
+                .recv_timeout(Duration::from_secs_f64(every))
+                .is_err()
+            {
+                samples.push(rss_mib_of(pid));
+            }
+            samples
+        });
+        Self { stop, samples }
+    }
+
+    fn print(self) {
+        let _ = self.stop.send(());
+        let samples = self.samples.join().unwrap();
+        let shown: Vec<String> = samples.iter().map(|mib| format!("{mib:.0}")).collect();
+        println!("{:>24}RSS every sample, MiB: {}", "", shown.join(" "));
+    }
+}
+
 /// A proxy's CPU time per request over a run, and its memory after it.
 fn cost(cpu: std::time::Duration, measured: &Measured, plan: &Plan, rss_mib: f64) {
     let all = measured.per_second() * (plan.secs + plan.warmup);
@@ -289,9 +324,15 @@ fn main() {
                     continue;
                 };
                 let cpu = daemon.cpu();
+                let sampler = plan
+                    .rss_every
+                    .map(|every| RssSampler::start(daemon.pid(), every));
                 let measured = client::run(*address, load, &[], conns, warmup, span);
                 let used = daemon.cpu() - cpu;
                 row(kind, conns, mode.name(), &measured, Some(&straight));
+                if let Some(sampler) = sampler {
+                    sampler.print();
+                }
                 cost(used, &measured, &plan, daemon.rss_mib());
                 match mode {
                     Mode::Relayed => relayed_rate = Some(measured.per_second()),

@@ -49,12 +49,18 @@ mod tests {
     #[test]
     fn only_the_first_change_since_a_batch_took_them_wakes_the_indexer() {
         let handed = Handed::default();
-        assert!(!handed.hand_over(Vec::new()), "nothing handed over wakes no one");
+        assert!(
+            !handed.hand_over(Vec::new()),
+            "nothing handed over wakes no one"
+        );
         assert!(handed.hand_over(change()));
         assert!(!handed.hand_over(change()));
         assert!(!handed.hand_over(change()));
         assert_eq!(handed.take().len(), 3);
         assert!(handed.take().is_empty());
-        assert!(handed.hand_over(change()), "after a batch took them, the next wakes it");
+        assert!(
+            handed.hand_over(change()),
+            "after a batch took them, the next wakes it"
+        );
     }
 }

@@ -106,7 +106,11 @@ async fn durable_commits_are_found_with_snippets_and_filters() {
 /// What the indexer hears when `nodes` of `session` became durable (as the store tells
 /// it), sent straight to it.
 fn heard(search: &SearchIndex, session: Uuid, nodes: Vec<NodeRecord>) {
-    super::hand_over(&search.shared, &search.jobs, vec![Applied { session, nodes }]);
+    super::hand_over(
+        &search.shared,
+        &search.jobs,
+        vec![Applied { session, nodes }],
+    );
 }
 
 /// A node as a commit hands it over: `text`, numbered `id`.
