@@ -6,6 +6,7 @@
 //! docs/ARCHITECTURE.md.
 
 mod api;
+mod can_wait;
 mod config;
 mod demo;
 mod diag;

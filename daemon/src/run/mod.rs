@@ -142,17 +142,33 @@ async fn flush_search(search: Option<Arc<SearchIndex>>) {
     }
 }
 
-/// Checks every session's record against the store on the blocking pool, once the daemon
-/// serves; sessions that disagree are reported as damaged (`status`, `sessions`, the log).
+/// Checks every session's record against the store once the daemon serves, on a thread
+/// of its own at the lowest priority (`can_wait.rs`): the check reads every record (about
+/// 90 ms of CPU on a store of a million nodes), and at normal priority it shared the cores
+/// with the first requests after a start. Sessions that disagree are reported as damaged
+/// (`status`, `sessions`, the log). The tracker waits for it at shutdown.
 fn check_in_background(tracker: &TaskTracker, daemon: &Arc<Daemon>) {
     let daemon = daemon.clone();
     let runtime = tokio::runtime::Handle::current();
-    // On the blocking pool: the embedded store's reads block, and a big store has many.
-    tracker.spawn_blocking(move || {
+    let (done, finished) = tokio::sync::oneshot::channel::<()>();
+    let check = move || {
+        crate::can_wait::lower_this_thread();
         if let Err(error) = runtime.block_on(daemon.sessions.check_all()) {
             tracing::error!(%error, "cannot check the sessions' records");
         }
-    });
+        drop(done);
+    };
+    match std::thread::Builder::new()
+        .name("omni-check".into())
+        .spawn(check)
+    {
+        Ok(_) => {
+            tracker.spawn(async move {
+                let _ = finished.await;
+            });
+        }
+        Err(error) => tracing::error!(%error, "cannot start the check of the sessions' records"),
+    }
 }
 
 /// Learns the default model's context window in the background (Gemini's API says it;
