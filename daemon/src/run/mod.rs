@@ -156,6 +156,9 @@ fn check_in_background(tracker: &TaskTracker, daemon: &Arc<Daemon>) {
         if let Err(error) = runtime.block_on(daemon.sessions.check_all()) {
             tracing::error!(%error, "cannot check the sessions' records");
         }
+        // Let go of the daemon (and its store) before saying so: at shutdown the store
+        // closes, writing what it acknowledged, once nothing holds it.
+        drop(daemon);
         drop(done);
     };
     match std::thread::Builder::new()

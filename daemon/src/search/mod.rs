@@ -98,14 +98,15 @@ struct Shared {
     complete: AtomicBool,
     /// Index commits since the start.
     commits: AtomicU64,
-    /// Durable changes waiting for the next batch.
-    handed: handed::Handed,
+    /// Durable changes waiting for the next batch (the store's observer holds it too, so
+    /// it is apart: the observer must not hold the store it observes).
+    handed: Arc<handed::Handed>,
 }
 
 /// Hands durable changes to the indexer for its next batch, waking it only when it had
 /// none waiting.
-fn hand_over(shared: &Shared, jobs: &Mutex<Sender<Job>>, changed: Vec<Applied>) {
-    if shared.handed.hand_over(changed) {
+fn hand_over(handed: &handed::Handed, jobs: &Mutex<Sender<Job>>, changed: Vec<Applied>) {
+    if handed.hand_over(changed) {
         let jobs = jobs.lock().unwrap_or_else(|e| e.into_inner());
         let _ = jobs.send(Job::Handed);
     }
@@ -135,12 +136,12 @@ impl SearchIndex {
             fields: opened.fields,
             complete: AtomicBool::new(false),
             commits: AtomicU64::new(0),
-            handed: handed::Handed::default(),
+            handed: Arc::default(),
         });
         let indexer = indexer::Indexer::new(shared.clone(), runtime)?;
         let (sender, receiver) = channel();
         let observer = Mutex::new(sender.clone());
-        let handed_to = shared.clone();
+        let handed_to = shared.handed.clone();
         let observing = store.observe(Box::new(move |changed: Vec<Applied>| {
             hand_over(&handed_to, &observer, changed);
         }));
@@ -186,7 +187,7 @@ impl SearchIndex {
             session,
             nodes: Vec::new(),
         }];
-        hand_over(&self.shared, &self.jobs, changed);
+        hand_over(&self.shared.handed, &self.jobs, changed);
     }
 
     /// Notes that the shared store's feed was heard up to `mark` (every change before it

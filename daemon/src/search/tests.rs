@@ -107,7 +107,7 @@ async fn durable_commits_are_found_with_snippets_and_filters() {
 /// it), sent straight to it.
 fn heard(search: &SearchIndex, session: Uuid, nodes: Vec<NodeRecord>) {
     super::hand_over(
-        &search.shared,
+        &search.shared.handed,
         &search.jobs,
         vec![Applied { session, nodes }],
     );
