@@ -103,8 +103,8 @@ async fn durable_commits_are_found_with_snippets_and_filters() {
     );
 }
 
-/// What the indexer hears when `nodes` of `session` became durable (as the store tells
-/// it), sent straight to it.
+/// What the indexer hears when `nodes` of `session` became durable: handed over as the
+/// store's observer hands them.
 fn heard(search: &SearchIndex, session: Uuid, nodes: Vec<NodeRecord>) {
     super::hand_over(
         &search.shared.handed,

@@ -75,6 +75,11 @@ fn whole_and_streamed_answers_are_one_conversation_recorded_alike() {
     let sessions = recorded(&omni);
     let id = sessions[0]["id"].as_str().unwrap().to_string();
     assert_eq!(sessions[0]["origin"], "gemini proxy (test-client/1.0)");
+    assert_eq!(
+        id.as_bytes()[14],
+        b'7',
+        "a recorded session's id begins with its time (UUID version 7): {id}"
+    );
 
     // A streamed follow-up to the whole answer, then a whole one to the stream.
     let second = converse(&api, &[("user", "hi"), ("model", &first), ("user", "more")]);
