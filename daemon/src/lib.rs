@@ -35,6 +35,7 @@ mod usage;
 mod web;
 
 pub use config::{Action, Args, Config, CopyArgs, Env, StoreAction};
+pub use memory::limit_arenas;
 pub use provider::RedactedStderr;
 pub use run::{Startup, copy_store, print_config, run};
 pub use scratch::Scratch;

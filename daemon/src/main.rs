@@ -13,6 +13,8 @@ fn main() -> ExitCode {
     // Everything omnid creates (store, logs, sockets) is its user's alone, whatever the
     // umask it was started with.
     rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
+    // Before any thread starts (see `memory.rs`).
+    omnid::limit_arenas();
     let args = Args::parse();
     if args.print_man {
         let mut page = Vec::new();
