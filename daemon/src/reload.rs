@@ -41,7 +41,7 @@ fn reload(daemon: &Daemon, args: &Args, env: &Env, demo_url: Option<&str>) {
                 .services
                 .counters
                 .reloads
-                .fetch_add(1, Ordering::Relaxed);
+                .fetch_add(1, Ordering::Release);
             tracing::info!(
                 file = %config.file.as_ref().map_or("none".into(), |p| p.display().to_string()),
                 model = %config.provider.model,
@@ -54,7 +54,7 @@ fn reload(daemon: &Daemon, args: &Args, env: &Env, demo_url: Option<&str>) {
                 .services
                 .counters
                 .reload_failures
-                .fetch_add(1, Ordering::Relaxed);
+                .fetch_add(1, Ordering::Release);
             tracing::error!(
                 "configuration reload failed, keeping the configuration in effect: {error:#}"
             );

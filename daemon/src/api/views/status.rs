@@ -14,6 +14,12 @@ use crate::services::{ProxyCounters, ProxyCounts};
 /// and proxy, read from the shared services and counters.
 pub async fn status(daemon: &Daemon) -> DaemonStatus {
     let services = &daemon.services;
+    // The reload counts before the configuration they describe: a reload swaps the
+    // configuration, then counts itself, so a status never counts a reload whose
+    // configuration it does not show (a status that awaits the store meanwhile did).
+    let counters = &services.counters;
+    let config_reloads = counters.reloads.load(Ordering::Acquire);
+    let config_reload_failures = counters.reload_failures.load(Ordering::Acquire);
     let live = services.live.get();
     let config = &live.config;
     let (store_kind, store_url) = services.store.kind();
@@ -58,12 +64,8 @@ pub async fn status(daemon: &Daemon) -> DaemonStatus {
             .collect(),
         log_write_failures: services.diag.write_failures(),
         config_file: config.file.as_ref().map(|p| p.display().to_string()),
-        config_reloads: daemon.services.counters.reloads.load(Ordering::Relaxed),
-        config_reload_failures: daemon
-            .services
-            .counters
-            .reload_failures
-            .load(Ordering::Relaxed),
+        config_reloads,
+        config_reload_failures,
         store_health: match daemon.services.store.health() {
             None => StoreHealth {
                 state: HealthState::Ok,
