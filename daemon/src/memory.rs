@@ -39,14 +39,18 @@ pub fn freed() {
 /// `GLIBC_TUNABLES`).
 pub const ARENAS: i32 = 2;
 
-/// Caps the allocator's arenas at [`ARENAS`]; whether it did (not if the user chose, or
-/// the allocator is not glibc's). Call it before any thread starts: a thread keeps the
-/// arena it first allocated from, and glibc fixes its limit once it has eight arenas.
-pub fn limit_arenas() -> bool {
+/// Caps the allocator's arenas at [`ARENAS`], unless the user chose (or the allocator is
+/// not glibc's). Call it before any thread starts: a thread keeps the arena it first
+/// allocated from, and glibc fixes its limit once it has eight arenas.
+pub fn limit_arenas() {
     let chosen = ["MALLOC_ARENA_MAX", "GLIBC_TUNABLES"]
         .iter()
         .any(|name| std::env::var_os(name).is_some());
-    !chosen && cap_arenas(ARENAS)
+    if !chosen {
+        // Nothing to say if glibc refuses: logging is not set up yet, and the default
+        // arenas still work.
+        cap_arenas(ARENAS);
+    }
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -19,8 +19,8 @@
 //! `--gateway NAME@ADDR[@PID]` (another gateway to measure the same way, its CPU and memory
 //! read from PID; repeated) and `--gateway-header NAME@HEADER:VALUE` (a header every
 //! request to it carries), `--rss-every S` (each proxy's resident memory sampled every S
-//! seconds of a run, to see whether it stays flat). `scripts/bench-gateways` runs LiteLLM and Portkey's gateway
-//! this way.
+//! seconds of a run, to see whether it stays flat). `scripts/bench-gateways` runs LiteLLM
+//! and Portkey's gateway this way.
 
 #![allow(clippy::unwrap_used)] // a bench that cannot set up should stop loudly
 
