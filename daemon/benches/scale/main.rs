@@ -23,7 +23,8 @@
 //! | `ipc_ratio` | a request round trip through `omnid` ÷ a raw Unix-socket echo |
 //! | `commit_ratio_search` | a committed turn with the search index following the store ÷ without |
 //! | `search_p50_ms_1m` | a full-text search over 1,000,000 nodes in 1,000 sessions (top 20, with snippets) |
-//! | `sessions_ratio_100k` | the first page of `sessions` with 100,000 sessions ÷ with 10 |
+//! | `sessions_ratio_100k` | the first page of `sessions` with 100,000 sessions ÷ with 10, once indexed |
+//! | `sessions_ratio_100k_catching_up` | the same during the first start's search catch-up of the 100,000 |
 //! | `compact_ms_10k` | compacting a 10,000-turn session (keep 2), the model answering at once |
 //! | `compact_ratio_10k` | that ÷ a send on the same session just before |
 //! | `summary_request_kb_10k` | the summary request's body |
@@ -120,7 +121,7 @@ fn main() {
             memory::idle_sessions(10_000).await;
         }
         if wanted("sessions_ratio_100k") {
-            listing::sessions_at_any_size(200).await;
+            listing::sessions_at_any_size(1000).await;
         }
         if wanted("first_answer_ms_100k_sessions") {
             start::many_sessions(5).await;
