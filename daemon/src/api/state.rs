@@ -18,7 +18,7 @@ pub struct Daemon {
     pub services: Arc<Services>,
     /// The sessions and their actors.
     pub sessions: Registry,
-    /// The full-text index (none when it could not be opened).
+    /// The full-text index (none when its indexer could not be started).
     pub search: Option<Arc<SearchIndex>>,
     /// Keeps warnings about misbehaving clients from flooding the log.
     pub warnings: Throttle,

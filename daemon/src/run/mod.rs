@@ -208,14 +208,14 @@ fn learn_default_window(
     });
 }
 
-/// Opens the search index (rebuilding it in the background when it must be) and lets it
-/// follow the store; a daemon whose index cannot be opened serves without search.
+/// Starts the search index's indexer, which opens the index (rebuilding it when it must be)
+/// and follows the store; a daemon whose indexer cannot start serves without search.
 fn start_search(services: &Services) -> Option<Arc<SearchIndex>> {
     let store = services.store.clone();
     match SearchIndex::start(store.dir(), store.clone()) {
         Ok(search) => Some(search),
         Err(error) => {
-            tracing::error!(%error, "the search index cannot be opened; search is unavailable until the next start");
+            tracing::error!(%error, "the search index cannot be started; search is unavailable until the next start");
             None
         }
     }

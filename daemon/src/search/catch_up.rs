@@ -42,7 +42,7 @@ impl Indexer {
 
     /// The feed's mark the index kept with its last commit, if any.
     fn kept_mark(&self) -> Option<FeedMark> {
-        let metas = self.shared.index.load_metas().ok()?;
+        let metas = self.open.index.load_metas().ok()?;
         metas.payload?.parse().ok()
     }
 

@@ -9,6 +9,7 @@
 //! session purged meanwhile, a change that added none) the session is read from the store.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 use tantivy::IndexWriter;
 use uuid::Uuid;
 
+use super::open::Open;
 use super::{Job, SearchError, Shared};
 use crate::model::NodeRecord;
 use tokio::runtime::Handle;
@@ -46,6 +48,8 @@ pub const WRITER_BUDGET: usize = 16_000_000;
 /// wrote since it started (its markers may not be committed yet).
 pub struct Indexer {
     pub(super) shared: Arc<Shared>,
+    /// The index, its reader and fields.
+    pub(super) open: Arc<Open>,
     /// The daemon's runtime, which the store's reads run on (the indexer is a thread of
     /// its own).
     runtime: Handle,
@@ -60,10 +64,14 @@ pub struct Indexer {
 }
 
 impl Indexer {
-    pub fn new(shared: Arc<Shared>, runtime: Handle) -> Result<Self, SearchError> {
-        let writer = shared.index.writer_with_num_threads(1, WRITER_BUDGET)?;
+    /// Opens the index in `dir` (see `open.rs`) and its writer, and lets searches use it.
+    pub fn open(shared: Arc<Shared>, dir: &Path, runtime: Handle) -> Result<Self, SearchError> {
+        let open = Arc::new(Open::at(dir)?);
+        let writer = open.index.writer_with_num_threads(1, WRITER_BUDGET)?;
+        shared.opening.settle(Ok(open.clone()));
         Ok(Self {
             shared,
+            open,
             runtime,
             writer,
             counts: HashMap::new(),
@@ -139,7 +147,7 @@ impl Indexer {
 
     /// What is damaged in the index's files, if anything.
     fn damage(&self) -> Option<String> {
-        match self.shared.index.validate_checksum() {
+        match self.open.index.validate_checksum() {
             Ok(damaged) if damaged.is_empty() => None,
             Ok(damaged) => {
                 let mut names: Vec<String> =
@@ -215,7 +223,7 @@ impl Indexer {
             self.delete(id);
             from = 0;
         }
-        let fields = self.shared.fields;
+        let fields = self.open.fields;
         if record.nodes - from > WHOLE_READ {
             // Many nodes to take in (a new index, a session changed on another instance):
             // one read of them all, not one per node (a round trip each on a database).
@@ -243,7 +251,7 @@ impl Indexer {
     /// Notes that `count` of a session's nodes are indexed (its marker, committed with the
     /// batch). Always true: something changed.
     fn mark(&mut self, id: &Uuid, count: u64) -> Result<bool, SearchError> {
-        let fields = self.shared.fields;
+        let fields = self.open.fields;
         self.writer.delete_term(fields.marker_term(id));
         self.writer
             .add_document(fields.marker_document(id, count))?;
@@ -266,7 +274,7 @@ impl Indexer {
         if gained[0].id > from + 1 || !follows || self.forgotten.contains(id) {
             return self.index_session(id, false);
         }
-        let fields = self.shared.fields;
+        let fields = self.open.fields;
         for node in gained.iter().filter(|node| node.id > from) {
             self.writer.add_document(fields.node_document(id, node))?;
         }
@@ -278,13 +286,13 @@ impl Indexer {
         if let Some(count) = self.counts.get(id) {
             return Ok(Some(*count));
         }
-        let searcher = self.shared.reader.searcher();
-        Ok(self.shared.fields.marker_count(&searcher, id)?)
+        let searcher = self.open.reader.searcher();
+        Ok(self.open.fields.marker_count(&searcher, id)?)
     }
 
     /// Deletes a session's documents and marker (committed with the batch).
     pub(super) fn delete(&mut self, id: &Uuid) {
-        let fields = self.shared.fields;
+        let fields = self.open.fields;
         self.writer.delete_term(fields.session_term(id));
         self.writer.delete_term(fields.marker_term(id));
         self.counts.insert(*id, 0);
@@ -299,7 +307,7 @@ impl Indexer {
         if self.counts.len() > COUNTS_KEPT {
             self.counts = HashMap::new();
         }
-        self.shared.reader.reload()?;
+        self.open.reader.reload()?;
         self.shared.commits.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
@@ -307,11 +315,11 @@ impl Indexer {
     /// Rewrites every segment into one, so deleted documents leave the files, and removes
     /// the files no longer used: what a forgotten session needs to be gone from the disk.
     pub(super) fn compact(&mut self) -> Result<(), SearchError> {
-        let segments = self.shared.index.searchable_segment_ids()?;
+        let segments = self.open.index.searchable_segment_ids()?;
         if !segments.is_empty() {
             self.writer.merge(&segments).wait()?;
         }
-        self.shared.reader.reload()?;
+        self.open.reader.reload()?;
         self.writer.garbage_collect_files().wait()?;
         Ok(())
     }

@@ -18,7 +18,6 @@ use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tantivy::{Index, IndexReader, ReloadPolicy};
 use uuid::Uuid;
 
 pub use bounds::{MAX_QUERY_CHARS, MAX_QUERY_NESTING, QueryRefused};
@@ -30,7 +29,6 @@ use crate::model::SessionRecord;
 use tokio::runtime::Handle;
 
 use crate::store::{Applied, FeedMark, Store, StoreError};
-use schema::Fields;
 
 /// Whether a session's nodes may be found: never one in the trash, an archived one only
 /// when asked for.
@@ -56,6 +54,9 @@ pub enum SearchError {
     /// The indexer thread is gone (the daemon is stopping).
     #[error("the search indexer has stopped")]
     Stopped,
+    /// The index could not be opened (why); the next start makes a new one.
+    #[error("the search index could not be opened: {0}")]
+    Unavailable(String),
     /// Started outside the daemon's runtime, which the indexer reads the store on.
     #[error("the search index must be started on the daemon's runtime")]
     NoRuntime,
@@ -91,9 +92,8 @@ enum Job {
 /// What the handle and the indexer share.
 struct Shared {
     store: Arc<Store>,
-    index: Index,
-    reader: IndexReader,
-    fields: Fields,
+    /// The index, once the indexer's thread has opened it (see `open.rs`).
+    opening: open::Opening,
     /// Set once the indexer has caught up with the store after the start.
     complete: AtomicBool,
     /// Index commits since the start.
@@ -119,26 +119,18 @@ pub struct SearchIndex {
 }
 
 impl SearchIndex {
-    /// Opens (or rebuilds) the index in `data_dir/search` and starts its indexer, which
-    /// catches up with `store` and then follows its durable changes.
+    /// Starts the indexer, which opens (or rebuilds) the index in `data_dir/search` on its
+    /// own thread, catches up with `store` and then follows its durable changes (heard
+    /// from now on, so none made while it opens is missed).
     pub fn start(data_dir: &Path, store: Arc<Store>) -> Result<Arc<Self>, SearchError> {
         let runtime = Handle::try_current().map_err(|_| SearchError::NoRuntime)?;
-        let opened = open::open_or_rebuild(&index_dir(data_dir))?;
-        let reader = opened
-            .index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()?;
         let shared = Arc::new(Shared {
             store: store.clone(),
-            index: opened.index,
-            reader,
-            fields: opened.fields,
+            opening: open::Opening::default(),
             complete: AtomicBool::new(false),
             commits: AtomicU64::new(0),
             handed: Arc::default(),
         });
-        let indexer = indexer::Indexer::new(shared.clone(), runtime)?;
         let (sender, receiver) = channel();
         let observer = Mutex::new(sender.clone());
         let handed_to = shared.handed.clone();
@@ -148,9 +140,16 @@ impl SearchIndex {
         if !observing {
             tracing::warn!("the store already has an observer; search follows it only at starts");
         }
+        let (dir, indexing) = (index_dir(data_dir), shared.clone());
         std::thread::Builder::new()
             .name("omni-search".into())
-            .spawn(move || indexer.run(receiver))?;
+            .spawn(move || match indexer::Indexer::open(indexing.clone(), &dir, runtime) {
+                Ok(indexer) => indexer.run(receiver),
+                Err(error) => {
+                    tracing::error!(%error, "the search index cannot be opened; search is unavailable until the next start");
+                    indexing.opening.settle(Err(error.to_string()));
+                }
+            })?;
         Ok(Arc::new(Self {
             shared,
             jobs: Mutex::new(sender),
@@ -201,7 +200,11 @@ impl SearchIndex {
     /// store: at shutdown, so the store closes (its last acknowledged counts written) when
     /// the daemon lets go of it too.
     pub fn stop(&self) -> Result<(), SearchError> {
-        self.ask(Job::Stop)
+        match self.ask(Job::Stop) {
+            // An index that never opened has nothing to commit (its failure was logged).
+            Err(SearchError::Stopped) if self.shared.opening.failed() => Ok(()),
+            stopped => stopped,
+        }
     }
 
     /// Returns once every change the indexer was told of before is searchable.
@@ -239,8 +242,13 @@ impl SearchIndex {
         query: &Query,
         keep: impl FnMut(&Uuid) -> bool,
     ) -> Result<Vec<Hit>, SearchError> {
+        let open = self
+            .shared
+            .opening
+            .wait()
+            .map_err(SearchError::Unavailable)?;
         // tantivy panics on some damaged files: that is damage too, not the daemon's end.
-        let run = std::panic::AssertUnwindSafe(|| query::run(&self.shared, query, keep));
+        let run = std::panic::AssertUnwindSafe(|| query::run(&open, query, keep));
         let found = std::panic::catch_unwind(run).unwrap_or_else(|panic| {
             let said = panic
                 .downcast_ref::<&str>()

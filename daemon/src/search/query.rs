@@ -11,7 +11,8 @@ use tantivy::snippet::SnippetGenerator;
 use tantivy::{TantivyDocument, Term};
 use uuid::Uuid;
 
-use super::{SearchError, Shared};
+use super::SearchError;
+use super::open::Open;
 
 /// The most characters of a snippet.
 const SNIPPET_CHARS: usize = 160;
@@ -52,13 +53,13 @@ pub struct Hit {
 }
 
 pub(super) fn run(
-    shared: &Shared,
+    open: &Open,
     query: &Query,
     mut keep: impl FnMut(&Uuid) -> bool,
 ) -> Result<Vec<Hit>, SearchError> {
     super::bounds::check(&query.text)?;
-    let fields = shared.fields;
-    let mut parser = QueryParser::for_index(&shared.index, vec![fields.text]);
+    let fields = open.fields;
+    let mut parser = QueryParser::for_index(&open.index, vec![fields.text]);
     parser.set_conjunction_by_default();
     let (words, _) = parser.parse_query_lenient(&query.text);
     let mut clauses = vec![(Occur::Must, words.box_clone())];
@@ -76,7 +77,7 @@ pub(super) fn run(
         ));
     }
     let whole = BooleanQuery::new(clauses);
-    let searcher = shared.reader.searcher();
+    let searcher = open.reader.searcher();
     let mut snippets = SnippetGenerator::create(&searcher, &*words, fields.text)?;
     snippets.set_max_num_chars(SNIPPET_CHARS);
     let mut hits = Vec::new();
@@ -89,7 +90,7 @@ pub(super) fn run(
         let found = searcher.search(&whole, &collector)?;
         for (score, address) in &found {
             let document: TantivyDocument = searcher.doc(*address)?;
-            let Some(hit) = hit_of(shared, &snippets, &document, *score) else {
+            let Some(hit) = hit_of(open, &snippets, &document, *score) else {
                 continue;
             };
             if keep(&hit.session) {
@@ -112,12 +113,12 @@ fn term(term: Term) -> Box<dyn tantivy::query::Query> {
 }
 
 fn hit_of(
-    shared: &Shared,
+    open: &Open,
     snippets: &SnippetGenerator,
     document: &TantivyDocument,
     score: f32,
 ) -> Option<Hit> {
-    let fields = shared.fields;
+    let fields = open.fields;
     let session = Uuid::parse_str(fields.text_of(document, fields.session)?).ok()?;
     let text = fields.text_of(document, fields.text).unwrap_or_default();
     let (snippet, highlights) = snippet_of(snippets, text);

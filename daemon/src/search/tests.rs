@@ -191,8 +191,9 @@ async fn forgetting_a_session_merges_its_documents_away() {
     search.forget_session(gone.id).unwrap();
     assert!(nodes_found(&search, "gone").is_empty());
     assert_eq!(nodes_found(&search, "kept").len(), 3);
-    let searcher = search.shared.reader.searcher();
-    let term = tantivy::Term::from_field_text(search.shared.fields.text, "gone");
+    let open = search.shared.opening.wait().unwrap();
+    let searcher = open.reader.searcher();
+    let term = tantivy::Term::from_field_text(open.fields.text, "gone");
     assert_eq!(
         searcher.doc_freq(&term).unwrap(),
         0,
@@ -321,4 +322,21 @@ fn an_index_of_the_last_layout_is_made_anew() {
     assert_eq!(opened.index.schema(), schema::Fields::schema().0);
     let version = std::fs::read_to_string(index_dir.join("version")).unwrap();
     assert_eq!(version.trim(), INDEX_VERSION.to_string());
+}
+
+/// The index opens on the indexer's thread, not in the start: an index that cannot be
+/// opened (its folder is a file) still lets the daemon start; a search is told why, and a
+/// stop has nothing to commit.
+#[tokio::test]
+async fn an_index_that_cannot_be_opened_refuses_searches_and_stops_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    std::fs::write(index_dir(dir.path()), "not a folder").unwrap();
+    let search = SearchIndex::start(dir.path(), store.clone()).unwrap();
+    match search.search(&query("anything"), |_| true) {
+        Err(SearchError::Unavailable(why)) => assert!(!why.is_empty()),
+        other => panic!("a search of an index that cannot open: {other:?}"),
+    }
+    assert!(!search.complete());
+    search.stop().unwrap();
 }

@@ -40,10 +40,7 @@ impl Handle for SearchQuery {
 
 async fn search(daemon: &Daemon, asked: SearchQuery) -> Result<SearchResults, ErrorReply> {
     let Some(search) = &daemon.search else {
-        return Err(ErrorReply::new(
-            ErrorKind::Internal,
-            "the search index could not be opened (see omnid's log); it is rebuilt at the next start",
-        ));
+        return Err(unavailable());
     };
     let query = query_of(daemon, &asked).await?;
     let caught_up = search.caught_up_within(CATCH_UP_PATIENCE).await;
@@ -57,12 +54,21 @@ async fn search(daemon: &Daemon, asked: SearchQuery) -> Result<SearchResults, Er
                  store if damaged: try again in a moment"
             ),
         ),
+        SearchError::Unavailable(_) => unavailable(),
         e => ErrorReply::new(ErrorKind::Internal, format!("the search failed: {e}")),
     })?;
     Ok(SearchResults {
         hits: described(daemon, found).await,
         complete: caught_up && SearchIndex::complete(search),
     })
+}
+
+/// What a search is told when the index could not be opened.
+fn unavailable() -> ErrorReply {
+    ErrorReply::new(
+        ErrorKind::Internal,
+        "the search index could not be opened (see omnid's log); it is rebuilt at the next start",
+    )
 }
 
 /// Runs the search on the blocking pool (tantivy's work, and the store's reads of each hit's
