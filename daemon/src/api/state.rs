@@ -10,6 +10,7 @@ use crate::api::web_keys::WebKeys;
 use crate::resilience::BreakerState;
 use crate::search::SearchIndex;
 use crate::services::Services;
+use crate::session::measured::Measured;
 use crate::session::registry::Registry;
 
 /// The one value handed to every handler, built once at start.
@@ -26,6 +27,8 @@ pub struct Daemon {
     pub uploads: Uploads,
     /// The web app's address and who may use it.
     pub web: WebKeys,
+    /// The contexts views measured last, so a view does not walk a session twice.
+    pub contexts: Measured,
 }
 
 impl Daemon {

@@ -89,6 +89,7 @@ pub async fn run(
         warnings: Throttle::new(5, Duration::from_secs(10)),
         uploads: Default::default(),
         web: Default::default(),
+        contexts: Default::default(),
     });
     let describe: notify::Describe = {
         let daemon = daemon.clone();

@@ -7,6 +7,7 @@ pub mod calls;
 pub mod error;
 pub mod gauge;
 pub mod integrity;
+pub mod measured;
 pub mod outcome;
 pub mod pieces;
 mod recorded;

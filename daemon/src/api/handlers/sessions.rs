@@ -9,7 +9,6 @@ use crate::api::convert::store_error;
 use crate::api::state::Daemon;
 use crate::api::views;
 use crate::model::{NodeRecord, SessionRecord};
-use crate::session::gauge::gauge_of;
 use crate::session::registry::is_bad_record;
 use crate::session::tree::{NodeId, Tree};
 use crate::session::{build_tree, indexed, places};
@@ -60,7 +59,7 @@ async fn too_long(daemon: &Daemon, record: &SessionRecord) -> bool {
 /// How full the context at the session's head is.
 pub async fn context(daemon: &Daemon, record: &SessionRecord) -> omni_proto::ContextGauge {
     let live = daemon.services.live.get();
-    let gauge = gauge_of(&daemon.services, &live, record, record.head, None).await;
+    let gauge = daemon.contexts.at_head(&daemon.services, &live, record).await;
     views::context::gauge(&gauge)
 }
 

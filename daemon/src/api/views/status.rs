@@ -150,6 +150,6 @@ async fn current_context(
     let services = &daemon.services;
     let id = services.current.get()?;
     let record = services.store.session(&id).await.ok().flatten()?;
-    let gauge = crate::session::gauge::gauge_of(services, live, &record, record.head, None).await;
+    let gauge = daemon.contexts.at_head(services, live, &record).await;
     Some(super::context::gauge(&gauge))
 }

@@ -6,6 +6,7 @@ mod compact;
 mod follow;
 mod health;
 mod held;
+mod measured;
 mod models;
 mod recovery;
 mod registry;
