@@ -1,6 +1,6 @@
 //! How many sessions the store holds, without walking every record on each question (sled
 //! counts a tree by iterating it): counted once, when first asked, then kept as sessions are
-//! created.
+//! created and purged; a clean shutdown keeps it for the next start (`clean_close.rs`).
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -11,6 +11,11 @@ use super::{Change, SledStore, StoreError};
 pub(super) struct SessionCount(Mutex<Option<usize>>);
 
 impl SessionCount {
+    /// A count known already (kept by the last clean shutdown), or none yet.
+    pub(super) fn known(sessions: Option<usize>) -> Self {
+        Self(Mutex::new(sessions))
+    }
+
     pub(super) fn lock(&self) -> MutexGuard<'_, Option<usize>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -79,5 +84,37 @@ mod tests {
         store.close().unwrap();
         let reopened = SledStore::open(dir.path()).unwrap();
         assert_eq!(reopened.session_count(), 2, "counted again after a restart");
+    }
+
+    /// A clean shutdown keeps the count: the next start knows it before anyone asks, so
+    /// no record is read to count them; a start after a shutdown that was not clean counts.
+    #[tokio::test]
+    async fn a_clean_shutdown_keeps_the_count_for_the_next_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path()).unwrap();
+        for _ in 0..2 {
+            let record = new_session(Uuid::new_v4());
+            let change = Change {
+                session: &record,
+                node: None,
+                mv: None,
+                recorded: None,
+                fence: None,
+            };
+            store.commit_new(&change).await.unwrap();
+        }
+        assert_eq!(store.session_count(), 2);
+        store.mark_closed_cleanly();
+        store.close().unwrap();
+        let reopened = SledStore::open(dir.path()).unwrap();
+        assert_eq!(
+            *reopened.count.lock(),
+            Some(2),
+            "known from the clean shutdown"
+        );
+        reopened.close().unwrap();
+        let unclean = SledStore::open(dir.path()).unwrap();
+        assert_eq!(*unclean.count.lock(), None, "no stamp: counted when asked");
+        assert_eq!(unclean.session_count(), 2);
     }
 }

@@ -100,7 +100,8 @@ impl SledStore {
     /// tokio runtime (the sync runs on its blocking pool).
     pub fn open_with(dir: &Path, options: StoreOptions) -> Result<Self, StoreError> {
         rewrite::if_pending(dir)?;
-        let closed_cleanly = clean_close::holds(dir);
+        let closed = clean_close::holds(dir);
+        let closed_cleanly = closed.is_some();
         if closed_cleanly {
             tracing::debug!(
                 "the store is as its last clean shutdown left it; not compared with what it acknowledged"
@@ -116,7 +117,7 @@ impl SledStore {
             db,
             health: Health::default(),
             commits: AtomicU64::new(0),
-            count: count::SessionCount::default(),
+            count: count::SessionCount::known(closed.and_then(|closed| closed.sessions)),
             acknowledged: acknowledged::Acknowledged::start(dir),
             observers: observe::Observers::default(),
         })
@@ -142,7 +143,7 @@ impl SledStore {
     /// Stamps the store as shut down cleanly, once its last change is durable and nothing
     /// writes any more: the next start need not compare it with what it acknowledged.
     pub fn mark_closed_cleanly(&self) {
-        clean_close::mark(&self.dir);
+        clean_close::mark(&self.dir, *self.count.lock());
     }
 
     /// Applies a change (see [`SledStore::apply`]) and waits until it is durable.
