@@ -143,12 +143,16 @@ impl SearchIndex {
         let (dir, indexing) = (index_dir(data_dir), shared.clone());
         std::thread::Builder::new()
             .name("omni-search".into())
-            .spawn(move || match indexer::Indexer::open(indexing.clone(), &dir, runtime) {
-                Ok(indexer) => indexer.run(receiver),
-                Err(error) => {
-                    tracing::error!(%error, "the search index cannot be opened; search is unavailable until the next start");
-                    indexing.opening.settle(Err(error.to_string()));
-                }
+            .spawn(move || {
+                // tantivy panics on some damaged files: searches must hear of it, not wait.
+                let open = || indexer::Indexer::open(indexing.clone(), &dir, runtime);
+                let why = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(open)) {
+                    Ok(Ok(indexer)) => return indexer.run(receiver),
+                    Ok(Err(error)) => error.to_string(),
+                    Err(_) => "opening it failed inside tantivy".to_string(),
+                };
+                tracing::error!(error = %why, "the search index cannot be opened; search is unavailable until the next start");
+                indexing.opening.settle(Err(why));
             })?;
         Ok(Arc::new(Self {
             shared,
