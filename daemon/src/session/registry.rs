@@ -150,13 +150,7 @@ impl Registry {
     }
 
     async fn store_new(&self, record: &SessionRecord) -> Result<(), SessionError> {
-        let change = Change {
-            session: record,
-            node: None,
-            mv: None,
-            recorded: None,
-            fence: None,
-        };
+        let change = Change::record_only(record);
         self.ctx
             .store
             .commit_new(&change)

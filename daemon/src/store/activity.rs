@@ -78,13 +78,7 @@ mod tests {
         let store = Store::open(dir.path()).unwrap();
         for at in 1..=600 {
             let record = SessionRecord::new(Uuid::new_v4(), at);
-            let change = Change {
-                session: &record,
-                node: None,
-                mv: None,
-                recorded: None,
-                fence: None,
-            };
+            let change = Change::record_only(&record);
             store.commit_new(&change).await.unwrap();
         }
         let mut walk = store.by_activity(None);

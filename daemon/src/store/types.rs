@@ -22,6 +22,19 @@ pub struct Change<'a> {
     pub fence: Option<Fence>,
 }
 
+impl<'a> Change<'a> {
+    /// A change to the record alone (a new empty session, a rename, an archive).
+    pub fn record_only(session: &'a SessionRecord) -> Self {
+        Self {
+            session,
+            node: None,
+            mv: None,
+            recorded: None,
+            fence: None,
+        }
+    }
+}
+
 /// What a conversation recorded through the proxy adds to the indexes
 /// beside the session trees (see `chains.rs`), in the same ordered change as its session.
 #[derive(Debug, Clone, Copy)]

@@ -189,13 +189,7 @@ mod tests {
             input,
             ..ModelUsage::default()
         }];
-        let change = Change {
-            session: &record,
-            node: None,
-            mv: None,
-            recorded: None,
-            fence: None,
-        };
+        let change = Change::record_only(&record);
         store.commit_new(&change).await.unwrap();
     }
 

@@ -22,13 +22,7 @@ fn deleted_days_ago(data_dir: &Path, session: &str, days: u64) {
             .unwrap()
             .as_millis() as u64;
         record.deleted_at_ms = Some(now - days * 86_400_000);
-        let change = Change {
-            session: &record,
-            node: None,
-            mv: None,
-            recorded: None,
-            fence: None,
-        };
+        let change = Change::record_only(&record);
         store.commit(&change).await.unwrap();
         store.close().unwrap();
     });

@@ -6,13 +6,7 @@ use super::*;
 async fn put(store: &SledStore, id: Uuid, updated_at_ms: u64) {
     let mut record = SessionRecord::new(id, 1);
     record.updated_at_ms = updated_at_ms;
-    let change = Change {
-        session: &record,
-        node: None,
-        mv: None,
-        recorded: None,
-        fence: None,
-    };
+    let change = Change::record_only(&record);
     store.commit(&change).await.unwrap();
 }
 

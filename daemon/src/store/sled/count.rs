@@ -67,13 +67,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SledStore::open(dir.path()).unwrap();
         let first = new_session(Uuid::new_v4());
-        let change = |record| Change {
-            session: record,
-            node: None,
-            mv: None,
-            recorded: None,
-            fence: None,
-        };
+        let change = |record| Change::record_only(record);
         store.commit_new(&change(&first)).await.unwrap();
         assert_eq!(store.session_count(), 1, "counted from the tree");
         // A change to an existing session is not a new one.
@@ -94,13 +88,7 @@ mod tests {
         let store = SledStore::open(dir.path()).unwrap();
         for _ in 0..2 {
             let record = new_session(Uuid::new_v4());
-            let change = Change {
-                session: &record,
-                node: None,
-                mv: None,
-                recorded: None,
-                fence: None,
-            };
+            let change = Change::record_only(&record);
             store.commit_new(&change).await.unwrap();
         }
         assert_eq!(store.session_count(), 2);

@@ -349,13 +349,7 @@ async fn a_failed_write_retires_the_database_and_the_next_use_opens_it_again() {
     // The next use opens it again: reads and writes work, and the store is healthy.
     assert_eq!(store.session(&record.id).unwrap(), Some(record.clone()));
     record.title = "after".into();
-    let change = Change {
-        session: &record,
-        node: None,
-        mv: None,
-        recorded: None,
-        fence: None,
-    };
+    let change = Change::record_only(&record);
     store.commit(&change).await.unwrap();
     assert!(store.health().is_none());
     assert!(store.sync_runs() >= 2);
@@ -378,13 +372,7 @@ async fn only_a_record_from_before_usage_totals_is_counted_from_its_nodes() {
     assert!(store.session_predates_usage(&old).unwrap());
 
     let new = SessionRecord::new(uuid::Uuid::new_v4(), 1);
-    let change = Change {
-        session: &new,
-        node: None,
-        mv: None,
-        recorded: None,
-        fence: None,
-    };
+    let change = Change::record_only(&new);
     store.commit(&change).await.unwrap();
     assert!(!store.session_predates_usage(&new.id).unwrap());
     assert!(!store.session_predates_usage(&uuid::Uuid::new_v4()).unwrap());

@@ -18,13 +18,7 @@ async fn healthy_then_newer(world: &World, edit: impl FnOnce(&mut SessionRecord)
     let mut record = world.stored(newer).0;
     edit(&mut record);
     record.updated_at_ms += 60_000;
-    let change = Change {
-        session: &record,
-        node: None,
-        mv: None,
-        recorded: None,
-        fence: None,
-    };
+    let change = Change::record_only(&record);
     world.services.store.commit(&change).await.unwrap();
     (healthy, newer)
 }
