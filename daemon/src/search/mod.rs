@@ -144,15 +144,21 @@ impl SearchIndex {
         std::thread::Builder::new()
             .name("omni-search".into())
             .spawn(move || {
+                // Only the indexer holds the shared state (and through it the store) on this
+                // thread: it lets go before it answers a stop, so the store can close and
+                // write what it acknowledged. A failure is told through a weak handle.
+                let told = Arc::downgrade(&indexing);
                 // tantivy panics on some damaged files: searches must hear of it, not wait.
-                let open = || indexer::Indexer::open(indexing.clone(), &dir, runtime);
+                let open = move || indexer::Indexer::open(indexing, &dir, runtime);
                 let why = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(open)) {
                     Ok(Ok(indexer)) => return indexer.run(receiver),
                     Ok(Err(error)) => error.to_string(),
                     Err(_) => "opening it failed inside tantivy".to_string(),
                 };
                 tracing::error!(error = %why, "the search index cannot be opened; search is unavailable until the next start");
-                indexing.opening.settle(Err(why));
+                if let Some(shared) = told.upgrade() {
+                    shared.opening.settle(Err(why));
+                }
             })?;
         Ok(Arc::new(Self {
             shared,

@@ -340,3 +340,21 @@ async fn an_index_that_cannot_be_opened_refuses_searches_and_stops_cleanly() {
     assert!(!search.complete());
     search.stop().unwrap();
 }
+
+/// Once a stop is answered, nothing the index started holds the store: the daemon closes
+/// the store right after, and a store still held then never writes what it acknowledged
+/// (the next start would find a store that lost acknowledged commits). It catches a hold
+/// that lasts (a cycle); the thread letting go a moment late is a race it may not see.
+#[tokio::test]
+async fn a_stopped_indexer_holds_the_store_no_longer() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let search = SearchIndex::start(dir.path(), store.clone()).unwrap();
+    search.flush().unwrap();
+    search.stop().unwrap();
+    assert_eq!(
+        Arc::strong_count(&store),
+        2,
+        "held by this test and by the handle alone"
+    );
+}
